@@ -1,0 +1,32 @@
+import type { Command } from '../command.js';
+import { notAvailable } from './not-available.js';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  notAvailable('run', 'run "<goal>" [options]', 'Drive a goal to convergence against the spec.'),
+  notAvailable('resume', 'resume <slug> [options]', 'Continue a run from its ledger in a fresh process.'),
+  notAvailable('status', 'status [slug] [--json]', 'Show where a run stands.'),
+  notAvailable(
+    'answer',
+    'answer <slug> <question-id> "<answer>"',
+    'Answer an escalated question, then resume.',
+  ),
+  notAvailable(
+    'plan',
+    'plan [--goal "..."] [--json | --mermaid]',
+    'Show the decomposition into slices without running.',
+  ),
+  notAvailable(
+    'verify',
+    'verify [--json] [--no-weed]',
+    'Evaluate the convergence invariant now (a CI gate).',
+  ),
+  notAvailable(
+    'spec',
+    'spec check|graph|questions [paths]',
+    'Built-in spec tooling: diagnostics, graph, open questions.',
+  ),
+  notAvailable('list', 'list [--json]', 'List the runs recorded in this project.'),
+  notAvailable('report', 'report <slug> [--html out.html]', 'Print the report of a run.'),
+  notAvailable('demo', 'demo', 'Run the loop on the bundled example with the replay agent.'),
+];

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+    watch: false,
+    passWithNoTests: true,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
