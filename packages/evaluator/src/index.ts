@@ -1,4 +1,26 @@
 /**
  * @allium-loop/evaluator — decides convergence from the engine's own measurements. Pure: no I/O, no clock.
  */
-export type { InvariantPolicy, Observation, TestTerm } from './observation.js';
+export {
+  DEFAULT_STALL_CAPS,
+  detectStall,
+  type FixAttempt,
+  type StallCaps,
+  type StallReason,
+  type StallVerdict,
+  type TickSummary,
+} from './detect-stall.js';
+export {
+  evaluateInvariant,
+  type InvariantVerdict,
+  type UnmetTerm,
+  type UnmetTermKind,
+} from './evaluate-invariant.js';
+export { fingerprint } from './fingerprint.js';
+export {
+  DEFAULT_POLICY,
+  type InvariantPolicy,
+  type Observation,
+  type TestTerm,
+  type WeedTerm,
+} from './observation.js';

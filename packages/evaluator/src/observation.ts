@@ -5,30 +5,38 @@
 export interface Observation {
   /** Test counts from the engine's own run; `counts: 'unknown'` when the runner's output could not be read. */
   readonly tests: TestTerm;
-  /** The weed worker's verdict, or `not_run` when weed did not run this tick. */
-  readonly weed:
-    | { readonly status: 'clean' }
-    | { readonly status: 'dirty'; readonly divergences: number }
-    | { readonly status: 'not_run' };
+  /** The weed worker's verdict, or `not_run` when weed did not run (or its result could not be found). */
+  readonly weed: WeedTerm;
   /** Error-severity structural diagnostics in the spec (parser plus the reference CLI when present). */
   readonly structuralErrors: number;
   /** Open questions counted from the spec by the parser, split by classification. */
   readonly openQuestions: { readonly blocking: number; readonly parked: number };
-  /** Code-first only: how many new findings the last distill pass surfaced; `undefined` in spec-first runs. */
+  /** Code-first only: how many new findings the last distill pass surfaced; `undefined` when none ran. */
   readonly distillNew?: number;
 }
 
-/** The test term of an observation. */
+/** The weed term of an observation. */
+export type WeedTerm =
+  | { readonly status: 'clean' }
+  | { readonly status: 'dirty'; readonly divergences: number }
+  | { readonly status: 'not_run' };
+
+/**
+ * The test term of an observation. Counts are either read from the runner (`known`) or not (`unknown`); an
+ * unknown count is never replaced by a guess.
+ */
 export type TestTerm =
   | {
       readonly counts: 'known';
       readonly passed: number;
       readonly failed: number;
       readonly skipped: number;
-      /** Names of failing tests, when the runner reports them. */
+      /** Names of failing tests, when the runner reports them (may be shorter than `failed`). */
       readonly failing: readonly string[];
+      /** The test command's exit code; `null` when it was killed (timeout). A non-zero code blocks convergence. */
+      readonly exitCode: number | null;
     }
-  | { readonly counts: 'unknown'; readonly exitCode: number | null };
+  | { readonly counts: 'unknown'; readonly exitCode: number | null; readonly timedOut: boolean };
 
 /** Switches that tighten or relax the invariant. */
 export interface InvariantPolicy {
@@ -39,3 +47,10 @@ export interface InvariantPolicy {
   /** Code-first runs also need a distill pass that found nothing new. */
   readonly codeFirst: boolean;
 }
+
+/** The default policy: parked questions allowed, weed required, spec-first. */
+export const DEFAULT_POLICY: InvariantPolicy = {
+  strictQuestions: false,
+  requireWeed: true,
+  codeFirst: false,
+};
