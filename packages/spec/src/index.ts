@@ -4,3 +4,16 @@
  */
 export type { Diagnostic, Severity, SourceLocation } from './diagnostic.js';
 export type { DependencyGraph, GraphEdge, GraphEdgeKind, GraphNode, GraphNodeKind } from './graph-types.js';
+export type {
+  BlockItem,
+  BlockKind,
+  Declaration,
+  Expr,
+  ExprKind,
+  Ident,
+  ParsedSpec,
+  Suppression,
+  WhenQualifier,
+} from './ast.js';
+export { lex, type Comment, type LexResult, type Token, type TokenKind } from './lexer.js';
+export { parseSpec, SUPPORTED_VERSIONS } from './parse-spec.js';

@@ -1,0 +1,196 @@
+import type { Diagnostic, SourceLocation } from './diagnostic.js';
+
+/**
+ * The expression node kinds. Every node has the same shape ({@link Expr}); `kind` says how to read `name`, `op`
+ * and `kids`:
+ * - `ident`, `backtick`, `number`, `duration`, `string`, `bool`, `null`, `this`, `now`, `wildcard`: leaves (`name`
+ *   holds the text; a qualified `alias/Name` ident keeps the slash).
+ * - `member` (`kids[0].name`; `op` is `.` or `?.`), `call` (`kids[0]` callee, the rest arguments; a named
+ *   argument `k: v` is an `arg` node with `name` k and `kids[0]` v).
+ * - `binary` (`op` is the operator text: `=`, `!=`, `<`, `and`, `in`, `not in`, `|`, `+`, `where`, `with`,
+ *   `->`, `transitions_to`, `becomes`, `when`, `??`, …), `unary` (`op` is `not`, `-`, `exists`).
+ * - `set`, `list`, `object` (entries are `arg` nodes or expressions), `join` (`kids[0]` entity, then entries),
+ *   `generic` (`kids[0]` base, then type arguments), `optional` (`T?`), `lambda` (`name` the parameter).
+ * - `binding` (`name: value` in a trigger, facing or context), `let` (`name`, `kids[0]` value),
+ *   `for` (`name` the binding names joined by `,`; `kids` = collection, filter or `empty`, then body items),
+ *   `if` (`kids` alternate condition, body; an odd last kid is the else body), `block` (items), `empty`, `error`.
+ */
+export type ExprKind =
+  | 'ident'
+  | 'backtick'
+  | 'number'
+  | 'duration'
+  | 'string'
+  | 'bool'
+  | 'null'
+  | 'this'
+  | 'now'
+  | 'wildcard'
+  | 'member'
+  | 'call'
+  | 'arg'
+  | 'binary'
+  | 'unary'
+  | 'set'
+  | 'list'
+  | 'object'
+  | 'join'
+  | 'generic'
+  | 'optional'
+  | 'lambda'
+  | 'binding'
+  | 'let'
+  | 'for'
+  | 'if'
+  | 'block'
+  | 'empty'
+  | 'error';
+
+/** An expression with its byte range (for the source text "as written") and its 1-based start position. */
+export interface Expr {
+  readonly kind: ExprKind;
+  readonly start: number;
+  readonly end: number;
+  readonly line: number;
+  readonly col: number;
+  readonly name?: string;
+  readonly op?: string;
+  readonly kids: readonly Expr[];
+}
+
+/** A name with its position. */
+export interface Ident {
+  readonly name: string;
+  readonly location: SourceLocation;
+}
+
+/** A `when status = a | b` qualifier on a field. */
+export interface WhenQualifier {
+  readonly field: string;
+  readonly states: readonly Ident[];
+}
+
+/** One item inside a declaration's braces. */
+export type BlockItem =
+  | {
+      readonly kind: 'clause';
+      readonly keyword: string;
+      readonly value: Expr;
+      readonly location: SourceLocation;
+    }
+  | {
+      readonly kind: 'field';
+      readonly name: Ident;
+      readonly value: Expr;
+      readonly when?: WhenQualifier;
+      readonly params?: readonly string[];
+      readonly path?: string;
+    }
+  | { readonly kind: 'let'; readonly name: Ident; readonly value: Expr }
+  | {
+      readonly kind: 'for';
+      readonly bindings: readonly string[];
+      readonly collection: Expr;
+      readonly filter?: Expr;
+      readonly items: readonly BlockItem[];
+      readonly location: SourceLocation;
+    }
+  | {
+      readonly kind: 'if';
+      readonly branches: readonly { readonly condition: Expr; readonly items: readonly BlockItem[] }[];
+      readonly elseItems?: readonly BlockItem[];
+      readonly location: SourceLocation;
+    }
+  | {
+      readonly kind: 'annotation';
+      readonly annotation: string;
+      readonly name?: Ident;
+      readonly location: SourceLocation;
+    }
+  | { readonly kind: 'invariant'; readonly name: Ident; readonly body: Expr }
+  | {
+      readonly kind: 'transitions';
+      readonly field: Ident;
+      readonly edges: readonly { readonly from: Ident; readonly to: Ident }[];
+      readonly terminal: readonly Ident[];
+      readonly location: SourceLocation;
+    }
+  | { readonly kind: 'open-question'; readonly text: string; readonly location: SourceLocation }
+  | { readonly kind: 'enum-value'; readonly name: Ident };
+
+/** The kinds of braced declarations. */
+export type BlockKind =
+  | 'entity'
+  | 'external entity'
+  | 'value'
+  | 'enum'
+  | 'rule'
+  | 'surface'
+  | 'actor'
+  | 'contract'
+  | 'given'
+  | 'config';
+
+/** A top-level declaration. Every one carries the location of its first token. */
+export type Declaration =
+  | {
+      readonly kind: 'block';
+      readonly block: BlockKind;
+      readonly name?: Ident;
+      readonly qualifier?: string;
+      readonly items: readonly BlockItem[];
+      readonly location: SourceLocation;
+      readonly endLine: number;
+    }
+  | {
+      readonly kind: 'variant';
+      readonly name: Ident;
+      readonly base: Ident;
+      readonly items: readonly BlockItem[];
+      readonly location: SourceLocation;
+      readonly endLine: number;
+    }
+  | {
+      readonly kind: 'invariant';
+      readonly name: Ident;
+      readonly body: Expr;
+      readonly location: SourceLocation;
+    }
+  | {
+      readonly kind: 'default';
+      readonly type: Ident;
+      readonly name: Ident;
+      readonly value: Expr;
+      readonly location: SourceLocation;
+    }
+  | {
+      readonly kind: 'deferred';
+      readonly path: string;
+      readonly hint?: string;
+      readonly location: SourceLocation;
+    }
+  | { readonly kind: 'open-question'; readonly text: string; readonly location: SourceLocation }
+  | {
+      readonly kind: 'use';
+      readonly path: string;
+      readonly alias?: Ident;
+      readonly location: SourceLocation;
+    };
+
+/** An `-- allium-ignore code, code | all` directive: it silences those codes on its own line and the next. */
+export interface Suppression {
+  readonly codes: readonly string[];
+  readonly location: SourceLocation;
+}
+
+/** The result of parsing one file: never thrown, always returned. */
+export interface ParsedSpec {
+  readonly file: string;
+  readonly source: string;
+  /** The version from the `-- allium: N` header, or `undefined` when it is missing or unreadable. */
+  readonly version: number | undefined;
+  readonly declarations: readonly Declaration[];
+  readonly suppressions: readonly Suppression[];
+  /** Syntax and version-header diagnostics. */
+  readonly diagnostics: readonly Diagnostic[];
+}

@@ -1,0 +1,212 @@
+/** What a token is. Words that the grammar treats specially are `keyword`; everything else is an identifier. */
+export type TokenKind =
+  'ident' | 'keyword' | 'number' | 'duration' | 'string' | 'backtick' | 'punct' | 'unknown' | 'eof';
+
+/** One lexed token with its byte range and 1-based position. */
+export interface Token {
+  readonly kind: TokenKind;
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+  readonly line: number;
+  readonly col: number;
+}
+
+/** A `--` comment with its position; `allium-ignore` directives and annotation bodies are read from these. */
+export interface Comment {
+  readonly text: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+/** The lexer's output: tokens (ending with one `eof`), comments, and the start offset of every line. */
+export interface LexResult {
+  readonly tokens: Token[];
+  readonly comments: Comment[];
+  readonly lineStarts: number[];
+}
+
+const KEYWORDS = new Set([
+  'entity',
+  'external',
+  'value',
+  'enum',
+  'rule',
+  'surface',
+  'actor',
+  'contract',
+  'given',
+  'config',
+  'invariant',
+  'variant',
+  'default',
+  'deferred',
+  'open',
+  'question',
+  'use',
+  'as',
+  'when',
+  'requires',
+  'ensures',
+  'let',
+  'for',
+  'in',
+  'if',
+  'else',
+  'where',
+  'with',
+  'not',
+  'and',
+  'or',
+  'implies',
+  'exists',
+  'transitions_to',
+  'becomes',
+  'transitions',
+  'terminal',
+  'true',
+  'false',
+  'null',
+  'this',
+  'now',
+]);
+
+const DURATION_UNITS = new Set([
+  'second',
+  'seconds',
+  'minute',
+  'minutes',
+  'hour',
+  'hours',
+  'day',
+  'days',
+  'week',
+  'weeks',
+  'month',
+  'months',
+  'year',
+  'years',
+]);
+
+const TWO_CHAR_PUNCT = new Set(['!=', '<=', '>=', '=>', '->', '??', '?.']);
+const ONE_CHAR_PUNCT = new Set([...'{}()[]:,.=<>+-*/|?@']);
+
+/** True when `text` is a reserved word of the grammar. */
+export function isKeyword(text: string): boolean {
+  return KEYWORDS.has(text);
+}
+
+const isIdentStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 48 && c <= 57);
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * Splits Allium source into tokens. Never throws: a character the language does not know becomes an `unknown`
+ * token, an unterminated string ends at the end of its line. Linear in the input size.
+ */
+export function lex(source: string): LexResult {
+  const tokens: Token[] = [];
+  const comments: Comment[] = [];
+  const lineStarts = [0];
+  let line = 1;
+  let lineStart = 0;
+  let i = 0;
+  const n = source.length;
+  const push = (kind: TokenKind, start: number, end: number): void => {
+    tokens.push({ kind, text: source.slice(start, end), start, end, line, col: start - lineStart + 1 });
+  };
+  while (i < n) {
+    const c = source.charCodeAt(i);
+    if (c === 10) {
+      i += 1;
+      line += 1;
+      lineStart = i;
+      lineStarts.push(i);
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13) {
+      i += 1;
+      continue;
+    }
+    if (c === 45 && source.charCodeAt(i + 1) === 45) {
+      const endOfLine = findLineEnd(source, i);
+      comments.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
+      i = endOfLine;
+      continue;
+    }
+    const start = i;
+    if (isIdentStart(c)) {
+      i = scanWhile(source, i, isIdentPart);
+      const text = source.slice(start, i);
+      push(KEYWORDS.has(text) ? 'keyword' : 'ident', start, i);
+      continue;
+    }
+    if (isDigit(c)) {
+      const result = scanNumber(source, i);
+      i = result.end;
+      push(result.kind, start, i);
+      continue;
+    }
+    if (c === 34) {
+      i = scanString(source, i);
+      push('string', start, i);
+      continue;
+    }
+    if (c === 96) {
+      const close = source.indexOf('`', i + 1);
+      const lineEnd = findLineEnd(source, i);
+      i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
+      push('backtick', start, i);
+      continue;
+    }
+    const two = source.slice(i, i + 2);
+    if (TWO_CHAR_PUNCT.has(two)) {
+      i += 2;
+      push('punct', start, i);
+      continue;
+    }
+    i += 1;
+    push(ONE_CHAR_PUNCT.has(source.charAt(start)) ? 'punct' : 'unknown', start, i);
+  }
+  tokens.push({ kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 });
+  return { tokens, comments, lineStarts };
+}
+
+function findLineEnd(source: string, from: number): number {
+  const end = source.indexOf('\n', from);
+  return end === -1 ? source.length : end;
+}
+
+function scanWhile(source: string, from: number, test: (c: number) => boolean): number {
+  let i = from;
+  while (i < source.length && test(source.charCodeAt(i))) i += 1;
+  return i;
+}
+
+function scanNumber(source: string, from: number): { end: number; kind: TokenKind } {
+  const digitOrUnderscore = (c: number): boolean => isDigit(c) || c === 95;
+  let i = scanWhile(source, from, digitOrUnderscore);
+  if (source.charCodeAt(i) === 46 && isDigit(source.charCodeAt(i + 1))) {
+    i = scanWhile(source, i + 1, digitOrUnderscore);
+  }
+  if (source.charCodeAt(i) === 46 && isIdentStart(source.charCodeAt(i + 1))) {
+    const wordEnd = scanWhile(source, i + 1, isIdentPart);
+    if (DURATION_UNITS.has(source.slice(i + 1, wordEnd))) return { end: wordEnd, kind: 'duration' };
+  }
+  return { end: i, kind: 'number' };
+}
+
+function scanString(source: string, from: number): number {
+  let i = from + 1;
+  while (i < source.length) {
+    const c = source.charCodeAt(i);
+    if (c === 10) return i;
+    if (c === 92 && source.charCodeAt(i + 1) !== 10) {
+      i += 2;
+      continue;
+    }
+    i += 1;
+    if (c === 34) return i;
+  }
+  return source.length;
+}

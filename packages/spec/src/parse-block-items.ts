@@ -1,0 +1,400 @@
+import type { BlockItem, BlockKind, Expr, Ident, WhenQualifier } from './ast.js';
+import { node, parseExpr, parseForBindings, parseIndentedBlock, BP } from './parse-expression.js';
+import { describeToken, type ParserState } from './parser-state.js';
+
+/** Clause keywords: `kw: value` items that are not fields. */
+export const CLAUSE_KEYWORDS = new Set([
+  'when',
+  'requires',
+  'ensures',
+  'exposes',
+  'provides',
+  'related',
+  'timeout',
+  'contracts',
+  'identified_by',
+  'within',
+  'facing',
+  'context',
+  'produces',
+  'consumes',
+]);
+
+const DECLARATION_STARTERS = new Set([
+  'entity',
+  'external',
+  'value',
+  'enum',
+  'rule',
+  'surface',
+  'actor',
+  'contract',
+]);
+
+const EXPECTED_ITEM =
+  'expected block item (name: value, let name = value, when:/requires:/ensures: clause, for ... in ...:, or open question)';
+
+/**
+ * Parses items until the closing `}` (not consumed). A failed item skips one token and carries on, so one broken
+ * line never hides the rest of the block. A declaration keyword at column 1 ends the block early (missing `}`).
+ */
+export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): BlockItem[] {
+  const items: BlockItem[] = [];
+  while (!p.at('}') && !p.atEof() && !startsDeclaration(p)) {
+    const before = p.pos;
+    const item = block === 'enum' ? parseEnumValue(p) : parseBlockItem(p);
+    if (item === undefined) {
+      if (p.pos === before) p.advance();
+      continue;
+    }
+    items.push(item);
+    p.eat(',');
+  }
+  return items;
+}
+
+/** True at a top-level declaration keyword in column 1 (used to recover from a missing `}`). */
+export function startsDeclaration(p: ParserState): boolean {
+  const token = p.peek();
+  return token.col === 1 && token.kind === 'keyword' && DECLARATION_STARTERS.has(token.text) && p.atWord(1);
+}
+
+function parseEnumValue(p: ParserState): BlockItem | undefined {
+  if (p.eat('|') !== undefined) return undefined;
+  const token = p.peek();
+  if (token.kind === 'backtick' || p.atWord()) {
+    p.advance();
+    const name = token.kind === 'backtick' ? token.text.replace(/^`|`$/g, '') : token.text;
+    return { kind: 'enum-value', name: { name, location: p.location(token) } };
+  }
+  p.errorHere(`expected enum value, found ${describeToken(token)}`);
+  return undefined;
+}
+
+/** Parses one item; returns `undefined` after reporting an error. */
+export function parseBlockItem(p: ParserState): BlockItem | undefined {
+  const token = p.peek();
+  if (p.at('let')) return parseLetItem(p);
+  if (p.at('for')) return parseForItem(p);
+  if (p.at('if')) return parseIfItem(p);
+  if (p.at('@')) return parseAnnotation(p);
+  if (p.at('invariant') && p.atWord(1) && !p.at(':', 2)) return parseInvariantItem(p);
+  if (p.at('open') && p.at('question', 1)) return parseOpenQuestionItem(p);
+  if (p.at('transitions') && p.atWord(1) && p.at('{', 2)) return parseTransitions(p);
+  if (p.atWord()) {
+    const word = token.text;
+    if ((word === 'facing' || word === 'context') && p.atWord(1) && p.at(':', 2))
+      return parseBindingClause(p);
+    if (p.at('.', 1) && p.atWord(2) && p.at(':', 3)) return parsePathField(p);
+    if (p.at('(', 1) && hasColonAfterParens(p)) return parseParamField(p);
+    if ((word === 'produces' || word === 'consumes') && p.at(':', 1)) return parseLegacyClause(p);
+    if (p.at(':', 1)) return parseClauseOrField(p);
+  }
+  p.errorHere(`${EXPECTED_ITEM}, found ${describeToken(token)}`);
+  return undefined;
+}
+
+function parseLetItem(p: ParserState): BlockItem | undefined {
+  const letToken = p.advance();
+  const name = p.expectIdent('binding name');
+  if (name === undefined || p.expect('=') === undefined) return undefined;
+  const value = parseClauseValue(p, letToken.line, letToken.col, false);
+  return value === undefined ? undefined : { kind: 'let', name, value };
+}
+
+/**
+ * A clause value: on the keyword's line it is one expression; starting on a later line at a deeper column it is
+ * an indented block. `name: value` at the start is a binding when `allowBinding` (trigger and context clauses).
+ */
+export function parseClauseValue(
+  p: ParserState,
+  ownerLine: number,
+  ownerCol: number,
+  allowBinding: boolean,
+): Expr | undefined {
+  const next = p.peek();
+  if (next.line === ownerLine) {
+    if (allowBinding && next.kind === 'ident' && p.at(':', 1)) return parseBinding(p);
+    return parseExpr(p);
+  }
+  if (next.kind === 'eof' || next.col <= ownerCol || p.at('}')) return node(p, 'empty', next);
+  return parseIndentedBlock(p, next.col);
+}
+
+function parseBinding(p: ParserState): Expr | undefined {
+  const name = p.advance();
+  p.advance();
+  const value = parseExpr(p);
+  return value === undefined ? undefined : node(p, 'binding', name, [value], { name: name.text });
+}
+
+function parseClauseOrField(p: ParserState): BlockItem | undefined {
+  const nameToken = p.advance();
+  p.advance();
+  const keyword = nameToken.text;
+  if (keyword === 'contracts') return parseContracts(p, nameToken);
+  const isClause = CLAUSE_KEYWORDS.has(keyword);
+  const value = parseClauseValue(p, nameToken.line, nameToken.col, keyword === 'when');
+  if (value === undefined) return undefined;
+  const location = p.location(nameToken);
+  if (isClause) return { kind: 'clause', keyword, value, location };
+  const name: Ident = { name: keyword, location };
+  const split = splitWhenQualifier(p, value);
+  if (split === undefined) return { kind: 'field', name, value };
+  return { kind: 'field', name, value: split.value, when: split.when };
+}
+
+/** `String when status = a | b` → the type and the qualifier. */
+function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: WhenQualifier } | undefined {
+  if (value.kind !== 'binary' || value.op !== 'when') return undefined;
+  const [inner, condition] = value.kids;
+  if (inner === undefined || condition?.kind !== 'binary' || condition.op !== '=') return undefined;
+  const [field, states] = condition.kids;
+  if (field?.kind !== 'ident' || states === undefined) return undefined;
+  const idents: Ident[] = [];
+  collectPipe(states, (leaf) => {
+    if (leaf.kind === 'ident' && leaf.name !== undefined) {
+      idents.push({ name: leaf.name, location: { file: p.file, line: leaf.line, col: leaf.col } });
+    }
+  });
+  return { value: inner, when: { field: field.name ?? '', states: idents } };
+}
+
+/** Calls `visit` on each leaf of an `a | b | c` chain. */
+export function collectPipe(expr: Expr, visit: (leaf: Expr) => void): void {
+  if (expr.kind === 'binary' && expr.op === '|') {
+    for (const kid of expr.kids) collectPipe(kid, visit);
+    return;
+  }
+  visit(expr);
+}
+
+function parseContracts(p: ParserState, keyword: { line: number; col: number }): BlockItem | undefined {
+  const first = p.peek();
+  const parts: Expr[] = [];
+  while (!p.atEof() && !p.at('}') && (p.peek().line === keyword.line || p.peek().col > keyword.col)) {
+    const token = p.advance();
+    parts.push(node(p, 'ident', token, [], { name: token.text }));
+  }
+  const value = node(p, 'block', first, parts);
+  return { kind: 'clause', keyword: 'contracts', value, location: p.location(first) };
+}
+
+function parseBindingClause(p: ParserState): BlockItem | undefined {
+  const keyword = p.advance();
+  const value = parseBinding(p);
+  if (value === undefined) return undefined;
+  return { kind: 'clause', keyword: keyword.text, value, location: p.location(keyword) };
+}
+
+function parsePathField(p: ParserState): BlockItem | undefined {
+  const owner = p.advance();
+  p.advance();
+  const field = p.advance();
+  p.advance();
+  const value = parseClauseValue(p, owner.line, owner.col, false);
+  if (value === undefined) return undefined;
+  return { kind: 'field', name: { name: field.text, location: p.location(field) }, value, path: owner.text };
+}
+
+function hasColonAfterParens(p: ParserState): boolean {
+  let depth = 0;
+  for (let i = 1; ; i += 1) {
+    const token = p.peek(i);
+    if (token.kind === 'eof') return false;
+    if (token.text === '(') depth += 1;
+    else if (token.text === ')') {
+      depth -= 1;
+      if (depth === 0) return p.at(':', i + 1);
+    }
+  }
+}
+
+function parseParamField(p: ParserState): BlockItem | undefined {
+  const nameToken = p.advance();
+  p.advance();
+  const params: string[] = [];
+  while (!p.at(')')) {
+    const param = p.expectIdent('parameter name');
+    if (param === undefined) return undefined;
+    params.push(param.name);
+    p.eat(',');
+  }
+  p.advance();
+  p.advance();
+  const value = parseClauseValue(p, nameToken.line, nameToken.col, false);
+  if (value === undefined) return undefined;
+  return { kind: 'field', name: { name: nameToken.text, location: p.location(nameToken) }, value, params };
+}
+
+function parseLegacyClause(p: ParserState): BlockItem | undefined {
+  const keyword = p.advance();
+  p.advance();
+  while (!p.atEof() && !p.at('}') && p.peek().line === keyword.line) p.advance();
+  p.report(
+    keyword,
+    'warning',
+    null,
+    `\`${keyword.text}:\` clauses are removed in v3; use \`when\` clauses on entity fields instead`,
+  );
+  return undefined;
+}
+
+function parseForItem(p: ParserState): BlockItem | undefined {
+  const forToken = p.advance();
+  const bindings = parseForBindings(p);
+  if (bindings === undefined || p.expect('in') === undefined) return undefined;
+  const collection = parseExpr(p, BP.whereWith);
+  if (collection === undefined) return undefined;
+  let filter: Expr | undefined;
+  if (p.eat('where') !== undefined) {
+    filter = parseExpr(p);
+    if (filter === undefined) return undefined;
+  }
+  if (p.expect(':') === undefined) return undefined;
+  const items = parseNestedItems(p, forToken.line);
+  const location = p.location(forToken);
+  return { kind: 'for', bindings, collection, ...(filter === undefined ? {} : { filter }), items, location };
+}
+
+/** The body of a block-level `for`/`if`: one item on the same line, or the indented items below. */
+function parseNestedItems(p: ParserState, ownerLine: number): BlockItem[] {
+  if (p.peek().line === ownerLine) {
+    const item = parseBlockItem(p);
+    return item === undefined ? [] : [item];
+  }
+  const baseCol = p.peek().col;
+  const items: BlockItem[] = [];
+  while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol && !startsDeclaration(p)) {
+    const item = parseBlockItem(p);
+    if (item === undefined) {
+      p.advance();
+      break;
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+function parseIfItem(p: ParserState): BlockItem | undefined {
+  const ifToken = p.advance();
+  const branches: { condition: Expr; items: BlockItem[] }[] = [];
+  let elseItems: BlockItem[] | undefined;
+  let condition = parseExpr(p);
+  for (;;) {
+    if (condition === undefined || p.expect(':') === undefined) return undefined;
+    branches.push({ condition, items: parseNestedItems(p, p.previous().line) });
+    if (!p.at('else')) break;
+    p.advance();
+    if (p.eat('if') !== undefined) {
+      condition = parseExpr(p);
+      continue;
+    }
+    if (p.expect(':') === undefined) return undefined;
+    elseItems = parseNestedItems(p, p.previous().line);
+    break;
+  }
+  const location = p.location(ifToken);
+  return { kind: 'if', branches, ...(elseItems === undefined ? {} : { elseItems }), location };
+}
+
+function parseAnnotation(p: ParserState): BlockItem | undefined {
+  const at = p.advance();
+  const keyword = p.expectIdent('annotation keyword');
+  if (keyword === undefined) return undefined;
+  const location = p.location(at);
+  if (keyword.name === 'guidance') return { kind: 'annotation', annotation: 'guidance', location };
+  if (keyword.name !== 'invariant' && keyword.name !== 'guarantee') {
+    p.errorAt(
+      at,
+      `Unknown annotation \`@${keyword.name}\`. Use \`@invariant\`, \`@guidance\` or \`@guarantee\`.`,
+    );
+    return undefined;
+  }
+  const name = p.expectIdent('annotation name');
+  return name === undefined ? undefined : { kind: 'annotation', annotation: keyword.name, name, location };
+}
+
+function parseInvariantItem(p: ParserState): BlockItem | undefined {
+  p.advance();
+  const name = p.expectIdent('invariant name');
+  if (name === undefined) return undefined;
+  const body = parseBracedBody(p);
+  return body === undefined ? undefined : { kind: 'invariant', name, body };
+}
+
+/** `{ expr… }` as used by invariants: one expression, or a block of them. */
+export function parseBracedBody(p: ParserState): Expr | undefined {
+  const open = p.expect('{');
+  if (open === undefined) return undefined;
+  const items: Expr[] = [];
+  while (!p.at('}') && !p.atEof()) {
+    const item = parseIndentedBlock(p, 1);
+    if (item === undefined) return undefined;
+    items.push(item);
+  }
+  if (p.expect('}') === undefined) return undefined;
+  const only = items.length === 1 ? items[0] : undefined;
+  return only ?? node(p, 'block', open, items);
+}
+
+function parseOpenQuestionItem(p: ParserState): BlockItem | undefined {
+  const open = p.advance();
+  p.advance();
+  const text = p.peek();
+  if (text.kind !== 'string') {
+    p.errorHere(`expected string, found ${describeToken(text)}`);
+    return undefined;
+  }
+  p.advance();
+  return { kind: 'open-question', text: unquote(text.text), location: p.location(open) };
+}
+
+/** The text of a string token without its quotes and escapes. */
+export function unquote(text: string): string {
+  return text.replace(/^"|"$/g, '').replace(/\\(.)/g, '$1');
+}
+
+function parseTransitions(p: ParserState): BlockItem | undefined {
+  const keyword = p.advance();
+  const field = p.expectIdent('transition field name');
+  if (field === undefined) return undefined;
+  p.advance();
+  const edges: { from: Ident; to: Ident }[] = [];
+  const terminal: Ident[] = [];
+  while (!p.at('}') && !p.atEof()) {
+    if (p.at('terminal') && p.at(':', 1)) {
+      p.advance();
+      p.advance();
+      terminal.push(...parseStateList(p));
+      continue;
+    }
+    const edge = parseEdge(p);
+    if (edge !== undefined) edges.push(edge);
+  }
+  if (p.expect('}') === undefined) return undefined;
+  return { kind: 'transitions', field, edges, terminal, location: p.location(keyword) };
+}
+
+function parseStateList(p: ParserState): Ident[] {
+  const states: Ident[] = [];
+  do {
+    const state = p.expectIdent('terminal state');
+    if (state === undefined) return states;
+    states.push(state);
+  } while (p.eat(',') !== undefined && !p.at('}'));
+  return states;
+}
+
+function parseEdge(p: ParserState): { from: Ident; to: Ident } | undefined {
+  const line = p.peek().line;
+  const from = p.expectIdent('source state');
+  const arrow = from === undefined ? undefined : p.expect('->');
+  const to = arrow === undefined ? undefined : p.expectIdent('target state');
+  if (from === undefined || to === undefined) {
+    while (!p.at('}') && !p.atEof() && p.peek().line === line) p.advance();
+    return undefined;
+  }
+  p.eat(',');
+  return { from, to };
+}

@@ -1,0 +1,429 @@
+import type { Expr, ExprKind } from './ast.js';
+import type { Token } from './lexer.js';
+import { describeToken, type ParserState } from './parser-state.js';
+
+/** Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. */
+export const BP = {
+  when: 1,
+  arrow: 2,
+  whereWith: 3,
+  implies: 4,
+  or: 5,
+  and: 6,
+  not: 7,
+  compare: 8,
+  pipe: 9,
+  coalesce: 10,
+  sum: 11,
+  product: 12,
+  prefix: 13,
+} as const;
+
+const INFIX: Readonly<Record<string, number>> = {
+  when: BP.when,
+  '->': BP.arrow,
+  where: BP.whereWith,
+  with: BP.whereWith,
+  implies: BP.implies,
+  or: BP.or,
+  and: BP.and,
+  '=': BP.compare,
+  '!=': BP.compare,
+  '<': BP.compare,
+  '<=': BP.compare,
+  '>': BP.compare,
+  '>=': BP.compare,
+  in: BP.compare,
+  'not in': BP.compare,
+  transitions_to: BP.compare,
+  becomes: BP.compare,
+  '|': BP.pipe,
+  '??': BP.coalesce,
+  '+': BP.sum,
+  '-': BP.sum,
+  '*': BP.product,
+  '/': BP.product,
+};
+
+/** Keywords that can never start an expression; every other keyword reads as a plain name in expressions. */
+const STRUCTURAL = new Set([
+  'when',
+  'let',
+  'else',
+  'where',
+  'with',
+  'in',
+  'and',
+  'or',
+  'implies',
+  'transitions_to',
+  'becomes',
+  'as',
+]);
+
+const EXPECTED_EXPRESSION =
+  "expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '[')";
+
+/** Builds a node spanning from `first` to the last consumed token. */
+export function node(
+  p: ParserState,
+  kind: ExprKind,
+  first: { start: number; line: number; col: number },
+  kids: readonly Expr[] = [],
+  extra: { name?: string; op?: string } = {},
+): Expr {
+  const end = Math.max(p.previous().end, first.start);
+  return { kind, start: first.start, end, line: first.line, col: first.col, kids, ...extra };
+}
+
+/**
+ * Parses an expression whose operators bind tighter than `minBp` (Pratt parsing). Returns `undefined` after
+ * reporting a syntax error.
+ */
+export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
+  let left = parsePrefix(p);
+  if (left === undefined) return undefined;
+  for (;;) {
+    const op = infixOperator(p);
+    if (op === undefined) return left;
+    const bp = INFIX[op.text] ?? 0;
+    if (bp <= minBp) return left;
+    for (let i = 0; i < op.width; i += 1) p.advance();
+    const right = parseExpr(p, bp);
+    if (right === undefined) return undefined;
+    left = { ...node(p, 'binary', left, [left, right], { op: op.text }), start: left.start };
+  }
+}
+
+function infixOperator(p: ParserState): { text: string; width: number } | undefined {
+  const token = p.peek();
+  if (token.kind !== 'punct' && token.kind !== 'keyword') return undefined;
+  if (token.text === 'not' && p.at('in', 1)) return { text: 'not in', width: 2 };
+  if (token.text === 'when' && p.at(':', 1)) return undefined;
+  return INFIX[token.text] === undefined ? undefined : { text: token.text, width: 1 };
+}
+
+function parsePrefix(p: ParserState): Expr | undefined {
+  const token = p.peek();
+  const primary = parsePrimary(p, token);
+  if (primary === undefined) return undefined;
+  return parsePostfix(p, primary);
+}
+
+function parsePrimary(p: ParserState, token: Token): Expr | undefined {
+  if (token.kind === 'keyword') return parseKeywordPrimary(p, token);
+  switch (token.kind) {
+    case 'ident':
+      return parseName(p, token);
+    case 'number':
+    case 'duration':
+    case 'string':
+    case 'backtick':
+      p.advance();
+      return node(p, token.kind, token, [], { name: token.text });
+    case 'punct':
+      return parsePunctPrimary(p, token);
+    default:
+      p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(token)}`);
+      return undefined;
+  }
+}
+
+function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
+  switch (token.text) {
+    case 'true':
+    case 'false':
+      p.advance();
+      return node(p, 'bool', token, [], { name: token.text });
+    case 'null':
+    case 'this':
+    case 'now':
+      p.advance();
+      return node(p, token.text, token, [], { name: token.text });
+    case 'not':
+      return parseUnary(p, token, 'not', BP.not);
+    case 'exists':
+      return endsOperand(p) ? parseName(p, token) : parseUnary(p, token, 'exists', BP.prefix);
+    case 'if':
+      return parseIfExpr(p);
+    case 'for':
+      return parseForExpr(p);
+    default:
+      if (STRUCTURAL.has(token.text) && !endsOperand(p)) {
+        p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(token)}`);
+        return undefined;
+      }
+      return parseName(p, token);
+  }
+}
+
+/** A keyword directly followed by a closing bracket, a comma or the end of its line is used as a plain name. */
+function endsOperand(p: ParserState): boolean {
+  const next = p.peek(1);
+  return next.line !== p.peek().line || next.kind === 'eof' || [')', ',', ']', '}'].includes(next.text);
+}
+
+function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
+  p.advance();
+  const operand = parseExpr(p, bp);
+  return operand === undefined ? undefined : node(p, 'unary', token, [operand], { op });
+}
+
+/** An identifier, a qualified `alias/Name` (no spaces around the slash), or a lambda `x => body`. */
+function parseName(p: ParserState, token: Token): Expr {
+  p.advance();
+  let name = token.text;
+  while (
+    p.at('/') &&
+    p.peek().start === p.previous().end &&
+    p.atWord(1) &&
+    p.peek(1).start === p.peek().end
+  ) {
+    p.advance();
+    name += `/${p.advance().text}`;
+  }
+  if (p.at('=>')) {
+    p.advance();
+    const body = parseExpr(p, BP.arrow);
+    if (body !== undefined) return node(p, 'lambda', token, [body], { name });
+  }
+  return node(p, 'ident', token, [], { name });
+}
+
+function parsePunctPrimary(p: ParserState, token: Token): Expr | undefined {
+  switch (token.text) {
+    case '(':
+      return parseParenthesised(p);
+    case '{':
+      return parseCollection(p, token, 'set', '}');
+    case '[':
+      return parseCollection(p, token, 'list', ']');
+    case '-':
+      return parseUnary(p, token, '-', BP.prefix);
+    case '*':
+      p.advance();
+      return node(p, 'wildcard', token, [], { name: '*' });
+    default:
+      p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(token)}`);
+      return undefined;
+  }
+}
+
+function parseParenthesised(p: ParserState): Expr | undefined {
+  p.advance();
+  const inner = parseExpr(p);
+  if (inner === undefined) return undefined;
+  return p.expect(')') === undefined ? undefined : inner;
+}
+
+/** `{a, b}` (set), `{k: v}` (object) or `[a, b]` (list); commas are optional between entries. */
+function parseCollection(p: ParserState, open: Token, kind: ExprKind, close: string): Expr | undefined {
+  p.advance();
+  const entries = parseEntries(p, close);
+  if (entries === undefined) return undefined;
+  const isObject = entries.some((entry) => entry.kind === 'arg');
+  return node(p, isObject ? 'object' : kind, open, entries);
+}
+
+/** Entries up to `close` (consumed): `name: value` becomes an `arg` node. Shared by calls, joins and literals. */
+export function parseEntries(p: ParserState, close: string): Expr[] | undefined {
+  const entries: Expr[] = [];
+  while (!p.at(close)) {
+    if (p.atEof()) {
+      p.errorHere(`expected '${close}', found end of file`);
+      return undefined;
+    }
+    const entry = parseEntry(p);
+    if (entry === undefined) return undefined;
+    entries.push(entry);
+    p.eat(',');
+  }
+  p.advance();
+  return entries;
+}
+
+function parseEntry(p: ParserState): Expr | undefined {
+  if (p.atWord() && p.at(':', 1) && !STRUCTURAL.has(p.peek().text)) {
+    const nameToken = p.advance();
+    p.advance();
+    const value = parseExpr(p);
+    return value === undefined ? undefined : node(p, 'arg', nameToken, [value], { name: nameToken.text });
+  }
+  return parseExpr(p);
+}
+
+function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
+  let current = base;
+  for (;;) {
+    const token = p.peek();
+    const sameLine = token.line === p.previous().line;
+    let next: Expr | undefined;
+    if (p.at('.') || p.at('?.')) next = parseMember(p, current);
+    else if (sameLine && p.at('(')) next = parseCall(p, current);
+    else if (sameLine && p.at('{') && isTypeName(current)) next = parseJoin(p, current);
+    else if (sameLine && p.at('<') && isTypeName(current) && looksLikeTypeArguments(p))
+      next = parseGeneric(p, current);
+    else if (p.at('?') && isOptionalMarker(p)) {
+      p.advance();
+      next = node(p, 'optional', current, [current]);
+    } else return current;
+    if (next === undefined) return undefined;
+    current = { ...next, start: current.start, line: current.line, col: current.col };
+  }
+}
+
+function parseMember(p: ParserState, object: Expr): Expr | undefined {
+  const op = p.advance().text;
+  const field = p.expectIdent('field name');
+  if (field === undefined) return undefined;
+  return node(p, 'member', object, [object], { name: field.name, op });
+}
+
+function parseCall(p: ParserState, callee: Expr): Expr | undefined {
+  p.advance();
+  const args = parseEntries(p, ')');
+  return args === undefined ? undefined : node(p, 'call', callee, [callee, ...args]);
+}
+
+function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
+  p.advance();
+  const entries = parseEntries(p, '}');
+  return entries === undefined ? undefined : node(p, 'join', entity, [entity, ...entries]);
+}
+
+function parseGeneric(p: ParserState, base: Expr): Expr | undefined {
+  p.advance();
+  const args: Expr[] = [];
+  while (!p.at('>')) {
+    const arg = parseExpr(p, BP.prefix);
+    if (arg === undefined) return undefined;
+    args.push(arg);
+    if (!p.eat(',') && !p.at('>')) {
+      p.errorHere(`expected '>', found ${describeToken(p.peek())}`);
+      return undefined;
+    }
+  }
+  p.advance();
+  return node(p, 'generic', base, [base, ...args]);
+}
+
+function isTypeName(expr: Expr): boolean {
+  if (expr.kind !== 'ident' || expr.name === undefined) return false;
+  const last = expr.name.split('/').pop() ?? '';
+  return /^[A-Z]/.test(last);
+}
+
+/** `Set<String>` versus `a < b`: a type argument list holds only names, `*`, `?`, `,`, `/` and nested `<…>`. */
+function looksLikeTypeArguments(p: ParserState): boolean {
+  let depth = 0;
+  const line = p.peek().line;
+  for (let i = 0; ; i += 1) {
+    const token = p.peek(i);
+    if (token.line !== line || token.kind === 'eof') return false;
+    if (token.text === '<') depth += 1;
+    else if (token.text === '>') {
+      depth -= 1;
+      if (depth === 0) return i > 1;
+    } else if (token.kind !== 'ident' && !['*', '?', ',', '/'].includes(token.text)) return false;
+  }
+}
+
+function isOptionalMarker(p: ParserState): boolean {
+  const next = p.peek(1);
+  if (next.line !== p.peek().line || next.kind === 'eof') return true;
+  return [')', ',', ']', '}', '=', ':'].includes(next.text) || next.text === 'when';
+}
+
+/** `if c: a [else if c: b] [else: d]` inside an expression; bodies are expressions or indented blocks. */
+function parseIfExpr(p: ParserState): Expr | undefined {
+  const first = p.advance();
+  const kids: Expr[] = [];
+  for (;;) {
+    const condition = parseExpr(p);
+    if (condition === undefined || p.expect(':') === undefined) return undefined;
+    const body = parseBody(p, first.line, first.col);
+    if (body === undefined) return undefined;
+    kids.push(condition, body);
+    if (!p.at('else')) break;
+    const elseToken = p.advance();
+    if (p.eat('if') !== undefined) continue;
+    if (p.expect(':') === undefined) return undefined;
+    const elseBody = parseBody(p, elseToken.line, first.col);
+    if (elseBody === undefined) return undefined;
+    kids.push(elseBody);
+    break;
+  }
+  return node(p, 'if', first, kids);
+}
+
+/** `for x in c [where f]: body` (also `for (k, v) in …`). */
+function parseForExpr(p: ParserState): Expr | undefined {
+  const first = p.advance();
+  const bindings = parseForBindings(p);
+  if (bindings === undefined || p.expect('in') === undefined) return undefined;
+  const collection = parseExpr(p, BP.whereWith);
+  if (collection === undefined) return undefined;
+  let filter: Expr = node(p, 'empty', p.peek());
+  if (p.eat('where') !== undefined) {
+    const parsed = parseExpr(p);
+    if (parsed === undefined) return undefined;
+    filter = parsed;
+  }
+  if (p.expect(':') === undefined) return undefined;
+  const body = parseBody(p, first.line, first.col);
+  if (body === undefined) return undefined;
+  return node(p, 'for', first, [collection, filter, body], { name: bindings.join(',') });
+}
+
+/** The binding names after `for`: `x` or `(k, v)`. */
+export function parseForBindings(p: ParserState): string[] | undefined {
+  if (p.eat('(') === undefined) {
+    const name = p.expectIdent('loop binding');
+    return name === undefined ? undefined : [name.name];
+  }
+  const names: string[] = [];
+  while (!p.at(')')) {
+    const name = p.expectIdent('loop binding');
+    if (name === undefined) return undefined;
+    names.push(name.name);
+    if (!p.eat(',') && !p.at(')')) {
+      p.errorHere(`expected ')', found ${describeToken(p.peek())}`);
+      return undefined;
+    }
+  }
+  p.advance();
+  return names;
+}
+
+/** The body after `:` in an `if`/`for`: the rest of the line, or an indented block deeper than `ownerCol`. */
+function parseBody(p: ParserState, ownerLine: number, ownerCol: number): Expr | undefined {
+  const next = p.peek();
+  if (next.line === ownerLine) return parseExpr(p);
+  if (next.kind === 'eof' || next.col <= ownerCol) return node(p, 'empty', next);
+  return parseIndentedBlock(p, next.col);
+}
+
+/**
+ * Collects expressions (and `let` bindings) while tokens start at a column ≥ `baseCol`; one item gives itself,
+ * several give a `block`.
+ */
+export function parseIndentedBlock(p: ParserState, baseCol: number): Expr | undefined {
+  const first = p.peek();
+  const items: Expr[] = [];
+  while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol) {
+    const item = p.at('let') ? parseLetExpr(p) : parseExpr(p);
+    if (item === undefined) return undefined;
+    items.push(item);
+    p.eat(',');
+  }
+  if (items.length === 1 && items[0] !== undefined) return items[0];
+  return node(p, 'block', first, items);
+}
+
+function parseLetExpr(p: ParserState): Expr | undefined {
+  const first = p.advance();
+  const name = p.expectIdent('binding name');
+  if (name === undefined || p.expect('=') === undefined) return undefined;
+  const value = parseExpr(p);
+  return value === undefined ? undefined : node(p, 'let', first, [value], { name: name.name });
+}

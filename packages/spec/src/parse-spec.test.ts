@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { fixtureNames, readFixture, referenceDiagnostics } from './fixtures.test-helpers.js';
+import { parseSpec } from './parse-spec.js';
+
+describe('parseSpec on every reference fixture', () => {
+  const names = fixtureNames();
+
+  it('finds the 27 fixture specs (the issue counts 28; the copied set has 27 .allium files)', () => {
+    expect(names).toHaveLength(27);
+  });
+
+  it.each(names)('%s parses without throwing, in bounded time, into declarations', (name) => {
+    const text = readFixture(name);
+    const started = performance.now();
+    const parsed = parseSpec(text, `${name}.allium`);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(parsed.declarations.length).toBeGreaterThan(0);
+    for (const diagnostic of parsed.diagnostics) expect(diagnostic.location.file).toBe(`${name}.allium`);
+  });
+
+  it.each(names)('%s: every line the reference marks as a syntax error is one here, and no other', (name) => {
+    const parsed = parseSpec(readFixture(name), name);
+    const reference = new Set(
+      referenceDiagnostics(name)
+        .filter((d) => d.severity === 'error' && d.code === null)
+        .map((d) => d.location.line),
+    );
+    const ours = new Set(
+      parsed.diagnostics.filter((d) => d.severity === 'error' && d.code === null).map((d) => d.location.line),
+    );
+    expect([...reference].filter((line) => !ours.has(line))).toEqual([]);
+    expect([...ours].filter((line) => !reference.has(line))).toEqual([]);
+  });
+});
+
+describe('parseSpec details', () => {
+  it('reads the version header and reports a missing or unsupported one', () => {
+    expect(parseSpec('-- allium: 3\nentity A { x: String }\n', 'a').version).toBe(3);
+    const missing = parseSpec('entity A { x: String }\n', 'a');
+    expect(missing.version).toBeUndefined();
+    expect(missing.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', code: 'allium.version.missing' }),
+    ]);
+    const wrong = parseSpec('-- allium: 9\n', 'a');
+    expect(wrong.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'allium.version.unsupported' }),
+    ]);
+  });
+
+  it('recovers after a broken declaration and keeps the ones after it', () => {
+    const text =
+      '-- allium: 3\nrule Broken {\n    when: X(\n}\nentity Kept { name: String }\nrule Also {\n    when: Y()\n    ensures: Z()\n}\n';
+    const parsed = parseSpec(text, 'f.allium');
+    const names = parsed.declarations.map((d) =>
+      'name' in d && d.name !== undefined ? d.name.name : d.kind,
+    );
+    expect(names).toContain('Kept');
+    expect(names).toContain('Also');
+    expect(parsed.diagnostics.some((d) => d.severity === 'error')).toBe(true);
+  });
+
+  it('records allium-ignore directives with their codes', () => {
+    const text =
+      '-- allium: 3\n-- allium-ignore allium.entity.unused, allium.field.unused\nentity A { x: String }\n';
+    expect(parseSpec(text, 'f').suppressions).toEqual([
+      { codes: ['allium.entity.unused', 'allium.field.unused'], location: { file: 'f', line: 2, col: 1 } },
+    ]);
+  });
+
+  it('gives every declaration a 1-based location', () => {
+    const parsed = parseSpec('-- allium: 3\n\n  open question "Why?"\n', 'q');
+    expect(parsed.declarations).toEqual([
+      { kind: 'open-question', text: 'Why?', location: { file: 'q', line: 3, col: 3 } },
+    ]);
+  });
+});

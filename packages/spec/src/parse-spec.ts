@@ -1,0 +1,223 @@
+import type { BlockKind, Declaration, Ident, ParsedSpec, Suppression } from './ast.js';
+import type { Diagnostic } from './diagnostic.js';
+import { lex, type Comment } from './lexer.js';
+import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
+import { parseExpr } from './parse-expression.js';
+import { describeToken, ParserState } from './parser-state.js';
+
+const SIMPLE_BLOCKS = new Set<string>(['entity', 'value', 'enum', 'rule', 'surface', 'actor', 'contract']);
+
+const EXPECTED_DECLARATION =
+  'expected declaration (entity, rule, enum, value, config, surface, actor, given, default, variant, deferred, use, open question, contract, invariant)';
+
+/** The language versions this parser reads (3 is current; 1 and 2 are read tolerantly). */
+export const SUPPORTED_VERSIONS: readonly number[] = [1, 2, 3];
+
+/**
+ * Parses one `.allium` file. Never throws: syntax problems become diagnostics and parsing resumes at the next
+ * item or declaration, so one broken declaration does not hide the rest. Linear in the size of the input.
+ */
+export function parseSpec(text: string, file: string): ParsedSpec {
+  const lexed = lex(text);
+  const p = new ParserState(lexed.tokens, text, file);
+  const declarations: Declaration[] = [];
+  while (!p.atEof()) {
+    const before = p.pos;
+    const declaration = parseDeclaration(p);
+    if (declaration !== undefined) declarations.push(declaration);
+    else if (p.pos === before) p.advance();
+  }
+  const header = readVersion(text, file);
+  return {
+    file,
+    source: text,
+    version: header.version,
+    declarations,
+    suppressions: readSuppressions(lexed.comments, file),
+    diagnostics: [...header.diagnostics, ...p.diagnostics],
+  };
+}
+
+function parseDeclaration(p: ParserState): Declaration | undefined {
+  const token = p.peek();
+  const location = p.location(token);
+  if (token.kind === 'keyword' && SIMPLE_BLOCKS.has(token.text))
+    return parseNamedBlock(p, token.text as BlockKind);
+  if (p.at('external') && p.at('entity', 1)) {
+    p.advance();
+    return parseNamedBlock(p, 'external entity', location);
+  }
+  if (p.at('given') || p.at('config')) return parseAnonymousBlock(p, token.text as BlockKind);
+  if (p.atWord() && p.at('/', 1) && p.at('config', 2)) {
+    p.advance();
+    p.advance();
+    return parseAnonymousBlock(p, 'config', token.text, location);
+  }
+  if (p.at('invariant')) return parseInvariant(p);
+  if (p.at('variant')) return parseVariant(p);
+  if (p.at('default')) return parseDefault(p);
+  if (p.at('deferred')) return parseDeferred(p);
+  if (p.at('open') && p.at('question', 1)) return parseOpenQuestion(p);
+  if (p.at('use')) return parseUse(p);
+  p.errorHere(`${EXPECTED_DECLARATION}, found ${describeToken(token)}`);
+  return undefined;
+}
+
+function parseNamedBlock(
+  p: ParserState,
+  block: BlockKind,
+  start = p.location(p.peek()),
+): Declaration | undefined {
+  p.advance();
+  const name = p.expectIdent(`${block} name`);
+  if (name === undefined) return undefined;
+  return parseBraces(p, block, start, name);
+}
+
+function parseAnonymousBlock(
+  p: ParserState,
+  block: BlockKind,
+  qualifier?: string,
+  start = p.location(p.peek()),
+): Declaration | undefined {
+  p.advance();
+  return parseBraces(p, block, start, undefined, qualifier);
+}
+
+function parseBraces(
+  p: ParserState,
+  block: BlockKind,
+  location: Declaration['location'],
+  name?: Ident,
+  qualifier?: string,
+): Declaration | undefined {
+  if (p.expect('{') === undefined) return undefined;
+  const items = parseBlockItems(p, block);
+  const endLine = p.peek().line;
+  p.expect('}');
+  return {
+    kind: 'block',
+    block,
+    ...(name === undefined ? {} : { name }),
+    ...(qualifier === undefined ? {} : { qualifier }),
+    items,
+    location,
+    endLine,
+  };
+}
+
+function parseInvariant(p: ParserState): Declaration | undefined {
+  const location = p.location(p.advance());
+  const name = p.expectIdent('invariant name');
+  const body = name === undefined ? undefined : parseBracedBody(p);
+  return name === undefined || body === undefined ? undefined : { kind: 'invariant', name, body, location };
+}
+
+function parseVariant(p: ParserState): Declaration | undefined {
+  const location = p.location(p.advance());
+  const name = p.expectIdent('variant name');
+  if (name === undefined || p.expect(':') === undefined) return undefined;
+  const base = p.expectIdent('base entity name');
+  if (base === undefined) return undefined;
+  if (!p.at('{')) return { kind: 'variant', name, base, items: [], location, endLine: location.line };
+  p.advance();
+  const items = parseBlockItems(p, 'variant');
+  const endLine = p.peek().line;
+  p.expect('}');
+  return { kind: 'variant', name, base, items, location, endLine };
+}
+
+function parseDefault(p: ParserState): Declaration | undefined {
+  const location = p.location(p.advance());
+  const typeExpr = parseQualifiedIdent(p, 'type name');
+  const name = typeExpr === undefined ? undefined : p.expectIdent('default name');
+  if (typeExpr === undefined || name === undefined || p.expect('=') === undefined) return undefined;
+  const value = parseExpr(p);
+  return value === undefined ? undefined : { kind: 'default', type: typeExpr, name, value, location };
+}
+
+function parseQualifiedIdent(p: ParserState, what: string): Ident | undefined {
+  const first = p.expectIdent(what);
+  if (first === undefined || !p.at('/')) return first;
+  p.advance();
+  const rest = p.expectIdent(what);
+  return rest === undefined ? undefined : { name: `${first.name}/${rest.name}`, location: first.location };
+}
+
+function parseDeferred(p: ParserState): Declaration | undefined {
+  const location = p.location(p.advance());
+  const first = p.expectIdent('deferred path');
+  if (first === undefined) return undefined;
+  let path = first.name;
+  while (p.at('.') || p.at('/')) {
+    const separator = p.advance().text;
+    const part = p.expectIdent('deferred path');
+    if (part === undefined) return undefined;
+    path += `${separator}${part.name}`;
+  }
+  const hint = p.peek().kind === 'string' ? unquote(p.advance().text) : undefined;
+  return { kind: 'deferred', path, ...(hint === undefined ? {} : { hint }), location };
+}
+
+function parseOpenQuestion(p: ParserState): Declaration | undefined {
+  const location = p.location(p.advance());
+  p.advance();
+  if (p.peek().kind !== 'string') {
+    p.errorHere(`expected string, found ${describeToken(p.peek())}`);
+    return undefined;
+  }
+  return { kind: 'open-question', text: unquote(p.advance().text), location };
+}
+
+function parseUse(p: ParserState): Declaration | undefined {
+  const location = p.location(p.advance());
+  if (p.peek().kind !== 'string') {
+    p.errorHere(`expected string, found ${describeToken(p.peek())}`);
+    return undefined;
+  }
+  const path = unquote(p.advance().text);
+  if (p.eat('as') === undefined) return { kind: 'use', path, location };
+  const alias = p.expectIdent('alias');
+  return alias === undefined ? undefined : { kind: 'use', path, alias, location };
+}
+
+/** Reads the `-- allium: N` header from the first non-blank line. */
+function readVersion(text: string, file: string): { version: number | undefined; diagnostics: Diagnostic[] } {
+  const lines = text.split('\n');
+  const index = lines.findIndex((line) => line.trim() !== '');
+  const line = index === -1 ? '' : (lines[index] ?? '');
+  const match = /^\s*--\s*allium:\s*(\S+)\s*$/.exec(line);
+  const location = { file, line: Math.max(index, 0) + 1, col: 1 };
+  if (match === null) {
+    const message = 'missing version header: the first line should be `-- allium: 3`';
+    return {
+      version: undefined,
+      diagnostics: [{ code: 'allium.version.missing', severity: 'warning', message, location }],
+    };
+  }
+  const version = Number(match[1]);
+  if (!SUPPORTED_VERSIONS.includes(version)) {
+    const message = `unsupported allium version '${match[1] ?? ''}': supported versions are 1, 2 and 3`;
+    return {
+      version: undefined,
+      diagnostics: [{ code: 'allium.version.unsupported', severity: 'error', message, location }],
+    };
+  }
+  return { version, diagnostics: [] };
+}
+
+const IGNORE = /^--\s*allium-ignore\s+([A-Za-z0-9._,\- \t]+)$/;
+
+function readSuppressions(comments: readonly Comment[], file: string): Suppression[] {
+  const suppressions: Suppression[] = [];
+  for (const comment of comments) {
+    const match = IGNORE.exec(comment.text.trimEnd());
+    if (match === null) continue;
+    const codes = (match[1] ?? '')
+      .split(',')
+      .map((code) => code.trim())
+      .filter((code) => code !== '');
+    suppressions.push({ codes, location: { file, line: comment.line, col: comment.col } });
+  }
+  return suppressions;
+}

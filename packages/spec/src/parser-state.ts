@@ -1,0 +1,122 @@
+import type { Ident } from './ast.js';
+import type { Diagnostic, SourceLocation } from './diagnostic.js';
+import type { Token } from './lexer.js';
+
+/**
+ * The parser's cursor over the token list plus its diagnostics. Syntax errors are reported at most once per source
+ * line (later errors on a line are consequences of the first), which is also what the reference parser shows.
+ */
+export class ParserState {
+  pos = 0;
+  readonly diagnostics: Diagnostic[] = [];
+  private readonly errorLines = new Set<number>();
+  private readonly eof: Token;
+
+  constructor(
+    readonly tokens: readonly Token[],
+    readonly source: string,
+    readonly file: string,
+  ) {
+    const last = tokens[tokens.length - 1];
+    if (last === undefined) throw new RangeError('token list must end with an eof token');
+    this.eof = last;
+  }
+
+  /** The token `offset` places ahead (the eof token past the end). */
+  peek(offset = 0): Token {
+    return this.tokens[this.pos + offset] ?? this.eof;
+  }
+
+  /** The most recently consumed token (the first token when nothing was consumed). */
+  previous(): Token {
+    return this.tokens[this.pos - 1] ?? this.peek();
+  }
+
+  /** Consumes and returns the current token; never moves past eof. */
+  advance(): Token {
+    const token = this.peek();
+    if (token.kind !== 'eof') this.pos += 1;
+    return token;
+  }
+
+  atEof(): boolean {
+    return this.peek().kind === 'eof';
+  }
+
+  /** True when the current token is punctuation or a keyword with exactly this text. */
+  at(text: string, offset = 0): boolean {
+    const token = this.peek(offset);
+    return (token.kind === 'punct' || token.kind === 'keyword') && token.text === text;
+  }
+
+  /** True when the current token is a word (identifier or keyword). */
+  atWord(offset = 0): boolean {
+    const kind = this.peek(offset).kind;
+    return kind === 'ident' || kind === 'keyword';
+  }
+
+  /** Consumes the token when it has this text. */
+  eat(text: string): Token | undefined {
+    return this.at(text) ? this.advance() : undefined;
+  }
+
+  /** Consumes the expected token or reports `expected 'x', found …` and returns `undefined`. */
+  expect(text: string): Token | undefined {
+    const token = this.eat(text);
+    if (token === undefined) this.errorHere(`expected '${text}', found ${describeToken(this.peek())}`);
+    return token;
+  }
+
+  /** Consumes a word and returns it as an identifier, or reports an error naming `what`. */
+  expectIdent(what: string): Ident | undefined {
+    if (!this.atWord()) {
+      this.errorHere(`expected ${what}, found ${describeToken(this.peek())}`);
+      return undefined;
+    }
+    const token = this.advance();
+    return { name: token.text, location: this.location(token) };
+  }
+
+  location(token: Token): SourceLocation {
+    return { file: this.file, line: token.line, col: token.col };
+  }
+
+  /** Reports a syntax error at the current token. */
+  errorHere(message: string): void {
+    this.errorAt(this.peek(), message);
+  }
+
+  /** Reports a syntax error at `token`, unless this line already has one. */
+  errorAt(token: Token, message: string): void {
+    if (this.errorLines.has(token.line)) return;
+    this.errorLines.add(token.line);
+    this.diagnostics.push({ code: null, severity: 'error', message, location: this.location(token) });
+  }
+
+  /** Reports a non-syntax diagnostic found while parsing (migration warnings). */
+  report(token: Token, severity: Diagnostic['severity'], code: string | null, message: string): void {
+    this.diagnostics.push({ code, severity, message, location: this.location(token) });
+  }
+}
+
+/** How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `end of file`. */
+export function describeToken(token: Token): string {
+  switch (token.kind) {
+    case 'ident':
+      return 'identifier';
+    case 'keyword':
+    case 'punct':
+      return `'${token.text}'`;
+    case 'number':
+    case 'duration':
+      return 'number';
+    case 'string':
+      return 'string';
+    case 'backtick':
+      return 'backtick literal';
+    case 'eof':
+      return 'end of file';
+    case 'unknown':
+      return 'unrecognised token';
+  }
+}
