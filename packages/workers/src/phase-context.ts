@@ -1,0 +1,63 @@
+import type { Divergence } from './result-schemas.js';
+import type { SliceSelection } from './select-slice-excerpt.js';
+
+/** Which way the loop runs: from spec to code, or from existing code to a spec. */
+export type LoopMode = 'spec-first' | 'code-first';
+
+/** A test the engine saw fail, with the runner's message. */
+export interface FailingTest {
+  readonly name: string;
+  readonly message?: string;
+}
+
+/** A structural error in the spec, as the engine's checks reported it. */
+export interface StructuralError {
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+}
+
+/** What the engine measured at the end of the previous tick, shown to the next agent. */
+export interface PreviousVerdict {
+  readonly failingTests: readonly FailingTest[];
+  readonly divergences: readonly Divergence[];
+  readonly structuralErrors: readonly StructuralError[];
+  /** Red-check or claim failures the engine routed back to this phase, one line each. */
+  readonly notes?: readonly string[];
+}
+
+/** An open question left in the spec under an assumption. */
+export interface ParkedQuestion {
+  readonly text: string;
+  readonly assumption: string;
+}
+
+/** What tend is asked to do; the only way a construct may legitimately be removed from the spec. */
+export interface TendRequest {
+  readonly request: string;
+  /** Construct ids (`rule:Name`, `field:Entity.f`) or names the request allows to be removed. */
+  readonly removals?: readonly string[];
+}
+
+/** Everything a worker needs to know about the run to brief its agent. Paths are relative to `cwd`. */
+export interface PhaseContext {
+  /** The project root; the agent runs here. */
+  readonly cwd: string;
+  readonly slug: string;
+  readonly tick: number;
+  readonly goal: string;
+  readonly mode: LoopMode;
+  readonly slice?: SliceSelection;
+  readonly paths: {
+    readonly spec: readonly string[];
+    readonly tests: readonly string[];
+    readonly code: readonly string[];
+  };
+  readonly previousVerdict?: PreviousVerdict;
+  readonly parkedQuestions: readonly ParkedQuestion[];
+  /** Required for tend. */
+  readonly tendRequest?: TendRequest;
+  readonly timeoutMs: number;
+  readonly budgetUsd?: number;
+  readonly signal?: AbortSignal;
+}
