@@ -2,6 +2,19 @@
 export type AgentPhase =
   'elicit' | 'distill' | 'propagate' | 'tend' | 'weed' | 'implement' | 'generate' | 'evaluate' | 'step';
 
+/** Every {@link AgentPhase}, in loop order; handy for schemas and tests. */
+export const AGENT_PHASES: readonly AgentPhase[] = [
+  'elicit',
+  'distill',
+  'propagate',
+  'tend',
+  'weed',
+  'implement',
+  'generate',
+  'evaluate',
+  'step',
+];
+
 /** One agent call. The prompt travels on stdin or in a file, never as a huge argv. */
 export interface AgentRunRequest {
   readonly prompt: string;
@@ -14,14 +27,28 @@ export interface AgentRunRequest {
   /** Remaining budget in USD, passed to CLIs that accept one. */
   readonly budgetUsd?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Folder for this call's transcript (and the replay adapter's state). Defaults to the adapter's
+   * `transcriptDir` option, else to `transcripts/` beside the folder of `resultFile`
+   * (`.allium-loop/<slug>/results/x.json` → `.allium-loop/<slug>/transcripts/`).
+   */
+  readonly transcriptDir?: string;
 }
 
-/** Token usage as reported by the CLI; absent fields were not reported. */
+/** Token usage as reported by the CLI; absent fields were not reported. `input` excludes cache reads. */
 export interface TokenUsage {
   readonly input?: number;
   readonly output?: number;
   readonly cacheRead?: number;
   readonly cacheWrite?: number;
+}
+
+/** How much output a call produced and how much of it the bounded capture had to drop. */
+export interface OutputStats {
+  readonly stdoutBytes: number;
+  readonly stderrBytes: number;
+  /** Bytes of stdout and stderr not kept in the transcript (the middle of a long output). */
+  readonly omittedBytes: number;
 }
 
 /** What one agent call did, as far as the engine can tell from the process and its output. */
@@ -40,9 +67,23 @@ export interface AgentRunResult {
   readonly transcriptPath: string;
   /** When the CLI reported a rate limit, the time it resets (epoch ms). */
   readonly rateLimitResetAt?: number;
+  /** One line on why the outcome is not `ok` (the CLI's error message, redacted), when there is one. */
+  readonly detail?: string;
+  /** Output volume; absent for runners that start no process (the fake). */
+  readonly output?: OutputStats;
 }
 
-/** Distinct, documented outcomes of an agent call. */
+/**
+ * Distinct, documented outcomes of an agent call (docs/agents.md, "Outcomes"):
+ * - `ok`: exit 0 and, where the CLI has a final report, that report says success;
+ * - `failed`: a non-zero exit, or a final report that says the run failed for another reason;
+ * - `timed_out` / `aborted`: the engine ended the process tree (timeout, AbortSignal);
+ * - `max_turns`: Claude `error_max_turns`, Gemini exit 53;
+ * - `max_budget`: Claude `error_max_budget_usd`;
+ * - `api_error`: Claude `is_error: true` (whatever the subtype), Codex `turn.failed`, Gemini `error`, opencode `error`;
+ * - `no_final_result`: exit 0 but the final report the CLI always prints is missing or truncated;
+ * - `rate_limited`: the CLI said a usage or rate limit was hit.
+ */
 export type AgentOutcome =
   | 'ok'
   | 'failed'

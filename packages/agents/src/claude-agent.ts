@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import type { AgentRuntime } from './agent-options.js';
+import { commonAgentOptionsSchema, resolveCommonOptions } from './agent-options.js';
+import {
+  buildReport,
+  isRateLimitMessage,
+  numberOrUndefined,
+  objectOrEmpty,
+  parseJsonObject,
+  stringOrUndefined,
+  type AgentOutputParser,
+  type AgentReport,
+} from './agent-report.js';
+import type { AgentOutcome, AgentRunner, AgentRunRequest } from './agent-runner.js';
+import { createCliAgentRunner, type CliAdapterSpec } from './cli-agent-runner.js';
+import { compactUsage } from './price-table.js';
+
+/** Options of the `claude` adapter (Claude Code in print mode). */
+export const claudeOptionsSchema = commonAgentOptionsSchema.extend({
+  kind: z.literal('claude'),
+  model: z.string().min(1).optional(),
+  /** `--permission-mode`; default `acceptEdits`. */
+  permissionMode: z
+    .enum(['default', 'acceptEdits', 'plan', 'bypassPermissions', 'auto', 'dontAsk'])
+    .optional(),
+  /** `--max-turns`. */
+  maxTurns: z.number().int().positive().optional(),
+  /** `stream-json` (default: live events, the final result is the last line) or `json` (one object at the end). */
+  outputFormat: z.enum(['json', 'stream-json']).optional(),
+  allowedTools: z.array(z.string().min(1)).optional(),
+  disallowedTools: z.array(z.string().min(1)).optional(),
+  /** Arguments appended as they are. */
+  extraArgs: z.array(z.string()).optional(),
+});
+
+/** Options of the `claude` adapter. */
+export type ClaudeOptions = z.infer<typeof claudeOptionsSchema>;
+
+/** Auth and config variables Claude Code reads. */
+export const CLAUDE_AUTH_ENV = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'ANTHROPIC_BASE_URL',
+  'CLAUDE_CONFIG_DIR',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+];
+
+/**
+ * The arguments of one Claude Code call; the prompt goes on stdin. `--max-budget-usd` is the request's
+ * remaining budget, when it has one.
+ */
+export function buildClaudeArgs(options: ClaudeOptions, request: AgentRunRequest): string[] {
+  const format = options.outputFormat ?? 'stream-json';
+  const args = ['-p', '--output-format', format];
+  if (format === 'stream-json') args.push('--verbose');
+  args.push('--permission-mode', options.permissionMode ?? 'acceptEdits');
+  if (options.model !== undefined) args.push('--model', options.model);
+  if (options.maxTurns !== undefined) args.push('--max-turns', String(options.maxTurns));
+  if (request.budgetUsd !== undefined) args.push('--max-budget-usd', request.budgetUsd.toFixed(2));
+  if (options.allowedTools !== undefined) args.push('--allowedTools', options.allowedTools.join(','));
+  if (options.disallowedTools !== undefined)
+    args.push('--disallowedTools', options.disallowedTools.join(','));
+  return [...args, ...(options.extraArgs ?? [])];
+}
+
+/**
+ * Reads Claude's output: the `system/init` event (session id) and the final `result` object, which is the
+ * last line in stream-json and the only line in json mode.
+ */
+export function createClaudeParser(): AgentOutputParser {
+  let result: Record<string, unknown> | undefined;
+  let sessionId: string | undefined;
+  return {
+    onLine(line) {
+      const event = parseJsonObject(line);
+      if (event === undefined) return;
+      if (event['type'] === 'result') result = event;
+      if (event['type'] === 'system') sessionId ??= stringOrUndefined(event['session_id']);
+    },
+    finish: () =>
+      result === undefined
+        ? buildReport({ finalResult: 'missing', sessionId })
+        : readClaudeResult(result, sessionId),
+  };
+}
+
+function readClaudeResult(result: Record<string, unknown>, initSession: string | undefined): AgentReport {
+  const usage = objectOrEmpty(result['usage']);
+  const text = stringOrUndefined(result['result']);
+  const outcome = claudeOutcome(
+    stringOrUndefined(result['subtype']),
+    result['is_error'] === true,
+    text ?? '',
+  );
+  return buildReport({
+    outcome,
+    finalResult: 'present',
+    costUsd: numberOrUndefined(result['total_cost_usd']) ?? numberOrUndefined(result['total_cost']),
+    tokens: compactUsage({
+      input: numberOrUndefined(usage['input_tokens']),
+      output: numberOrUndefined(usage['output_tokens']),
+      cacheRead: numberOrUndefined(usage['cache_read_input_tokens']),
+      cacheWrite: numberOrUndefined(usage['cache_creation_input_tokens']),
+    }),
+    turns: numberOrUndefined(result['num_turns']),
+    sessionId: stringOrUndefined(result['session_id']) ?? initSession,
+    rateLimitResetAt: outcome === 'rate_limited' ? resetTime(text ?? '') : undefined,
+    detail: outcome === undefined ? undefined : (text?.slice(0, 500) ?? stringOrUndefined(result['subtype'])),
+  });
+}
+
+/** Maps Claude's result subtype and `is_error` flag to an outcome; `undefined` for a clean success. */
+export function claudeOutcome(
+  subtype: string | undefined,
+  isError: boolean,
+  text: string,
+): AgentOutcome | undefined {
+  if (subtype === 'error_max_turns') return 'max_turns';
+  if (subtype === 'error_max_budget_usd') return 'max_budget';
+  if (isError) return isRateLimitMessage(text) ? 'rate_limited' : 'api_error';
+  if (subtype !== undefined && subtype !== 'success') return 'failed';
+  return undefined;
+}
+
+function resetTime(text: string): number | undefined {
+  // Claude's usage-limit message ends in `|<epoch seconds>`.
+  const match = /\|(\d{10})\b/.exec(text);
+  return match === null ? undefined : Number(match[1]) * 1000;
+}
+
+/** The `claude` adapter. */
+export function createClaudeAgentRunner(options: ClaudeOptions, runtime?: AgentRuntime): AgentRunner {
+  const spec: CliAdapterSpec = {
+    name: 'claude',
+    binary: 'claude',
+    installHint:
+      'Install Claude Code: npm install -g @anthropic-ai/claude-code (then run `claude` once to log in).',
+    authEnv: CLAUDE_AUTH_ENV,
+    buildInvocation: (request) => ({ args: buildClaudeArgs(options, request), stdin: request.prompt }),
+    createParser: () => createClaudeParser(),
+  };
+  return createCliAgentRunner(spec, resolveCommonOptions(options, runtime));
+}
