@@ -27,12 +27,10 @@ const arbitraryGraph = fc
         return kinds === undefined ? undefined : edge(from, kinds[pick % kinds.length]!, to, `v${pick % 3}`);
       });
     return fc.record({
-      graph: fc
-        .array(anEdge, { maxLength: 40 })
-        .map((edges): DependencyGraph => ({
-          nodes: ids.map(node),
-          edges: edges.filter((e) => e !== undefined),
-        })),
+      graph: fc.array(anEdge, { maxLength: 40 }).map((edges): DependencyGraph => ({
+        nodes: ids.map(node),
+        edges: edges.filter((e) => e !== undefined),
+      })),
       touched: fc.option(fc.subarray(ids), { nil: undefined }),
     });
   });
