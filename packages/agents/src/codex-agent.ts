@@ -1,0 +1,123 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { commonAgentOptionsSchema, resolveCommonOptions, type AgentRuntime } from './agent-options.js';
+import {
+  buildReport,
+  isRateLimitMessage,
+  numberOrUndefined,
+  objectOrEmpty,
+  parseJsonObject,
+  stringOrUndefined,
+  type AgentOutputParser,
+} from './agent-report.js';
+import type { AgentOutcome, AgentRunner, AgentRunRequest, TokenUsage } from './agent-runner.js';
+import { createCliAgentRunner, type CallFiles } from './cli-agent-runner.js';
+import { addTokenUsage, compactUsage, priceTokens, type PriceTable } from './price-table.js';
+
+/** Options of the `codex` adapter (`codex exec`). */
+export const codexOptionsSchema = commonAgentOptionsSchema.extend({
+  kind: z.literal('codex'),
+  /** `-m`; also the key the tokens are priced under (Codex reports no cost and no model name). */
+  model: z.string().min(1).optional(),
+  /** `--sandbox`; default `workspace-write`. */
+  sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
+  /** `--dangerously-bypass-approvals-and-sandbox` instead of `--sandbox` (only inside an outer sandbox). */
+  bypassSandbox: z.boolean().optional(),
+  /** `--skip-git-repo-check`, for working directories that are not git repositories. */
+  skipGitRepoCheck: z.boolean().optional(),
+  extraArgs: z.array(z.string()).optional(),
+});
+
+/** Options of the `codex` adapter. */
+export type CodexOptions = z.infer<typeof codexOptionsSchema>;
+
+/** Auth and config variables Codex reads. */
+export const CODEX_AUTH_ENV = ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_HOME', 'OPENAI_BASE_URL'];
+
+const LAST_MESSAGE_FILE = 'last-message.txt';
+
+/** The arguments of one `codex exec` call; the prompt goes on stdin (the `-` argument). */
+export function buildCodexArgs(options: CodexOptions, request: AgentRunRequest, files: CallFiles): string[] {
+  const args = ['exec', '--json', '--color', 'never', '-C', request.cwd];
+  if (options.bypassSandbox === true) args.push('--dangerously-bypass-approvals-and-sandbox');
+  else args.push('--sandbox', options.sandbox ?? 'workspace-write');
+  if (options.model !== undefined) args.push('-m', options.model);
+  args.push('--output-last-message', join(files.scratchDir, LAST_MESSAGE_FILE));
+  if (options.skipGitRepoCheck === true) args.push('--skip-git-repo-check');
+  return [...args, ...(options.extraArgs ?? []), '-'];
+}
+
+/**
+ * Reads Codex's JSONL events: `thread.started` (session), `turn.completed` (usage, summed over turns),
+ * `turn.failed` and `error` (the failure). Tokens are priced with `prices` under `model`.
+ */
+export function createCodexParser(model: string | undefined, prices: PriceTable): AgentOutputParser {
+  let tokens: TokenUsage | undefined;
+  let turns = 0;
+  let failure: string | undefined;
+  let sessionId: string | undefined;
+  return {
+    onLine(line) {
+      const event = parseJsonObject(line);
+      if (event === undefined) return;
+      const type = event['type'];
+      if (type === 'thread.started') sessionId = stringOrUndefined(event['thread_id']);
+      if (type === 'turn.completed') {
+        turns += 1;
+        tokens = addTokenUsage(tokens, readCodexUsage(objectOrEmpty(event['usage'])));
+      }
+      if (type === 'turn.failed')
+        failure = stringOrUndefined(objectOrEmpty(event['error'])['message']) ?? 'turn failed';
+      if (type === 'error') failure ??= stringOrUndefined(event['message']);
+    },
+    finish: () => {
+      const outcome: AgentOutcome | undefined =
+        failure === undefined ? undefined : isRateLimitMessage(failure) ? 'rate_limited' : 'api_error';
+      return buildReport({
+        outcome,
+        finalResult: turns > 0 || failure !== undefined ? 'present' : 'missing',
+        tokens,
+        costUsd: tokens === undefined ? undefined : priceTokens(prices, model, tokens),
+        turns: turns > 0 ? turns : undefined,
+        sessionId,
+        detail: failure,
+      });
+    },
+  };
+}
+
+/** Codex counts cached tokens inside `input_tokens`; ours keeps them apart. */
+function readCodexUsage(usage: Record<string, unknown>): TokenUsage {
+  const input = numberOrUndefined(usage['input_tokens']);
+  const cached = numberOrUndefined(usage['cached_input_tokens']);
+  return compactUsage({
+    input: input === undefined ? undefined : input - (cached ?? 0),
+    cacheRead: cached,
+    output: numberOrUndefined(usage['output_tokens']),
+  });
+}
+
+/** The `codex` adapter. */
+export function createCodexAgentRunner(options: CodexOptions, runtime?: AgentRuntime): AgentRunner {
+  const common = resolveCommonOptions(options, runtime);
+  return createCliAgentRunner(
+    {
+      name: 'codex',
+      binary: 'codex',
+      installHint:
+        'Install Codex CLI: npm install -g @openai/codex (then `codex login`, or set OPENAI_API_KEY).',
+      authEnv: CODEX_AUTH_ENV,
+      buildInvocation: (request, files) => ({
+        args: buildCodexArgs(options, request, files),
+        stdin: request.prompt,
+      }),
+      createParser: () => createCodexParser(options.model, common.prices),
+      readSections: async (files) => {
+        const text = await readFile(join(files.scratchDir, LAST_MESSAGE_FILE), 'utf8').catch(() => undefined);
+        return text === undefined ? {} : { 'last message': text.slice(0, 64 * 1024) };
+      },
+    },
+    common,
+  );
+}
