@@ -175,6 +175,8 @@ export type Declaration =
       readonly path: string;
       readonly alias?: Ident;
       readonly location: SourceLocation;
+      /** Where the quoted path starts (the reference reports path problems there). */
+      readonly pathLocation: SourceLocation;
     };
 
 /** An `-- allium-ignore code, code | all` directive: it silences those codes on its own line and the next. */
@@ -191,6 +193,8 @@ export interface ParsedSpec {
   readonly version: number | undefined;
   readonly declarations: readonly Declaration[];
   readonly suppressions: readonly Suppression[];
+  /** How many times each identifier token occurs (for the unused-declaration checks). */
+  readonly nameCounts: ReadonlyMap<string, number>;
   /** Syntax and version-header diagnostics. */
   readonly diagnostics: readonly Diagnostic[];
 }

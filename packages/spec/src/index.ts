@@ -17,3 +17,4 @@ export type {
 } from './ast.js';
 export { lex, type Comment, type LexResult, type Token, type TokenKind } from './lexer.js';
 export { parseSpec, SUPPORTED_VERSIONS } from './parse-spec.js';
+export { applySuppressions, checkSpecs, formatDiagnostic, sortDiagnostics } from './check-specs.js';

@@ -1,6 +1,6 @@
 import type { BlockKind, Declaration, Ident, ParsedSpec, Suppression } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
-import { lex, type Comment } from './lexer.js';
+import { lex, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
 import { parseExpr } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
@@ -34,6 +34,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     version: header.version,
     declarations,
     suppressions: readSuppressions(lexed.comments, file),
+    nameCounts: countNames(lexed.tokens),
     diagnostics: [...header.diagnostics, ...p.diagnostics],
   };
 }
@@ -175,10 +176,12 @@ function parseUse(p: ParserState): Declaration | undefined {
     p.errorHere(`expected string, found ${describeToken(p.peek())}`);
     return undefined;
   }
-  const path = unquote(p.advance().text);
-  if (p.eat('as') === undefined) return { kind: 'use', path, location };
+  const pathToken = p.advance();
+  const path = unquote(pathToken.text);
+  const pathLocation = p.location(pathToken);
+  if (p.eat('as') === undefined) return { kind: 'use', path, location, pathLocation };
   const alias = p.expectIdent('alias');
-  return alias === undefined ? undefined : { kind: 'use', path, alias, location };
+  return alias === undefined ? undefined : { kind: 'use', path, alias, location, pathLocation };
 }
 
 /** Reads the `-- allium: N` header from the first non-blank line. */
@@ -204,6 +207,15 @@ function readVersion(text: string, file: string): { version: number | undefined;
     };
   }
   return { version, diagnostics: [] };
+}
+
+function countNames(tokens: readonly Token[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const token of tokens) {
+    if (token.kind === 'ident' || token.kind === 'keyword')
+      counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
+  }
+  return counts;
 }
 
 const IGNORE = /^--\s*allium-ignore\s+([A-Za-z0-9._,\- \t]+)$/;

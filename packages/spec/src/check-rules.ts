@@ -1,0 +1,142 @@
+import type { BlockItem, Expr } from './ast.js';
+import type { Diagnostic } from './diagnostic.js';
+import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import { calleeName, itemExprs, walkExpr, walkItems } from './walk.js';
+
+/** The trigger calls of a `when` value: `T(…)`, and each side of `A(…) or B(…)`. */
+export function triggerCalls(value: Expr): Expr[] {
+  if (value.kind === 'call' && calleeName(value) !== undefined) return [value];
+  if (value.kind === 'binary' && value.op === 'or') return value.kids.flatMap(triggerCalls);
+  return [];
+}
+
+/**
+ * `allium.rule.invalidTrigger`: an external or chained trigger parameter written `name: value` (that form is for
+ * emissions only).
+ */
+export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const rule of index.rules) {
+    for (const clause of clausesOf(rule.items, 'when')) {
+      for (const call of triggerCalls(clause.value)) {
+        for (const arg of call.kids.slice(1)) {
+          if (arg.kind !== 'arg' || arg.name === undefined) continue;
+          diagnostics.push({
+            code: 'allium.rule.invalidTrigger',
+            severity: 'error',
+            message:
+              `Rule '${rule.name.name}' trigger parameter '${arg.name}' uses a 'name: value' form. External-stimulus ` +
+              `and chained trigger parameters are bare names (optionally suffixed with '?', or '_' to discard); the ` +
+              `'name: value' form is only valid in trigger emissions. Write '${arg.name}' without the annotation.`,
+            location: { file: index.spec.file, line: arg.line, col: arg.col },
+          });
+        }
+      }
+    }
+  }
+  return diagnostics;
+}
+
+/** The names a rule binds: trigger parameters and bindings, `let`s, loop variables and lambda parameters. */
+export function ruleBindings(rule: NamedBlock): Set<string> {
+  const bound = new Set<string>();
+  for (const clause of clausesOf(rule.items, 'when')) {
+    if (clause.value.kind === 'binding' && clause.value.name !== undefined) bound.add(clause.value.name);
+    for (const call of triggerCalls(clause.value)) {
+      for (const arg of call.kids.slice(1)) {
+        const name = arg.kind === 'optional' ? arg.kids[0]?.name : arg.name;
+        if (name !== undefined) bound.add(name);
+      }
+    }
+  }
+  walkItems(rule.items, (item) => {
+    if (item.kind === 'let') bound.add(item.name.name);
+    if (item.kind === 'for') for (const name of item.bindings) bound.add(name);
+    for (const expr of itemExprs(item)) collectExprBindings(expr, bound);
+  });
+  return bound;
+}
+
+function collectExprBindings(expr: Expr, bound: Set<string>): void {
+  walkExpr(expr, (e) => {
+    if ((e.kind === 'let' || e.kind === 'lambda' || e.kind === 'binding') && e.name !== undefined)
+      bound.add(e.name);
+    if (e.kind === 'for' && e.name !== undefined) for (const name of e.name.split(',')) bound.add(name);
+  });
+}
+
+/**
+ * `allium.rule.undefinedBinding`: the root of a member access (`x.f`) in `requires`/`ensures` that nothing binds.
+ * Conservative on purpose: only lower-case roots of member chains are judged, so bare words never raise it.
+ */
+export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const rule of index.rules) {
+    const bound = ruleBindings(rule);
+    const reported = new Set<string>();
+    for (const keyword of ['requires', 'ensures']) {
+      for (const clause of clausesOf(rule.items, keyword)) {
+        walkExpr(clause.value, (e) => {
+          const object = e.kind === 'member' ? e.kids[0] : undefined;
+          const name = object?.kind === 'ident' ? object.name : undefined;
+          if (object === undefined || name === undefined || !/^[a-z]/.test(name) || name.includes('/'))
+            return;
+          if (bound.has(name) || index.globalNames.has(name) || reported.has(name)) return;
+          reported.add(name);
+          diagnostics.push({
+            code: 'allium.rule.undefinedBinding',
+            severity: 'error',
+            message: `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`,
+            location: { file: index.spec.file, line: object.line, col: object.col },
+          });
+        });
+      }
+    }
+  }
+  return diagnostics;
+}
+
+/** `allium.let.duplicateBinding`: the same `let` name twice in one item list or one block. */
+export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const file = index.spec.file;
+  const report = (rule: string, name: string, line: number, col: number): void => {
+    diagnostics.push({
+      code: 'allium.let.duplicateBinding',
+      severity: 'error',
+      message: `Rule '${rule}' binds '${name}' with let more than once in the same scope.`,
+      location: { file, line, col },
+    });
+  };
+  for (const rule of index.rules) {
+    const visitList = (items: readonly BlockItem[]): void => {
+      const seen = new Set<string>();
+      for (const item of items) {
+        if (item.kind === 'let') {
+          if (seen.has(item.name.name))
+            report(rule.name.name, item.name.name, item.name.location.line, item.name.location.col);
+          seen.add(item.name.name);
+        }
+        if (item.kind === 'for') visitList(item.items);
+        if (item.kind === 'if')
+          for (const list of [...item.branches.map((b) => b.items), item.elseItems ?? []]) visitList(list);
+        for (const expr of itemExprs(item))
+          checkBlockLets(expr, (name, e) => report(rule.name.name, name, e.line, e.col));
+      }
+    };
+    visitList(rule.items);
+  }
+  return diagnostics;
+}
+
+function checkBlockLets(expr: Expr, report: (name: string, at: Expr) => void): void {
+  walkExpr(expr, (e) => {
+    if (e.kind !== 'block') return;
+    const seen = new Set<string>();
+    for (const item of e.kids) {
+      if (item.kind !== 'let' || item.name === undefined) continue;
+      if (seen.has(item.name)) report(item.name, item);
+      seen.add(item.name);
+    }
+  });
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { applySuppressions, checkSpecs, formatDiagnostic } from './check-specs.js';
+import type { Diagnostic } from './diagnostic.js';
+import { fixtureNames, readFixture, referenceDiagnostics, V3_FIXTURES } from './fixtures.test-helpers.js';
+import { parseSpec } from './parse-spec.js';
+
+const LIFECYCLE_CODES = [
+  'allium.status.unreachableValue',
+  'allium.status.noExit',
+  'allium.status.undeclaredTransition',
+  'allium.entity.unused',
+  'allium.definition.unused',
+];
+
+const check = (name: string): Diagnostic[] => checkSpecs([parseSpec(readFixture(name), `${name}.allium`)]);
+const at = (d: { location: { line: number; col: number } }): string => `${d.location.line}:${d.location.col}`;
+
+describe('checkSpecs parity with the reference checker', () => {
+  it.each(V3_FIXTURES)('%s: errors at exactly the reference lines, columns and codes', (name) => {
+    const ours = check(name)
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${at(d)} ${d.code ?? ''}`);
+    const reference = referenceDiagnostics(name)
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${at(d)} ${d.code ?? ''}`);
+    expect(ours).toEqual(reference);
+  });
+
+  it.each(V3_FIXTURES.flatMap((name) => LIFECYCLE_CODES.map((code) => [name, code] as const)))(
+    '%s: %s at the reference positions (recall and precision 1)',
+    (name, code) => {
+      const ours = check(name)
+        .filter((d) => d.code === code)
+        .map(at);
+      const reference = referenceDiagnostics(name)
+        .filter((d) => d.code === code)
+        .map(at);
+      expect(ours.sort()).toEqual(reference.sort());
+    },
+  );
+
+  it('v1/v2 fixtures: every reference error line is an error here; no more than 5% extra error lines', () => {
+    let referenceLines = 0;
+    let extraLines = 0;
+    const missed: string[] = [];
+    for (const name of fixtureNames()) {
+      const ours = new Set(
+        check(name)
+          .filter((d) => d.severity === 'error')
+          .map((d) => d.location.line),
+      );
+      const reference = new Set(
+        referenceDiagnostics(name)
+          .filter((d) => d.severity === 'error')
+          .map((d) => d.location.line),
+      );
+      referenceLines += reference.size;
+      for (const line of reference) if (!ours.has(line)) missed.push(`${name}:${line}`);
+      for (const line of ours) if (!reference.has(line)) extraLines += 1;
+    }
+    expect(missed).toEqual([]);
+    expect(referenceLines).toBeGreaterThan(200);
+    expect(extraLines / referenceLines).toBeLessThanOrEqual(0.05);
+  });
+});
+
+describe('individual checks', () => {
+  const run = (text: string): Diagnostic[] => checkSpecs([parseSpec(`-- allium: 3\n${text}`, 's.allium')]);
+  const codes = (text: string): (string | null)[] => run(text).map((d) => d.code);
+
+  it('reports a duplicate let in one scope', () => {
+    const text = 'rule R {\n  when: Go(x)\n  let a = x.b\n  let a = x.c\n  ensures: Done(a: a)\n}\n';
+    expect(codes(text)).toContain('allium.let.duplicateBinding');
+  });
+
+  it('reports an undefined binding only for unbound member roots', () => {
+    const text = 'rule R {\n  when: Go(x)\n  requires: x.ok and y.ok\n  ensures: Done()\n}\n';
+    const found = run(text).filter((d) => d.code === 'allium.rule.undefinedBinding');
+    expect(found.map((d) => d.message)).toEqual([expect.stringContaining("'y'")]);
+  });
+
+  it('reports an unresolved use path unless the target is in the check set', () => {
+    const importer = parseSpec('-- allium: 3\nuse "./shared.allium" as shared\n', 'specs/a.allium');
+    const alone = checkSpecs([importer]).map((d) => d.code);
+    expect(alone).toContain('allium.use.unresolvedPath');
+    const target = parseSpec('-- allium: 3\n', 'specs/shared.allium');
+    expect(checkSpecs([importer, target]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
+  });
+
+  it('reports open questions as info', () => {
+    expect(run('open question "Why?"\n')).toEqual([
+      expect.objectContaining({
+        code: 'allium.openQuestion.present',
+        severity: 'info',
+        message: 'Open question: Why?',
+      }),
+    ]);
+  });
+
+  it('applies allium-ignore on the same and the next line only', () => {
+    const text = '-- allium-ignore allium.entity.unused\nentity A { x: String }\n\nentity B { y: String }\n';
+    expect(
+      run(text)
+        .filter((d) => d.code === 'allium.entity.unused')
+        .map((d) => d.message),
+    ).toEqual([expect.stringContaining("'B'")]);
+    const diagnostic: Diagnostic = {
+      code: null,
+      severity: 'error',
+      message: 'x',
+      location: { file: 'f', line: 3, col: 1 },
+    };
+    expect(
+      applySuppressions([diagnostic], [{ codes: ['all'], location: { file: 'f', line: 2, col: 1 } }]),
+    ).toEqual([]);
+    expect(
+      applySuppressions([diagnostic], [{ codes: ['allium.x'], location: { file: 'f', line: 2, col: 1 } }]),
+    ).toEqual([diagnostic]);
+  });
+
+  it('sorts by file, line and column and formats one line per diagnostic', () => {
+    const diagnostics = checkSpecs([
+      parseSpec('entity A {\n  x: Missing\n}\n', 'b.allium'),
+      parseSpec('value V { a: String }\n', 'a.allium'),
+    ]);
+    expect(diagnostics.map((d) => d.location.file)).toEqual([
+      'a.allium',
+      'a.allium',
+      'b.allium',
+      'b.allium',
+      'b.allium',
+    ]);
+    expect(formatDiagnostic(diagnostics[3] as Diagnostic)).toBe(
+      "b.allium:1:8 warning allium.entity.unused Entity 'A' is declared but not referenced elsewhere in this specification.",
+    );
+  });
+});

@@ -1,0 +1,84 @@
+import type { ParsedSpec, Suppression } from './ast.js';
+import {
+  checkDeferredAndQuestions,
+  checkUnreachableTriggers,
+  checkUnused,
+  checkUsePaths,
+  producedTriggers,
+} from './check-declarations.js';
+import { checkLifecycle } from './check-lifecycle.js';
+import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
+import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
+import type { Diagnostic } from './diagnostic.js';
+import { indexSpec, type SpecIndex } from './spec-index.js';
+
+/**
+ * Every diagnostic of a check set: each file's parse diagnostics plus the structural checks, with
+ * `-- allium-ignore` suppressions applied, sorted by file, line and column.
+ */
+export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
+  const indexes = specs.map(indexSpec);
+  const checkSet = new Set(specs.map((spec) => spec.file));
+  const produced = new Set(indexes.flatMap((index) => [...producedTriggers(index)]));
+  const totals = totalNameCounts(indexes);
+  const all = indexes.flatMap((index) =>
+    applySuppressions(
+      [
+        ...index.spec.diagnostics,
+        ...checkTypeReferences(index),
+        ...checkCreatedTypes(index),
+        ...checkInvalidTriggers(index),
+        ...checkUndefinedBindings(index),
+        ...checkDuplicateLets(index),
+        ...checkLifecycle(index),
+        ...checkUnused(index, (name) => (totals.get(name) ?? 0) > (index.spec.nameCounts.get(name) ?? 0)),
+        ...checkUsePaths(index, checkSet),
+        ...checkDeferredAndQuestions(index),
+        ...checkUnreachableTriggers(index, produced),
+      ],
+      index.spec.suppressions,
+    ),
+  );
+  return sortDiagnostics(all);
+}
+
+/** How often each name occurs across the whole check set; a name another file mentions counts as used. */
+function totalNameCounts(indexes: readonly SpecIndex[]): Map<string, number> {
+  const totals = new Map<string, number>();
+  for (const index of indexes) {
+    for (const [name, count] of index.spec.nameCounts) totals.set(name, (totals.get(name) ?? 0) + count);
+  }
+  return totals;
+}
+
+/** Drops diagnostics silenced by an `-- allium-ignore` on their line or the line above (`all` silences any). */
+export function applySuppressions(
+  diagnostics: readonly Diagnostic[],
+  suppressions: readonly Suppression[],
+): Diagnostic[] {
+  if (suppressions.length === 0) return [...diagnostics];
+  const byLine = new Map<number, ReadonlySet<string>>();
+  for (const suppression of suppressions) byLine.set(suppression.location.line, new Set(suppression.codes));
+  return diagnostics.filter((diagnostic) => {
+    const line = diagnostic.location.line;
+    const codes = byLine.get(line) ?? byLine.get(line - 1);
+    if (codes === undefined) return true;
+    return !(codes.has('all') || (diagnostic.code !== null && codes.has(diagnostic.code)));
+  });
+}
+
+/** Sorts by file, then line, then column (stable for equal positions). */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) =>
+      a.location.file.localeCompare(b.location.file) ||
+      a.location.line - b.location.line ||
+      a.location.col - b.location.col,
+  );
+}
+
+/** `file:line:col severity code message` — the human line of `allium-loop spec check` (`-` for a null code). */
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  const { file, line, col } = diagnostic.location;
+  return `${file}:${line}:${col} ${diagnostic.severity} ${diagnostic.code ?? '-'} ${diagnostic.message}`;
+}
