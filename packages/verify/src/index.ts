@@ -8,6 +8,17 @@ export {
   writeTestCommandConfig,
 } from './discovery/test-command-config.js';
 export { parseTestOutput, type TestReport } from './parsers/parse-test-output.js';
+export { findAllium } from './reference-cli/find-allium.js';
+export type { ReferenceFinding, ReferenceReport } from './reference-cli/reference-output.js';
+export {
+  runReferenceCheck,
+  runReferenceDocument,
+  type ReferenceCheckResult,
+  type ReferenceCliOptions,
+  type ReferenceDocumentResult,
+  type ReferenceNotAvailable,
+} from './reference-cli/run-reference-cli.js';
+export { splitJsonDocuments, type SplitJsonResult } from './reference-cli/split-json-documents.js';
 export { buildCommandLine, runTests, type RunTestsOptions } from './run/run-tests.js';
 export type {
   ParsedTestOutput,

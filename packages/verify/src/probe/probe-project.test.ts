@@ -1,0 +1,101 @@
+import { chmod, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { AlliumLoopError } from '@allium-loop/errors';
+import { describe, expect, it } from 'vitest';
+import { findSpecFiles, probeProject } from './index.js';
+
+async function project(files: readonly string[]): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'verify-probe-'));
+  for (const file of files) {
+    await mkdir(dirname(join(root, file)), { recursive: true });
+    await writeFile(join(root, file), 'x\n');
+  }
+  return root;
+}
+
+describe('probeProject on real directories', () => {
+  it('finds nothing in an empty directory', async () => {
+    const probe = await probeProject({ cwd: await project([]), hasTestCommand: false });
+    expect(probe).toEqual({ specFiles: [], hasCode: false, hasTestCommand: false, codeSample: [], unreadable: [] });
+  });
+
+  it('finds specs at any depth but not in dependencies, VCS data or build output', async () => {
+    const cwd = await project([
+      'billing.allium',
+      'spec/orders/orders.allium',
+      'node_modules/lib/lib.allium',
+      '.git/x.allium',
+      'dist/copy.allium',
+      'build/copy.allium',
+      'notes.txt',
+    ]);
+    const probe = await probeProject({ cwd, hasTestCommand: true });
+    expect(probe.specFiles).toEqual(['billing.allium', 'spec/orders/orders.allium']);
+    expect(probe.hasCode).toBe(false);
+    expect(probe.hasTestCommand).toBe(true);
+  });
+
+  it('does not count tests, docs, config or specs as code', async () => {
+    const cwd = await project([
+      'src/app.test.ts',
+      'tests/test_billing.py',
+      '__tests__/a.js',
+      'docs/example.ts',
+      'vitest.config.ts',
+      '.eslintrc.cjs',
+      'README.md',
+      'orders.allium',
+      'node_modules/pkg/index.js',
+    ]);
+    expect((await probeProject({ cwd, hasTestCommand: false })).hasCode).toBe(false);
+  });
+
+  it('counts real source files as code and shows a sample', async () => {
+    const cwd = await project(['src/billing/invoice.ts', 'app/models/order.rb', 'main.go', 'src/billing/invoice.test.ts']);
+    const probe = await probeProject({ cwd, hasTestCommand: false });
+    expect(probe.hasCode).toBe(true);
+    expect(probe.codeSample).toEqual(['app/models/order.rb', 'main.go', 'src/billing/invoice.ts']);
+  });
+
+  it('honours configured spec globs and asks the test-command callback', async () => {
+    const cwd = await project(['specs/a.allium', 'other/b.allium', 'specs/c.spec.allium']);
+    let asked = 0;
+    const probe = await probeProject({
+      cwd,
+      specGlobs: ['specs/*.allium'],
+      hasTestCommand: async () => {
+        asked += 1;
+        return true;
+      },
+    });
+    expect(probe.specFiles).toEqual(['specs/a.allium', 'specs/c.spec.allium']);
+    expect(probe.hasTestCommand).toBe(true);
+    expect(asked).toBe(1);
+    expect(await findSpecFiles(cwd, ['**/{a,b}.allium'])).toEqual(['other/b.allium', 'specs/a.allium']);
+  });
+
+  it('does not follow symbolic links (no loops, no specs from elsewhere)', async () => {
+    const outside = await project(['far.allium']);
+    const cwd = await project(['here.allium']);
+    await symlink(outside, join(cwd, 'linked'));
+    await symlink(cwd, join(cwd, 'loop'));
+    expect((await probeProject({ cwd, hasTestCommand: false })).specFiles).toEqual(['here.allium']);
+  });
+
+  it('skips an unreadable subdirectory and fails clearly on an unreadable root', async () => {
+    const cwd = await project(['ok.allium', 'locked/x.allium']);
+    await chmod(join(cwd, 'locked'), 0o000);
+    try {
+      const probe = await probeProject({ cwd, hasTestCommand: false });
+      // Root ignores permissions, so only check the skip when the directory really was unreadable.
+      if (probe.unreadable.length > 0) expect(probe.unreadable).toEqual(['locked']);
+      expect(probe.specFiles).toContain('ok.allium');
+    } finally {
+      await chmod(join(cwd, 'locked'), 0o755);
+    }
+    const missing = join(cwd, 'does-not-exist');
+    const failure = await probeProject({ cwd: missing, hasTestCommand: false }).catch((error: unknown) => error);
+    expect(AlliumLoopError.is(failure) && failure.code).toBe('verify.probe_failed');
+  });
+});
