@@ -29,3 +29,4 @@ export type {
   TestRunResult,
 } from './test-run.js';
 export { VerifyError } from './verify-error.js';
+export * from './probe/index.js';

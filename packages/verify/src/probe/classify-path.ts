@@ -32,10 +32,21 @@ const SOURCE_EXTENSIONS = new Set(
   ).split(' '),
 );
 
-const TEST_DIRECTORIES = new Set(['test', 'tests', '__tests__', 'spec', 'specs', 'e2e', 'testing', 'fixtures']);
+const TEST_DIRECTORIES = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  'spec',
+  'specs',
+  'e2e',
+  'testing',
+  'fixtures',
+]);
 const DOC_DIRECTORIES = new Set(['docs', 'doc', 'documentation', 'examples', 'example']);
-const TEST_NAME = /(?:[._-](?:test|spec|e2e)\.[^.]+$|^test_.*\.py$|_test\.[^.]+$|Tests?\.(?:java|kt|cs|swift)$)/;
-const CONFIG_NAME = /(?:\.config\.[^.]+$|^\.[^.]+rc(?:\.[^.]+)?$|^(?:gulpfile|gruntfile|setup|conftest|noxfile)\.[^.]+$)/i;
+const TEST_NAME =
+  /(?:[._-](?:test|spec|e2e)\.[^.]+$|^test_.*\.py$|_test\.[^.]+$|Tests?\.(?:java|kt|cs|swift)$)/;
+const CONFIG_NAME =
+  /(?:\.config\.[^.]+$|^\.[^.]+rc(?:\.[^.]+)?$|^(?:gulpfile|gruntfile|setup|conftest|noxfile)\.[^.]+$)/i;
 
 /**
  * Classifies a `/`-separated path relative to the project root by its directories and file name: tests (a test

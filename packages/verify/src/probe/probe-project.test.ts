@@ -17,7 +17,13 @@ async function project(files: readonly string[]): Promise<string> {
 describe('probeProject on real directories', () => {
   it('finds nothing in an empty directory', async () => {
     const probe = await probeProject({ cwd: await project([]), hasTestCommand: false });
-    expect(probe).toEqual({ specFiles: [], hasCode: false, hasTestCommand: false, codeSample: [], unreadable: [] });
+    expect(probe).toEqual({
+      specFiles: [],
+      hasCode: false,
+      hasTestCommand: false,
+      codeSample: [],
+      unreadable: [],
+    });
   });
 
   it('finds specs at any depth but not in dependencies, VCS data or build output', async () => {
@@ -52,7 +58,12 @@ describe('probeProject on real directories', () => {
   });
 
   it('counts real source files as code and shows a sample', async () => {
-    const cwd = await project(['src/billing/invoice.ts', 'app/models/order.rb', 'main.go', 'src/billing/invoice.test.ts']);
+    const cwd = await project([
+      'src/billing/invoice.ts',
+      'app/models/order.rb',
+      'main.go',
+      'src/billing/invoice.test.ts',
+    ]);
     const probe = await probeProject({ cwd, hasTestCommand: false });
     expect(probe.hasCode).toBe(true);
     expect(probe.codeSample).toEqual(['app/models/order.rb', 'main.go', 'src/billing/invoice.ts']);
@@ -95,7 +106,9 @@ describe('probeProject on real directories', () => {
       await chmod(join(cwd, 'locked'), 0o755);
     }
     const missing = join(cwd, 'does-not-exist');
-    const failure = await probeProject({ cwd: missing, hasTestCommand: false }).catch((error: unknown) => error);
+    const failure = await probeProject({ cwd: missing, hasTestCommand: false }).catch(
+      (error: unknown) => error,
+    );
     expect(AlliumLoopError.is(failure) && failure.code).toBe('verify.probe_failed');
   });
 });

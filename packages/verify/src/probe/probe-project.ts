@@ -74,7 +74,10 @@ async function walkFiles(root: string): Promise<Walk> {
  * Finds the spec files under `cwd` that match `globs` (default `**\/*.allium`), skipping dependencies, VCS data
  * and build output. Sorted, `/`-separated, relative to `cwd`. Throws a {@link ProbeError} when `cwd` cannot be read.
  */
-export async function findSpecFiles(cwd: string, globs: readonly string[] = DEFAULT_SPEC_GLOBS): Promise<string[]> {
+export async function findSpecFiles(
+  cwd: string,
+  globs: readonly string[] = DEFAULT_SPEC_GLOBS,
+): Promise<string[]> {
   const patterns = globs.map(globToRegExp);
   return (await walkFiles(cwd)).files.filter((path) => patterns.some((pattern) => pattern.test(path)));
 }
