@@ -18,3 +18,11 @@ export type {
 export { lex, type Comment, type LexResult, type Token, type TokenKind } from './lexer.js';
 export { parseSpec, SUPPORTED_VERSIONS } from './parse-spec.js';
 export { applySuppressions, checkSpecs, formatDiagnostic, sortDiagnostics } from './check-specs.js';
+export {
+  buildModel,
+  isDerived,
+  type DomainModel,
+  type ModelEntity,
+  type ModelField,
+  type WhenSet,
+} from './build-model.js';

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { buildModel } from './build-model.js';
+import { readFixture, readReference, V3_FIXTURES } from './fixtures.test-helpers.js';
+import { parseSpec } from './parse-spec.js';
+
+describe('buildModel parity with `allium model`', () => {
+  it.each(V3_FIXTURES)('%s: entities, value types, enums and config equal the reference', (name) => {
+    const ours = buildModel(parseSpec(readFixture(name), `${name}.allium`));
+    const reference = readReference(name, 'model') as Record<string, unknown>;
+    expect(ours.version).toBe(reference['version']);
+    expect(ours.entities).toEqual(reference['entities']);
+    expect(ours.value_types).toEqual(reference['value_types']);
+    expect(ours.enums).toEqual(reference['enums']);
+    expect(ours.config).toEqual(reference['config']);
+  });
+
+  it('omits empty parts and attaches simple invariant bounds to fields', () => {
+    const model = buildModel(
+      parseSpec(
+        '-- allium: 3\nentity Gauge {\n  level: Integer\n  invariant Min { 0 <= this.level }\n}\n',
+        'g',
+      ),
+    );
+    expect(model).toEqual({
+      version: 3,
+      entities: [
+        {
+          name: 'Gauge',
+          kind: 'internal',
+          fields: [
+            { name: 'level', type_expr: 'Integer', constraints: [{ invariant: 'Min', bound: '>= 0' }] },
+          ],
+          invariants: [{ name: 'Min', scope: 'entity', expression: '0 <= this.level' }],
+        },
+      ],
+      diagnostics: [],
+    });
+  });
+});
