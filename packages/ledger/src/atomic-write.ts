@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** The temp-file name used while `path` is written: hidden, unique, in the same directory, ending in `.tmp`. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Flushes a directory's entries (a rename or a new file) to disk. Ignored where directories cannot be opened. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some platforms (Windows) cannot fsync a directory; the rename is still atomic there.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Writes `text` to a new file that must not exist yet, and fsyncs it. */
+export async function writeNewFileSynced(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx');
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Replaces `path` with `text` atomically: a temp file in the same directory, fsync, optional `beforeRename`
+ * check, rename, fsync of the directory. A crash leaves either the old or the new content, plus at most a temp
+ * file. When `beforeRename` throws, the temp file is removed and nothing changes.
+ */
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  beforeRename?: () => Promise<void>,
+): Promise<void> {
+  const temp = tempPathFor(path);
+  try {
+    await writeNewFileSynced(temp, text);
+    await beforeRename?.();
+    await rename(temp, path);
+  } catch (cause) {
+    await rm(temp, { force: true });
+    throw cause;
+  }
+  await fsyncDirectory(dirname(path));
+}

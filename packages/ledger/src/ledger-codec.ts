@@ -1,0 +1,96 @@
+import { err, ok, type Result } from '@allium-loop/errors';
+import { JournalEventSchema, type JournalEvent } from './journal-event-schema.js';
+import { LedgerInvalidError } from './ledger-errors.js';
+import { LedgerSchema, SlugSchema, type Ledger } from './ledger-schema.js';
+import type { JournalRead } from './ledger-store.js';
+import { decodeLedger, type DecodedLedger } from './migrate-ledger.js';
+import { formatIssues } from './parse-ledger.js';
+import type { Redactor } from './redact.js';
+
+/**
+ * Turns a ledger into the exact text stored: redacted, validated (schema key order, free-form records with
+ * sorted keys), two-space JSON and a final newline. Throws `LedgerInvalidError` when it fails the schema.
+ */
+export function serializeLedger(ledger: Ledger, redactor: Redactor): string {
+  const parsed = LedgerSchema.safeParse(redactor.value(ledger));
+  if (!parsed.success) throw new LedgerInvalidError('ledger', formatIssues(parsed.error.issues));
+  return `${JSON.stringify(parsed.data, null, 2)}\n`;
+}
+
+/** Why stored ledger text could not be decoded. */
+export interface LedgerDecodeFailure {
+  readonly reason: 'invalid_json' | 'schema_invalid';
+  readonly issues: readonly string[];
+}
+
+/** Decodes stored ledger text: JSON, then migration and validation. Never throws. */
+export function decodeLedgerText(text: string): Result<DecodedLedger, LedgerDecodeFailure> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    return err({ reason: 'invalid_json', issues: [cause instanceof Error ? cause.message : String(cause)] });
+  }
+  const decoded = decodeLedger(json);
+  return decoded.ok ? decoded : err({ reason: 'schema_invalid', issues: decoded.issues });
+}
+
+/** Turns events into journal lines (each ending in `\n`), redacted and validated. Throws `LedgerInvalidError`. */
+export function serializeEvents(events: readonly JournalEvent[], redactor: Redactor): string {
+  return events
+    .map((event) => {
+      const parsed = JournalEventSchema.safeParse(redactor.value(event));
+      if (!parsed.success)
+        throw new LedgerInvalidError(`journal event "${event.type}"`, formatIssues(parsed.error.issues));
+      return `${JSON.stringify(parsed.data)}\n`;
+    })
+    .join('');
+}
+
+function parseLine(line: string): Result<JournalEvent, readonly string[]> {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch (cause) {
+    return err([cause instanceof Error ? cause.message : String(cause)]);
+  }
+  const parsed = JournalEventSchema.safeParse(json);
+  return parsed.success ? ok(parsed.data) : err(formatIssues(parsed.error.issues));
+}
+
+/**
+ * Parses journal text. An unterminated last line that does not parse is a torn tail (a crash mid-append) and is
+ * ignored; complete lines that fail are listed in `invalidLines` and skipped; every other event is kept.
+ */
+export function parseJournalText(text: string): JournalRead {
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  const events: JournalEvent[] = [];
+  const invalidLines: { line: number; issues: readonly string[] }[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim().length === 0) return;
+    const parsed = parseLine(line);
+    if (parsed.ok) events.push(parsed.value);
+    else invalidLines.push({ line: index + 1, issues: parsed.issues });
+  });
+  let tornTail = false;
+  if (last.trim().length > 0) {
+    const parsed = parseLine(last);
+    if (parsed.ok) events.push(parsed.value);
+    else tornTail = true;
+  }
+  return { events, tornTail, invalidLines };
+}
+
+/** The text to write before appending to a journal whose current content ends with `lastChar`. */
+export function journalSeparator(lastChar: string | undefined): string {
+  return lastChar === undefined || lastChar === '\n' ? '' : '\n';
+}
+
+/** Throws `LedgerInvalidError` unless `slug` is a valid slug (it names files, so it must not be a path). */
+export function assertSlug(slug: string): void {
+  const parsed = SlugSchema.safeParse(slug);
+  if (!parsed.success) {
+    throw new LedgerInvalidError('slug', [`slug "${slug}": ${parsed.error.issues[0]?.message ?? 'invalid'}`]);
+  }
+}
