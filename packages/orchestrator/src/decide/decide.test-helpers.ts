@@ -1,0 +1,78 @@
+import { DEFAULT_POLICY, type Observation } from '@allium-loop/evaluator';
+import { decide } from './decide.js';
+import type { LoopAction, LoopObservation } from './loop-action.js';
+import { DEFAULT_CAPS, initialLoopState, type LoopConfig, type LoopState } from './loop-state.js';
+
+/** A loop config for tests: spec-first from elicit, default caps, non-interactive. */
+export function testConfig(
+  overrides: Partial<LoopConfig> & { caps?: Partial<LoopConfig['caps']> } = {},
+): LoopConfig {
+  return {
+    entry: 'elicit',
+    mode: 'spec-first',
+    policy: DEFAULT_POLICY,
+    interactive: false,
+    ...overrides,
+    caps: { ...DEFAULT_CAPS, ...overrides.caps },
+  };
+}
+
+/** A measurement with known counts. */
+export function measured(
+  failing: readonly string[],
+  passed = 3,
+  extra: Partial<Omit<Observation, 'weed' | 'tests'>> = {},
+): LoopObservation {
+  return {
+    kind: 'measured',
+    measurement: {
+      tests: {
+        counts: 'known',
+        passed,
+        failed: failing.length,
+        skipped: 0,
+        failing,
+        exitCode: failing.length > 0 ? 1 : 0,
+      },
+      structuralErrors: 0,
+      openQuestions: { blocking: 0, parked: 0 },
+      ...extra,
+    },
+  };
+}
+
+/** Describes an action in a short string, for readable traces. */
+export function describeAction(action: LoopAction): string {
+  switch (action.kind) {
+    case 'phase':
+      return action.phase;
+    case 'terminal':
+      return `terminal:${action.state}`;
+    default:
+      return action.kind;
+  }
+}
+
+/**
+ * Drives `decide` against a scripted world until a terminal action (or 200 steps), returning the trace of
+ * actions and the final state. The responder answers each action with an observation.
+ */
+export function simulate(
+  config: LoopConfig,
+  respond: (action: LoopAction, state: LoopState, step: number) => LoopObservation,
+  options: { readonly elapsedMs?: (step: number) => number; readonly state?: LoopState } = {},
+): { trace: string[]; state: LoopState; actions: LoopAction[] } {
+  let state = options.state ?? initialLoopState();
+  let observation: LoopObservation = { kind: 'start' };
+  const trace: string[] = [];
+  const actions: LoopAction[] = [];
+  for (let step = 0; step < 200; step += 1) {
+    const decision = decide(state, observation, config, { elapsedMs: options.elapsedMs?.(step) ?? 0 });
+    state = decision.state;
+    actions.push(decision.action);
+    trace.push(describeAction(decision.action));
+    if (decision.action.kind === 'terminal') break;
+    observation = respond(decision.action, state, step);
+  }
+  return { trace, state, actions };
+}

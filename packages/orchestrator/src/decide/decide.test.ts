@@ -1,0 +1,339 @@
+import { describe, expect, it } from 'vitest';
+import { callFitsBudget, decide } from './decide.js';
+import { measured, simulate, testConfig } from './decide.test-helpers.js';
+import type { LoopAction, LoopObservation } from './loop-action.js';
+import { initialLoopState, type LoopState } from './loop-state.js';
+
+const ok = (
+  phase: Extract<LoopAction, { kind: 'phase' }>['phase'],
+  extra: Partial<Extract<LoopObservation, { kind: 'phase_done' }>> = {},
+): LoopObservation => ({
+  kind: 'phase_done',
+  phase,
+  ok: true,
+  ...extra,
+});
+
+describe('decide: spec-first', () => {
+  it('runs gather → propagate → red-check → the bounded implement loop → measure → weed, then converges', () => {
+    let measures = 0;
+    const { trace, state } = simulate(testConfig(), (action) => {
+      if (action.kind === 'phase' && action.phase === 'elicit') return ok('elicit', { specChanged: true });
+      if (action.kind === 'phase' && action.phase === 'propagate')
+        return ok('propagate', { newTests: ['LendBook works', 'Return works'] });
+      if (action.kind === 'red_check')
+        return { kind: 'red_checked', passing: [], failing: ['LendBook works', 'Return works'] };
+      if (action.kind === 'phase' && action.phase === 'implement') return ok('implement');
+      if (action.kind === 'measure') return measured(++measures === 1 ? ['Return works'] : []);
+      if (action.kind === 'phase' && action.phase === 'weed') return ok('weed', { divergences: [] });
+      throw new Error(`unexpected ${action.kind}`);
+    });
+    expect(trace).toEqual([
+      'elicit',
+      'propagate',
+      'red_check',
+      'implement',
+      'measure',
+      'implement',
+      'measure',
+      'weed',
+      'terminal:converged',
+    ]);
+    expect(state.verdicts).toHaveLength(1);
+    expect(state.tick).toBe(1);
+  });
+
+  it('never carries a new test that was already green into implement', () => {
+    const { actions } = simulate(testConfig(), (action) => {
+      if (action.kind === 'phase' && action.phase === 'elicit') return ok('elicit', { specChanged: true });
+      if (action.kind === 'phase' && action.phase === 'propagate')
+        return ok('propagate', { newTests: ['a', 'b'] });
+      if (action.kind === 'red_check') return { kind: 'red_checked', passing: ['a'], failing: ['b'] };
+      if (action.kind === 'phase' && action.phase === 'implement') return ok('implement');
+      if (action.kind === 'measure') return measured([]);
+      return ok('weed');
+    });
+    const implement = actions.find(
+      (a): a is Extract<LoopAction, { kind: 'phase' }> => a.kind === 'phase' && a.phase === 'implement',
+    );
+    expect(implement?.focus.failing).toEqual(['b']);
+  });
+
+  it('routes weed code bugs to implement and spec bugs to tend on the next tick', () => {
+    let weeds = 0;
+    const { trace, actions } = simulate(testConfig({ entry: 'weed' }), (action) => {
+      if (action.kind === 'measure') return measured([]);
+      if (action.kind === 'phase' && action.phase === 'weed') {
+        weeds += 1;
+        return ok('weed', {
+          divergences:
+            weeds === 1
+              ? [
+                  {
+                    construct: 'rule:LendBook',
+                    classification: 'code-bug',
+                    detail: 'loan period ignores config',
+                  },
+                  { construct: 'rule:Return', classification: 'spec-bug', detail: 'spec forgets fines' },
+                ]
+              : [],
+        });
+      }
+      if (action.kind === 'phase' && action.phase === 'tend') return ok('tend', { specChanged: true });
+      if (action.kind === 'phase' && action.phase === 'propagate') return ok('propagate', { newTests: [] });
+      return ok('implement');
+    });
+    expect(trace).toEqual([
+      'measure',
+      'weed',
+      'tend',
+      'propagate',
+      'implement',
+      'measure',
+      'weed',
+      'terminal:converged',
+    ]);
+    const tend = actions[2] as Extract<LoopAction, { kind: 'phase' }>;
+    expect(tend.focus.divergences?.map((d) => d.construct)).toEqual(['rule:Return']);
+    const implement = actions[4] as Extract<LoopAction, { kind: 'phase' }>;
+    expect(implement.focus.divergences?.map((d) => d.construct)).toEqual(['rule:LendBook']);
+  });
+
+  it('sends a contested test to tend and re-propagation, never to another implement round', () => {
+    let ticks = 0;
+    const { trace } = simulate(testConfig({ entry: 'tend' }), (action, state) => {
+      ticks = state.tick;
+      if (action.kind === 'phase' && action.phase === 'tend') return ok('tend', { specChanged: ticks === 1 });
+      if (action.kind === 'phase' && action.phase === 'propagate')
+        return ok('propagate', { newTests: ['t'] });
+      if (action.kind === 'red_check') return { kind: 'red_checked', passing: [], failing: ['t'] };
+      if (action.kind === 'phase' && action.phase === 'implement')
+        return ok('implement', { contested: ticks === 1 ? ['t'] : [] });
+      if (action.kind === 'measure') return measured(ticks === 1 ? ['t'] : []);
+      return ok('weed');
+    });
+    expect(trace).toEqual([
+      'tend',
+      'propagate',
+      'red_check',
+      'implement',
+      'measure',
+      'weed',
+      'tend',
+      'propagate',
+      'red_check',
+      'implement',
+      'measure',
+      'weed',
+      'terminal:converged',
+    ]);
+  });
+});
+
+describe('decide: caps', () => {
+  /** A world where tests keep failing with a new name each tick, so the fingerprint changes and only caps stop it. */
+  const churn =
+    (convergeAtTick?: number) =>
+    (action: LoopAction, state: LoopState): LoopObservation => {
+      if (action.kind === 'measure')
+        return measured(state.tick === convergeAtTick ? [] : [`t${String(state.tick)}`], state.tick);
+      if (action.kind === 'phase')
+        return ok(action.phase, action.phase === 'elicit' ? { specChanged: false } : {});
+      return { kind: 'red_checked', passing: [], failing: [] };
+    };
+
+  it.each([
+    { maxTicks: 3, convergeAt: 2, expected: 'terminal:converged', ticks: 2 },
+    { maxTicks: 3, convergeAt: 3, expected: 'terminal:converged', ticks: 3 },
+    { maxTicks: 3, convergeAt: 4, expected: 'terminal:max_ticks', ticks: 3 },
+  ])(
+    'tick cap $maxTicks, converging at tick $convergeAt → $expected',
+    ({ maxTicks, convergeAt, expected, ticks }) => {
+      const { trace, state } = simulate(testConfig({ caps: { maxTicks } }), churn(convergeAt));
+      expect(trace.at(-1)).toBe(expected);
+      expect(state.tick).toBe(ticks);
+    },
+  );
+
+  it('stops with no_progress after exactly the configured number of unchanged ticks', () => {
+    const { trace, state } = simulate(
+      testConfig({ caps: { noProgressTicks: 2, maxTicks: 10, innerLoopMax: 1 } }),
+      (action) => {
+        if (action.kind === 'measure') return measured(['same']);
+        if (action.kind === 'phase') return ok(action.phase);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+    );
+    expect(trace.at(-1)).toBe('terminal:no_progress');
+    expect(state.tick).toBe(3);
+  });
+
+  it('stops an A→B→A oscillation as no_progress', () => {
+    const { trace, state } = simulate(
+      testConfig({ caps: { maxTicks: 10, innerLoopMax: 1 } }),
+      (action, s) => {
+        if (action.kind === 'measure') return measured(s.tick % 2 === 1 ? ['a'] : ['a', 'b']);
+        if (action.kind === 'phase') return ok(action.phase);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+    );
+    expect(trace.at(-1)).toBe('terminal:no_progress');
+    expect(state.terminal?.reason).toContain('oscillating');
+    expect(state.tick).toBe(3);
+  });
+
+  it.each([
+    { spent: 2, expected: 'implement' },
+    { spent: 2.01, expected: 'terminal:budget_exhausted' },
+  ])('budget 3 USD, a 1 USD worst-case call, $spent USD spent → $expected', ({ spent, expected }) => {
+    const state: LoopState = {
+      ...initialLoopState(),
+      tick: 1,
+      stage: 'implement',
+      failing: ['t'],
+      spentUsd: spent,
+    };
+    const decision = decide(state, { kind: 'start' }, testConfig({ caps: { budgetUsd: 3, maxCallUsd: 1 } }), {
+      elapsedMs: 0,
+    });
+    const action = decision.action;
+    expect(
+      action.kind === 'phase'
+        ? action.phase
+        : `terminal:${action.kind === 'terminal' ? action.state : action.kind}`,
+    ).toBe(expected);
+  });
+
+  it('callFitsBudget is exact at the boundary and refuses unknown worst cases once the budget is spent', () => {
+    expect(callFitsBudget(2, 1, 3)).toBe(true);
+    expect(callFitsBudget(2.01, 1, 3)).toBe(false);
+    expect(callFitsBudget(0.1 + 0.2, 2.7, 3)).toBe(true);
+    expect(callFitsBudget(2.99, undefined, 3)).toBe(true);
+    expect(callFitsBudget(3, undefined, 3)).toBe(false);
+  });
+
+  it('stops with timed_out once the wall clock passes its cap, before the next call', () => {
+    const { trace } = simulate(
+      testConfig({ caps: { wallClockMs: 1000 } }),
+      () => ok('elicit', { specChanged: true }),
+      {
+        elapsedMs: (step) => (step === 0 ? 0 : 1500),
+      },
+    );
+    expect(trace).toEqual(['elicit', 'terminal:timed_out']);
+  });
+
+  it('escalates three failed fix attempts on the same tests to awaiting_input', () => {
+    const { trace, state } = simulate(
+      testConfig({ caps: { maxTicks: 10, innerLoopMax: 1, noProgressTicks: 5 } }),
+      (action, s) => {
+        if (action.kind === 'measure') return measured(['stuck'], s.tick);
+        if (action.kind === 'phase') return ok(action.phase);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+    );
+    expect(state.history.filter((t) => t.fixAttempt !== undefined).length).toBeGreaterThanOrEqual(2);
+    expect(trace.at(-1)).toBe('terminal:awaiting_input');
+    expect(state.terminal?.reason).toContain('failed fix attempts');
+  });
+
+  it('retries a failed phase once, then moves on', () => {
+    const { trace } = simulate(testConfig({ caps: { maxTicks: 1 } }), (action) => {
+      if (action.kind === 'phase' && action.phase === 'elicit')
+        return { kind: 'phase_done', phase: 'elicit', ok: false, detail: 'no result file' };
+      if (action.kind === 'measure') return measured([]);
+      if (action.kind === 'phase') return ok(action.phase);
+      return { kind: 'red_checked', passing: [], failing: [] };
+    });
+    expect(trace).toEqual(['elicit', 'elicit', 'measure', 'weed', 'terminal:converged']);
+  });
+
+  it('ends as cancelled on a cancel observation', () => {
+    const { trace } = simulate(testConfig(), () => ({ kind: 'cancelled' }));
+    expect(trace).toEqual(['elicit', 'terminal:cancelled']);
+  });
+});
+
+describe('decide: questions and resume', () => {
+  it('stops non-interactive runs in awaiting_input on a blocking question, and continues with tend once answered', () => {
+    const first = simulate(testConfig(), (action) => {
+      if (action.kind === 'phase' && action.phase === 'elicit')
+        return ok('elicit', { specChanged: true, blocking: ['q1'] });
+      throw new Error('should stop first');
+    });
+    expect(first.trace).toEqual(['elicit', 'terminal:awaiting_input']);
+    expect(first.state.terminal?.reason).toContain('q1');
+    // `answer` + `resume`: the driver clears the terminal state and reports the answers.
+    const { terminal: _terminal, ...resumed } = first.state;
+    const second = simulate(
+      testConfig(),
+      (action) => {
+        if (action.kind === 'phase' && action.phase === 'tend') return ok('tend', { specChanged: true });
+        if (action.kind === 'phase' && action.phase === 'propagate') return ok('propagate', { newTests: [] });
+        if (action.kind === 'measure') return measured([]);
+        return ok('weed');
+      },
+      { state: { ...resumed, stage: 'escalate' } },
+    );
+    expect(second.trace[0]).toBe('terminal:awaiting_input');
+    const answered = decide(
+      { ...resumed, stage: 'escalate' },
+      { kind: 'answers', answered: ['q1'] },
+      testConfig(),
+      { elapsedMs: 0 },
+    );
+    expect(answered.action).toMatchObject({ kind: 'phase', phase: 'tend', focus: { answered: ['q1'] } });
+  });
+
+  it('asks on a terminal when interactive', () => {
+    const { actions } = simulate(testConfig({ interactive: true }), (action) => {
+      if (action.kind === 'phase') return ok('elicit', { blocking: ['q1'] });
+      return { kind: 'cancelled' };
+    });
+    expect(actions[1]).toEqual({ kind: 'ask', questions: ['q1'] });
+  });
+
+  it('re-issues the same action for a persisted state: a fresh process continues where the last stopped', () => {
+    const config = testConfig();
+    const first = decide(initialLoopState(), { kind: 'start' }, config, { elapsedMs: 0 });
+    const afterElicit = decide(first.state, ok('elicit', { specChanged: true }), config, { elapsedMs: 0 });
+    const reloaded = JSON.parse(JSON.stringify(afterElicit.state)) as LoopState;
+    expect(decide(reloaded, { kind: 'start' }, config, { elapsedMs: 0 }).action).toEqual(afterElicit.action);
+  });
+});
+
+describe('decide: code-first', () => {
+  it('distills until a pass finds nothing new, with the red-check inverted', () => {
+    let distills = 0;
+    const { trace } = simulate(
+      testConfig({
+        entry: 'distill',
+        mode: 'code-first',
+        policy: { strictQuestions: false, requireWeed: true, codeFirst: true },
+      }),
+      (action) => {
+        if (action.kind === 'phase' && action.phase === 'distill') {
+          distills += 1;
+          return ok('distill', { specChanged: distills === 1, distillNew: distills === 1 ? 3 : 0 });
+        }
+        if (action.kind === 'phase' && action.phase === 'propagate')
+          return ok('propagate', { newTests: ['captures lending'] });
+        if (action.kind === 'red_check')
+          return { kind: 'red_checked', passing: ['captures lending'], failing: [] };
+        if (action.kind === 'measure') return measured([]);
+        return ok('weed');
+      },
+    );
+    expect(trace).toEqual([
+      'distill',
+      'propagate',
+      'red_check',
+      'measure',
+      'weed',
+      'distill',
+      'measure',
+      'weed',
+      'terminal:converged',
+    ]);
+  });
+});

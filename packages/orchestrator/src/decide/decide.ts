@@ -1,0 +1,321 @@
+import {
+  detectStall,
+  evaluateInvariant,
+  fingerprint,
+  type Observation,
+  type TickSummary,
+} from '@allium-loop/evaluator';
+import type { LoopAction, LoopEvent, LoopMeter, LoopObservation, PhaseFocus } from './loop-action.js';
+import type { Divergence, LoopConfig, LoopPhase, LoopState, Route, Stage } from './loop-state.js';
+import { applyObservation } from './apply-observation.js';
+
+/** The outcome of one decision: the state to persist, the action to carry out, and events to journal. */
+export interface Decision {
+  readonly state: LoopState;
+  readonly action: LoopAction;
+  readonly events: readonly LoopEvent[];
+}
+
+/**
+ * The tick, as a pure function: folds what the driver observed into the loop state and picks the next action.
+ * It touches no file, process or clock; the driver writes the returned state to the ledger before acting, so a
+ * fresh process can call `decide(state, { kind: 'start' }, …)` and get the same next action.
+ */
+export function decide(
+  state: LoopState,
+  observation: LoopObservation,
+  config: LoopConfig,
+  meter: LoopMeter,
+): Decision {
+  const events: LoopEvent[] = [];
+  const metered: LoopState = { ...state, elapsedMs: Math.max(state.elapsedMs, meter.elapsedMs) };
+  const applied = applyObservation(metered, observation, config, events);
+  return step(applied, config, events);
+}
+
+function step(initial: LoopState, config: LoopConfig, events: LoopEvent[]): Decision {
+  let state = initial;
+  // Each stage either yields an action or moves to a later stage; a tick has fewer than 12 stages.
+  for (let guard = 0; guard < 32; guard += 1) {
+    if (state.terminal !== undefined) {
+      return { state: { ...state, stage: 'done' }, action: { kind: 'terminal', ...state.terminal }, events };
+    }
+    const outcome = STAGES[state.stage](state, config, events);
+    if ('action' in outcome) return { state: outcome.state, action: outcome.action, events };
+    state = outcome.state;
+  }
+  return stop(state, 'failed', 'internal error: the loop did not settle on an action', events);
+}
+
+type StageOutcome =
+  { readonly state: LoopState; readonly action: LoopAction } | { readonly state: LoopState };
+type StageHandler = (state: LoopState, config: LoopConfig, events: LoopEvent[]) => StageOutcome;
+
+const STAGES: Readonly<Record<Stage, StageHandler>> = {
+  tick_start: startTick,
+  gather,
+  propagate,
+  red_check: redCheck,
+  implement,
+  measure,
+  weed: (state, config, events) => agentAction(state, config, events, 'weed', {}),
+  evaluate,
+  escalate,
+  done: (state) => ({
+    state: { ...state, terminal: state.terminal ?? { state: 'failed', reason: 'run already ended' } },
+  }),
+};
+
+function startTick(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
+  if (state.tick >= config.caps.maxTicks) {
+    events.push({
+      kind: 'cap_reached',
+      cap: 'maxTicks',
+      detail: `${String(config.caps.maxTicks)} ticks used`,
+    });
+    return {
+      state: {
+        ...state,
+        terminal: { state: 'max_ticks', reason: `stopped at the tick cap (${String(config.caps.maxTicks)})` },
+      },
+    };
+  }
+  const tick = state.tick + 1;
+  events.push({ kind: 'tick_started', tick, reasons: state.route.reasons });
+  const { weed: _weed, measured: _measured, distillNew: _distill, actionHash: _hash, ...kept } = state;
+  return {
+    state: {
+      ...kept,
+      tick,
+      stage: 'gather',
+      phaseFailures: {},
+      innerAttempts: 0,
+      specChanged: false,
+      newTests: [],
+      vacuous: [],
+      fixTargets: [],
+      contested: [],
+    },
+  };
+}
+
+function gatherPhase(state: LoopState, config: LoopConfig): 'elicit' | 'distill' | 'tend' | undefined {
+  if (state.answered.length > 0) return 'tend';
+  if (state.tick === 1 && state.route.gather === undefined)
+    return config.entry === 'weed' ? undefined : config.entry;
+  if (state.route.gather !== undefined) return state.route.gather;
+  return config.mode === 'code-first' ? 'distill' : undefined;
+}
+
+function gather(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
+  const phase = gatherPhase(state, config);
+  if (phase === undefined) return { state: { ...state, stage: 'propagate' } };
+  const focus: PhaseFocus = {
+    reasons: state.route.reasons,
+    ...(state.answered.length > 0 ? { answered: state.answered } : {}),
+    ...(phase === 'tend' ? { divergences: state.divergences.filter(needsTend) } : {}),
+  };
+  return agentAction(state, config, events, phase, focus);
+}
+
+function propagate(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
+  const needed = state.specChanged || (state.tick > 1 && state.route.propagate);
+  if (!needed) return { state: { ...state, stage: 'implement' } };
+  return agentAction(state, config, events, 'propagate', {
+    reasons: state.route.reasons,
+    vacuous: state.route.vacuous ?? [],
+  });
+}
+
+function redCheck(state: LoopState): StageOutcome {
+  if (state.newTests.length === 0) return { state: { ...state, stage: 'implement' } };
+  return { state, action: { kind: 'red_check', tests: state.newTests } };
+}
+
+function implement(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
+  const targets = state.failing.filter((name) => !state.vacuous.includes(name));
+  const codeBugs =
+    state.innerAttempts === 0 ? state.divergences.filter((d) => d.classification === 'code-bug') : [];
+  const testsToFix =
+    config.mode === 'spec-first' || state.innerAttempts > 0 || state.route.implement ? targets : [];
+  if (testsToFix.length === 0 && codeBugs.length === 0) return { state: { ...state, stage: 'measure' } };
+  const next: LoopState = state.innerAttempts === 0 ? { ...state, fixTargets: testsToFix } : state;
+  return agentAction(next, config, events, 'implement', { failing: testsToFix, divergences: codeBugs });
+}
+
+function measure(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
+  const clock = wallClockExceeded(state, config, events);
+  if (clock !== undefined) return clock;
+  return { state, action: { kind: 'measure' } };
+}
+
+function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
+  if (state.measured === undefined) return { state: { ...state, stage: 'measure' } };
+  const observation: Observation = {
+    ...state.measured,
+    weed: state.weed ?? { status: 'not_run' },
+    ...(state.distillNew === undefined ? {} : { distillNew: state.distillNew }),
+  };
+  const verdict = evaluateInvariant(observation, config.policy);
+  const print = fingerprint(observation);
+  const summary: TickSummary = {
+    fingerprint: print,
+    ...(state.actionHash === undefined ? {} : { actionHash: state.actionHash }),
+    ...(state.fixTargets.length > 0
+      ? {
+          fixAttempt: {
+            targets: state.fixTargets,
+            stillFailing: state.failing.filter((t) => state.fixTargets.includes(t)),
+          },
+        }
+      : {}),
+  };
+  const tickVerdict = {
+    tick: state.tick,
+    observation,
+    fingerprint: print,
+    converged: verdict.converged,
+    unmet: verdict.unmet,
+  };
+  events.push({ kind: 'tick_recorded', verdict: tickVerdict });
+  const recorded: LoopState = {
+    ...state,
+    history: [...state.history, summary],
+    verdicts: [...state.verdicts, tickVerdict],
+  };
+  if (verdict.converged)
+    return {
+      state: { ...recorded, terminal: { state: 'converged', reason: 'the convergence invariant holds' } },
+    };
+  const stall = detectStall(recorded.history, {
+    noProgressTicks: config.caps.noProgressTicks,
+    oscillation: true,
+    repeatedAction: 3,
+    failedFixAttempts: config.caps.maxFixAttempts,
+  });
+  const reason = stall.reasons[0];
+  if (reason !== undefined) {
+    events.push({ kind: 'cap_reached', cap: reason.kind, detail: reason.message });
+    return { state: { ...recorded, terminal: { state: reason.terminal, reason: reason.message } } };
+  }
+  return { state: { ...recorded, stage: 'tick_start', route: routeAfter(recorded, observation, config) } };
+}
+
+function escalate(state: LoopState, config: LoopConfig): StageOutcome {
+  if (config.interactive) return { state, action: { kind: 'ask', questions: state.blocking } };
+  return {
+    state: {
+      ...state,
+      terminal: {
+        state: 'awaiting_input',
+        reason: `blocking question(s) need an answer: ${state.blocking.join(', ')}`,
+      },
+    },
+  };
+}
+
+function needsTend(divergence: Divergence): boolean {
+  return divergence.classification === 'spec-bug' || divergence.classification === 'aspirational';
+}
+
+/** Routes the fix for the next tick from what this tick measured (ARCHITECTURE.md §3). */
+export function routeAfter(state: LoopState, observation: Observation, config: LoopConfig): Route {
+  const reasons: string[] = [];
+  let tend = false;
+  if (observation.structuralErrors > 0) {
+    tend = true;
+    reasons.push(`${String(observation.structuralErrors)} structural error(s) in the spec`);
+  }
+  const specDivergences = state.divergences.filter(needsTend);
+  if (specDivergences.length > 0) {
+    tend = true;
+    reasons.push(`weed: ${String(specDivergences.length)} spec-side divergence(s)`);
+  }
+  if (state.contested.length > 0) {
+    tend = true;
+    reasons.push(`implement contested ${String(state.contested.length)} test(s)`);
+  }
+  if (state.vacuous.length > 0)
+    reasons.push(`${String(state.vacuous.length)} new test(s) already green (vacuous or already covered)`);
+  const codeBugs = state.divergences.filter((d) => d.classification === 'code-bug').length;
+  if (codeBugs > 0) reasons.push(`weed: ${String(codeBugs)} code bug(s)`);
+  const failing = observation.tests.counts === 'known' ? observation.tests.failed : 0;
+  if (failing > 0) reasons.push(`${String(failing)} failing test(s)`);
+  const distillAgain = config.mode === 'code-first' && !tend;
+  return {
+    ...(tend ? { gather: 'tend' as const } : distillAgain ? { gather: 'distill' as const } : {}),
+    propagate: tend || state.contested.length > 0 || state.vacuous.length > 0,
+    implement:
+      codeBugs > 0 ||
+      (failing > 0 &&
+        config.mode === 'code-first' &&
+        state.divergences.some((d) => d.classification === 'code-bug')),
+    vacuous: state.vacuous,
+    reasons,
+  };
+}
+
+function agentAction(
+  state: LoopState,
+  config: LoopConfig,
+  events: LoopEvent[],
+  phase: LoopPhase,
+  focus: PhaseFocus,
+): StageOutcome {
+  const clock = wallClockExceeded(state, config, events);
+  if (clock !== undefined) return clock;
+  const budget = budgetExceeded(state, config, events);
+  if (budget !== undefined) return budget;
+  return { state, action: { kind: 'phase', phase, focus } };
+}
+
+function wallClockExceeded(
+  state: LoopState,
+  config: LoopConfig,
+  events: LoopEvent[],
+): StageOutcome | undefined {
+  const limit = config.caps.wallClockMs;
+  if (limit === undefined || state.elapsedMs < limit) return undefined;
+  events.push({
+    kind: 'cap_reached',
+    cap: 'wallClock',
+    detail: `${String(state.elapsedMs)} ms ≥ ${String(limit)} ms`,
+  });
+  return {
+    state: {
+      ...state,
+      terminal: { state: 'timed_out', reason: `wall-clock cap of ${String(limit)} ms reached` },
+    },
+  };
+}
+
+const MICRO = 1_000_000;
+
+/** Pre-flight: a call may start only when its worst case fits the remaining budget (exact at the boundary). */
+export function callFitsBudget(
+  spentUsd: number,
+  worstCaseUsd: number | undefined,
+  budgetUsd: number,
+): boolean {
+  const spent = Math.round(spentUsd * MICRO);
+  const budget = Math.round(budgetUsd * MICRO);
+  if (worstCaseUsd === undefined) return spent < budget;
+  return spent + Math.round(worstCaseUsd * MICRO) <= budget;
+}
+
+function budgetExceeded(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome | undefined {
+  const budget = config.caps.budgetUsd;
+  if (budget === undefined || callFitsBudget(state.spentUsd, config.caps.maxCallUsd, budget))
+    return undefined;
+  const detail = `spent $${state.spentUsd.toFixed(2)}; the next call may cost up to $${(config.caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
+  events.push({ kind: 'cap_reached', cap: 'budget', detail });
+  return { state: { ...state, terminal: { state: 'budget_exhausted', reason: detail } } };
+}
+
+function stop(state: LoopState, terminal: 'failed', reason: string, events: readonly LoopEvent[]): Decision {
+  return {
+    state: { ...state, stage: 'done', terminal: { state: terminal, reason } },
+    action: { kind: 'terminal', state: terminal, reason },
+    events,
+  };
+}

@@ -1,0 +1,70 @@
+import type { Observation } from '@allium-loop/evaluator';
+import type { TerminalState } from '../terminal-state.js';
+import type { Divergence, LoopPhase, TickVerdict } from './loop-state.js';
+
+/** What the phase should focus on, handed to its worker's prompt. */
+export interface PhaseFocus {
+  readonly failing?: readonly string[];
+  readonly divergences?: readonly Divergence[];
+  readonly answered?: readonly string[];
+  readonly vacuous?: readonly string[];
+  readonly reasons?: readonly string[];
+}
+
+/** The next thing the driver must do. */
+export type LoopAction =
+  | { readonly kind: 'phase'; readonly phase: LoopPhase; readonly focus: PhaseFocus }
+  /** Run the tests propagate just generated, alone, before implementing. */
+  | { readonly kind: 'red_check'; readonly tests: readonly string[] }
+  /** Run the tests, the structural checks and count open questions. */
+  | { readonly kind: 'measure' }
+  /** Ask the user the blocking questions (interactive runs only). */
+  | { readonly kind: 'ask'; readonly questions: readonly string[] }
+  | { readonly kind: 'terminal'; readonly state: TerminalState; readonly reason: string };
+
+/** Facts `decide` reports for the journal alongside its action. */
+export type LoopEvent =
+  | { readonly kind: 'tick_started'; readonly tick: number; readonly reasons: readonly string[] }
+  | { readonly kind: 'tick_recorded'; readonly verdict: TickVerdict }
+  | { readonly kind: 'phase_retry'; readonly phase: LoopPhase; readonly reason: string }
+  | { readonly kind: 'red_check'; readonly vacuous: readonly string[]; readonly failing: readonly string[] }
+  | { readonly kind: 'cap_reached'; readonly cap: string; readonly detail: string };
+
+/** What the driver observed after carrying out the last action. */
+export type LoopObservation =
+  /** The run starts or resumes; the driver passes the clock and money spent so far. */
+  | { readonly kind: 'start' }
+  | {
+      readonly kind: 'phase_done';
+      readonly phase: LoopPhase;
+      readonly ok: boolean;
+      readonly detail?: string;
+      readonly costUsd?: number;
+      /** Gather phases: the spec's construct inventory changed. */
+      readonly specChanged?: boolean;
+      /** Gather phases: ids of blocking questions the worker raised. */
+      readonly blocking?: readonly string[];
+      /** Distill: new findings this pass. */
+      readonly distillNew?: number;
+      /** Propagate: the test names generated. */
+      readonly newTests?: readonly string[];
+      /** Implement: tests the implementer contests, with reasons. */
+      readonly contested?: readonly string[];
+      /** Weed: the divergences found. */
+      readonly divergences?: readonly Divergence[];
+    }
+  | { readonly kind: 'red_checked'; readonly passing: readonly string[]; readonly failing: readonly string[] }
+  | {
+      readonly kind: 'measured';
+      readonly measurement: Omit<Observation, 'weed' | 'distillNew'>;
+      /** Hash of the working tree, for the repeated-action check. */
+      readonly treeHash?: string;
+    }
+  | { readonly kind: 'answers'; readonly answered: readonly string[] }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'failed'; readonly reason: string };
+
+/** The clock and spend the driver measured, attached to every observation. */
+export interface LoopMeter {
+  readonly elapsedMs: number;
+}
