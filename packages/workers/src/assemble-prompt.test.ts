@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assemblePrompt } from './assemble-prompt.js';
 import { renderTemplate, templatePlaceholders, loadTemplate } from './render-template.js';
 import { chainSpec, sampleContext, TOOL_LIBRARY_SPEC } from './spec-fixtures.test-helpers.js';
-import { WORKER_PHASES } from './worker-types.js';
+import { WORKER_PHASES } from './worker-phase.js';
 
 const spec = {
   sources: [{ path: 'spec/library.allium', text: TOOL_LIBRARY_SPEC }],

@@ -5,7 +5,7 @@ import { resultFilePath } from './result-file-path.js';
 import { renderResultJsonSchema } from './result-schemas.js';
 import { selectSliceExcerpt, type SpecExcerpt } from './select-slice-excerpt.js';
 import type { SpecSource } from './worker-ports.js';
-import type { WorkerPhase } from './worker-types.js';
+import type { WorkerPhase } from './worker-phase.js';
 
 /** The spec as the engine read it before the phase: the text to quote and the graph to slice by. */
 export interface PromptSpec {

@@ -1,7 +1,23 @@
 /**
  * @allium-loop/workers — one worker per phase: prompt, result contract, claim verification and anti-cheat guards.
  */
+export { applyReverts, type RevertOutcome } from './apply-reverts.js';
 export { assemblePrompt, type AssembledPrompt, type PromptSpec } from './assemble-prompt.js';
+export { checkClaims, namedFiles, type ClaimEvidence, type ClaimFailure } from './check-claims.js';
+export { countTestMarkers, type TestMarkerCounts } from './count-test-markers.js';
+export { describeViolation } from './describe-violation.js';
+export {
+  detectViolations,
+  isNamedByRequest,
+  type FileSnapshot,
+  type GuardInput,
+  type GuardReport,
+  type GuardViolation,
+  type ProtectedTest,
+  type RevertAction,
+  type WorkspaceSnapshot,
+} from './detect-violations.js';
+export { findSuppressions, newSuppressions, type SpecSuppression } from './find-suppressions.js';
 export { parseWorkerResult } from './parse-result.js';
 export type {
   FailingTest,
@@ -12,6 +28,15 @@ export type {
   StructuralError,
   TendRequest,
 } from './phase-context.js';
+export { mergeProtectedTests, protectedStoreDir, recordProtectedTests } from './protect-tests.js';
+export {
+  classifyRedCheck,
+  testHasAssertion,
+  type RedCheckClass,
+  type RedCheckReport,
+  type RedCheckRoute,
+  type RedCheckVerdict,
+} from './red-check.js';
 export { loadTemplate, renderTemplate, templatePlaceholders } from './render-template.js';
 export { resultFilePath } from './result-file-path.js';
 export {
@@ -42,7 +67,9 @@ export {
   type SliceSelection,
   type SpecExcerpt,
 } from './select-slice-excerpt.js';
+export { runWorker } from './run-worker.js';
 export { splitDeclarations, type SpecDeclaration, type SplitSpec } from './split-declarations.js';
+export { isTestPath, sha256, takeSnapshot } from './take-snapshot.js';
 export { WorkerError } from './worker-error.js';
 export type {
   ConstructDiff,
@@ -55,9 +82,5 @@ export type {
   TestRunner,
   WorkerDeps,
 } from './worker-ports.js';
-export {
-  WORKER_PHASES,
-  type PhaseFailureReason,
-  type WorkerOutcome,
-  type WorkerPhase,
-} from './worker-types.js';
+export { WORKER_PHASES, type WorkerPhase } from './worker-phase.js';
+export type { PhaseFailureReason, WorkerEvent, WorkerOutcome } from './worker-types.js';

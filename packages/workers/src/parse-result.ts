@@ -1,6 +1,6 @@
 import { err, ok, type Result } from '@allium-loop/errors';
 import { RESULT_SCHEMAS, type PhaseResult } from './result-schemas.js';
-import type { WorkerPhase } from './worker-types.js';
+import type { WorkerPhase } from './worker-phase.js';
 
 /**
  * Parses a result file's text against its phase's schema. Never throws: invalid JSON or a schema mismatch comes

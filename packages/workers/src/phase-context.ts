@@ -1,3 +1,4 @@
+import type { ProtectedTest } from './detect-violations.js';
 import type { Divergence } from './result-schemas.js';
 import type { SliceSelection } from './select-slice-excerpt.js';
 
@@ -57,6 +58,8 @@ export interface PhaseContext {
   readonly parkedQuestions: readonly ParkedQuestion[];
   /** Required for tend. */
   readonly tendRequest?: TendRequest;
+  /** Generated tests recorded so far (from the ledger); empty before the first propagate. */
+  readonly protectedTests?: readonly ProtectedTest[];
   readonly timeoutMs: number;
   readonly budgetUsd?: number;
   readonly signal?: AbortSignal;

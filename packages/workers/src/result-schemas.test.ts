@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseWorkerResult } from './parse-result.js';
 import { renderResultJsonSchema } from './result-schemas.js';
-import { WORKER_PHASES } from './worker-types.js';
+import { WORKER_PHASES } from './worker-phase.js';
 
 const valid = {
   elicit: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WorkerPhase } from './worker-types.js';
+import type { WorkerPhase } from './worker-phase.js';
 
 const relativePath = z
   .string()

@@ -1,15 +1,10 @@
-/** The phases a worker can run. */
-export type WorkerPhase = 'elicit' | 'distill' | 'propagate' | 'tend' | 'weed' | 'implement';
-
-/** Every phase, in the order a tick may run them. */
-export const WORKER_PHASES: readonly WorkerPhase[] = [
-  'elicit',
-  'distill',
-  'tend',
-  'propagate',
-  'implement',
-  'weed',
-];
+import type { AgentRunResult } from '@allium-loop/agents';
+import type { RevertOutcome } from './apply-reverts.js';
+import type { ClaimFailure } from './check-claims.js';
+import type { GuardViolation, ProtectedTest } from './detect-violations.js';
+import type { RedCheckReport } from './red-check.js';
+import type { PhaseResult } from './result-schemas.js';
+import type { WorkerPhase } from './worker-phase.js';
 
 /** Why a phase failed; each reason is journaled with its detail. */
 export type PhaseFailureReason =
@@ -20,15 +15,60 @@ export type PhaseFailureReason =
   | 'spec_unparseable'
   | 'tests_not_collected'
   | 'count_mismatch'
-  | 'red_check_failed'
+  | 'coverage_unproven'
   | 'cheat_detected';
 
-/** The verified outcome of one phase. `TResult` is the phase's parsed result file. */
-export type WorkerOutcome<TResult> =
-  | { readonly status: 'ok'; readonly result: TResult; readonly costUsd?: number }
+/**
+ * A journal event a worker produced, in the ledger journal's shape minus `at`/`tick` (the orchestrator stamps
+ * those when it appends): one `violation` per cheat, one `note` per failed claim.
+ */
+export type WorkerEvent =
   | {
+      readonly type: 'violation';
+      readonly kind: GuardViolation['kind'];
+      readonly path?: string;
+      readonly detail: string;
+      readonly reverted: boolean;
+    }
+  | {
+      readonly type: 'note';
+      readonly message: string;
+      readonly data: { readonly phase: WorkerPhase; readonly reason: PhaseFailureReason };
+    };
+
+/** What every outcome carries, whatever the verdict. */
+interface OutcomeBase<P extends WorkerPhase> {
+  readonly phase: P;
+  /** The agent call as its adapter reported it. */
+  readonly agent: AgentRunResult;
+  /** USD cost of the call, when known. */
+  readonly costUsd?: number;
+  /** Project-relative path of the result file the agent was asked to write. */
+  readonly resultFile: string;
+  /** Size of the prompt in UTF-8 bytes. */
+  readonly promptBytes: number;
+  readonly violations: readonly GuardViolation[];
+  /** The revert actions carried out for the violations, and whether each worked. */
+  readonly reverts: readonly RevertOutcome[];
+  /** Every reason the phase failed, most serious first (empty when it succeeded). */
+  readonly failures: readonly ClaimFailure[];
+  /** Protected tests after the phase: propagate adds its test files; every other phase passes them through. */
+  readonly protectedTests: readonly ProtectedTest[];
+  readonly events: readonly WorkerEvent[];
+}
+
+/** The verified outcome of one phase: `ok` only when the agent succeeded, every claim held and no guard fired. */
+export type WorkerOutcome<P extends WorkerPhase = WorkerPhase> =
+  | (OutcomeBase<P> & {
+      readonly status: 'ok';
+      readonly result: PhaseResult<P>;
+      /** propagate only: how each new test behaved before implementation. */
+      readonly redCheck?: RedCheckReport;
+    })
+  | (OutcomeBase<P> & {
       readonly status: 'failed';
       readonly reason: PhaseFailureReason;
       readonly detail: string;
-      readonly costUsd?: number;
-    };
+      /** The parsed result, when it parsed but its claims did not hold. */
+      readonly result?: PhaseResult<P>;
+    });

@@ -1,0 +1,15 @@
+import type { GuardViolation } from './detect-violations.js';
+
+/** One line for the journal and the terminal describing a guard violation. */
+export function describeViolation(violation: GuardViolation): string {
+  switch (violation.kind) {
+    case 'protected_test_changed':
+      return `generated test ${violation.path} was ${violation.deleted ? 'deleted' : 'edited'}`;
+    case 'test_markers_rose':
+      return `${violation.path}: .${violation.marker} markers rose from ${violation.before} to ${violation.after}`;
+    case 'spec_construct_removed':
+      return `${violation.construct} was removed from the spec without a tend request naming it`;
+    case 'suppression_added':
+      return `${violation.path}:${violation.line}: new -- allium-ignore ${violation.codes.join(', ') || '(no codes)'}`;
+  }
+}
