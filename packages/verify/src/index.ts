@@ -20,6 +20,21 @@ export {
 } from './reference-cli/run-reference-cli.js';
 export { splitJsonDocuments, type SplitJsonResult } from './reference-cli/split-json-documents.js';
 export { buildCommandLine, runTests, type RunTestsOptions } from './run/run-tests.js';
+export {
+  checkStructure,
+  mergeDiagnostics,
+  type CheckStructureOptions,
+  type ReferenceStatus,
+  type SourcedDiagnostic,
+  type StructureReport,
+} from './structure/check-structure.js';
+export { findSpecFiles } from './structure/find-spec-files.js';
+export {
+  classifyOpenQuestions,
+  collectOpenQuestions,
+  type ClassifiedQuestions,
+  type OpenQuestion,
+} from './structure/open-questions.js';
 export type {
   ParsedTestOutput,
   TestCase,
@@ -29,4 +44,10 @@ export type {
   TestRunResult,
 } from './test-run.js';
 export { VerifyError } from './verify-error.js';
+export {
+  toTestTerm,
+  verifyProject,
+  type VerifyProjectOptions,
+  type VerifyProjectResult,
+} from './verify-project.js';
 export * from './probe/index.js';
