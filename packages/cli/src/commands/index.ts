@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
 import { notAvailable } from './not-available.js';
+import { planCommand } from './plan.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -11,11 +12,7 @@ export const COMMANDS: readonly Command[] = [
     'answer <slug> <question-id> "<answer>"',
     'Answer an escalated question, then resume.',
   ),
-  notAvailable(
-    'plan',
-    'plan [--goal "..."] [--json | --mermaid]',
-    'Show the decomposition into slices without running.',
-  ),
+  planCommand(),
   notAvailable(
     'verify',
     'verify [--json] [--no-weed]',
