@@ -30,6 +30,7 @@ export function baseSlug(goal: string): string {
   if (full.length === 0) return 'run';
   if (full.length <= MAX_BASE_SLUG_LENGTH) return full;
   const cut = full.slice(0, MAX_BASE_SLUG_LENGTH);
+  if (full[MAX_BASE_SLUG_LENGTH] === '-') return cut;
   const lastDash = cut.lastIndexOf('-');
   return (lastDash > 0 ? cut.slice(0, lastDash) : cut).replace(/-+$/, '');
 }
