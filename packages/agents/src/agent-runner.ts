@@ -69,6 +69,8 @@ export interface AgentRunResult {
   readonly rateLimitResetAt?: number;
   /** One line on why the outcome is not `ok` (the CLI's error message, redacted), when there is one. */
   readonly detail?: string;
+  /** The agent's process id, which is also its process group id; absent when no process was started. */
+  readonly pid?: number;
   /** Output volume; absent for runners that start no process (the fake). */
   readonly output?: OutputStats;
 }

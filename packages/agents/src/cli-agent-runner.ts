@@ -117,6 +117,7 @@ async function runCall(
     signal: run.signal,
     durationMs: run.durationMs,
     transcriptPath,
+    ...(run.pid === undefined ? {} : { pid: run.pid }),
     output: {
       stdoutBytes: run.stdout.totalBytes,
       stderrBytes: run.stderr.totalBytes,

@@ -55,3 +55,56 @@ export {
   createClaudeAgentRunner,
   type ClaudeOptions,
 } from './claude-agent.js';
+export {
+  buildCodexArgs,
+  codexOptionsSchema,
+  createCodexAgentRunner,
+  type CodexOptions,
+} from './codex-agent.js';
+export {
+  buildGeminiArgs,
+  createGeminiAgentRunner,
+  GEMINI_EXIT_TURN_LIMIT,
+  geminiOptionsSchema,
+  type GeminiOptions,
+} from './gemini-agent.js';
+export {
+  aiderOptionsSchema,
+  buildAiderArgs,
+  createAiderAgentRunner,
+  type AiderOptions,
+} from './aider-agent.js';
+export {
+  buildOpencodeArgs,
+  createOpencodeAgentRunner,
+  opencodeOptionsSchema,
+  type OpencodeOptions,
+} from './opencode-agent.js';
+export {
+  COMMAND_PLACEHOLDERS,
+  commandOptionsSchema,
+  createCommandAgentRunner,
+  substituteCommandArgs,
+  type CommandOptions,
+} from './command-agent.js';
+export {
+  createReplayAgentRunner,
+  REPLAY_AGENT_PATH,
+  replayOptionsSchema,
+  type ReplayOptions,
+} from './replay-agent.js';
+export {
+  loadReplayScript,
+  parseReplayScript,
+  replayScriptSchema,
+  replayStepSchema,
+  type ReplayScript,
+  type ReplayStep,
+} from './replay-script.js';
+export {
+  agentConfigSchema,
+  createAgentRunner,
+  parseAgentConfig,
+  type AgentConfig,
+  type AgentKind,
+} from './agent-config.js';
