@@ -26,3 +26,31 @@ export {
   type ModelField,
   type WhenSet,
 } from './build-model.js';
+export {
+  analyzeSpecs,
+  collectOpenQuestions,
+  countOpenQuestions,
+  type OpenQuestion,
+  type SpecAnalysis,
+  type SpecSource,
+} from './analyze-specs.js';
+export { buildGraph, type GraphInput } from './build-graph.js';
+export {
+  buildInventory,
+  diffInventory,
+  fingerprint,
+  type Construct,
+  type ConstructKind,
+  type Inventory,
+  type InventoryDiff,
+} from './inventory.js';
+export {
+  ruleDependencies,
+  type EntityAccess,
+  type FieldAccess,
+  type RuleDependencies,
+  type RuleInfo,
+  type TriggerInfo,
+  type TriggerKind,
+} from './rule-info.js';
+export type { ProvidedTrigger, SurfaceBinding, SurfaceInfo } from './surface-info.js';

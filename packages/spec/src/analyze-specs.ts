@@ -1,0 +1,186 @@
+import type { BlockItem, ParsedSpec } from './ast.js';
+import { buildGraph } from './build-graph.js';
+import { buildModel, isDerived, type DomainModel } from './build-model.js';
+import { checkSpecs } from './check-specs.js';
+import type { Diagnostic, SourceLocation } from './diagnostic.js';
+import type { DependencyGraph } from './graph-types.js';
+import { buildInventory, type Inventory } from './inventory.js';
+import { parseSpec } from './parse-spec.js';
+import { extractRule, type RuleContext, type RuleInfo } from './rule-info.js';
+import { indexSpec, type SpecIndex } from './spec-index.js';
+import { extractSurface, type SurfaceInfo } from './surface-info.js';
+import { walkExpr } from './walk.js';
+
+/** One spec file handed to {@link analyzeSpecs}: its path (used in every location) and its text. */
+export interface SpecSource {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** An `open question "…"` with where it is. */
+export interface OpenQuestion {
+  readonly text: string;
+  readonly location: SourceLocation;
+}
+
+/** Everything the engine reads from a spec set. */
+export interface SpecAnalysis {
+  readonly specs: readonly ParsedSpec[];
+  /** Parse and structural diagnostics, suppressions applied, sorted by file/line/col. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** The reference `model` shape, over the whole set (lists concatenated in file order). */
+  readonly model: DomainModel;
+  readonly rules: readonly RuleInfo[];
+  readonly surfaces: readonly SurfaceInfo[];
+  readonly graph: DependencyGraph;
+  readonly openQuestions: readonly OpenQuestion[];
+  readonly inventory: Inventory;
+}
+
+/** Parses and analyses a spec set. Pure and total: any text gives a result, never an exception. */
+export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
+  const specs = sources.map((source) => parseSpec(source.text, source.path));
+  const indexes = specs.map(indexSpec);
+  const surfaces = indexes.flatMap((index) =>
+    index.surfaces.map((s) => extractSurface(s, index.spec.source, index.spec.file)),
+  );
+  const context = ruleContext(indexes, surfaces);
+  const rules = indexes.flatMap((index) =>
+    index.rules.map((rule) => extractRule(rule, { ...context, file: index.spec.file })),
+  );
+  const entities = new Map<string, SourceLocation>();
+  for (const index of indexes) {
+    for (const entity of index.entities)
+      if (!entities.has(entity.name.name)) entities.set(entity.name.name, entity.name.location);
+    for (const d of index.spec.declarations)
+      if (d.kind === 'variant' && !entities.has(d.name.name)) entities.set(d.name.name, d.name.location);
+  }
+  return {
+    specs,
+    diagnostics: checkSpecs(specs),
+    model: mergeModels(specs.map(buildModel)),
+    rules,
+    surfaces,
+    graph: buildGraph({ rules, surfaces, entities, derivedInputs: derivedInputs(indexes) }),
+    openQuestions: specs.flatMap(collectOpenQuestions),
+    inventory: buildInventory(specs),
+  };
+}
+
+function ruleContext(
+  indexes: readonly SpecIndex[],
+  surfaces: readonly SurfaceInfo[],
+): Omit<RuleContext, 'file'> {
+  const entities = new Set(indexes.flatMap((index) => [...index.entityNames]));
+  const fieldTypes = new Map<string, Map<string, string>>();
+  const derived = new Map<string, Set<string>>();
+  for (const index of indexes) {
+    for (const entity of index.entities) {
+      const types = new Map<string, string>();
+      const names = new Set<string>();
+      for (const item of entity.items) {
+        if (item.kind !== 'field') continue;
+        const typeName = item.value.kind === 'optional' ? item.value.kids[0]?.name : item.value.name;
+        if (item.value.kind !== 'member' && typeName !== undefined && entities.has(typeName))
+          types.set(item.name.name, typeName);
+        if (isDerived(item.value)) names.add(item.name.name);
+      }
+      fieldTypes.set(entity.name.name, types);
+      derived.set(entity.name.name, names);
+    }
+  }
+  const emitted = new Set<string>();
+  for (const index of indexes) {
+    for (const rule of index.rules) {
+      const info = extractRule(rule, {
+        file: index.spec.file,
+        entities,
+        fieldTypes,
+        derived,
+        paramTypes: new Map(),
+        emitted: new Set(),
+      });
+      for (const emission of info.emits) emitted.add(emission.name);
+    }
+  }
+  return { entities, fieldTypes, derived, paramTypes: providedParamTypes(surfaces, entities), emitted };
+}
+
+/** Trigger → entity types of its positional parameters, read from surfaces whose `context` binds them. */
+function providedParamTypes(
+  surfaces: readonly SurfaceInfo[],
+  entities: ReadonlySet<string>,
+): Map<string, (string | undefined)[]> {
+  const types = new Map<string, (string | undefined)[]>();
+  for (const surface of surfaces) {
+    const bound = new Map<string, string>();
+    for (const binding of [surface.actor, surface.context]) {
+      if (binding !== undefined && entities.has(binding.type)) bound.set(binding.binding, binding.type);
+    }
+    for (const provided of surface.provides) {
+      if (!types.has(provided.name))
+        types.set(
+          provided.name,
+          provided.args.map((arg) => bound.get(arg)),
+        );
+    }
+  }
+  return types;
+}
+
+function derivedInputs(indexes: readonly SpecIndex[]): Map<string, Map<string, Set<string>>> {
+  const result = new Map<string, Map<string, Set<string>>>();
+  for (const index of indexes) {
+    for (const entity of index.entities) {
+      const perField = new Map<string, Set<string>>();
+      for (const item of entity.items) {
+        if (item.kind !== 'field' || !isDerived(item.value)) continue;
+        const names = new Set<string>();
+        walkExpr(item.value, (e) => {
+          if ((e.kind === 'ident' || e.kind === 'member') && e.name !== undefined) names.add(e.name);
+        });
+        perField.set(item.name.name, names);
+      }
+      result.set(entity.name.name, perField);
+    }
+  }
+  return result;
+}
+
+function mergeModels(models: readonly DomainModel[]): DomainModel {
+  const merged: DomainModel = {
+    version: models.find((m) => m.version !== null)?.version ?? null,
+    diagnostics: [],
+  };
+  for (const model of models) {
+    if (model.entities) (merged.entities ??= []).push(...model.entities);
+    if (model.value_types) (merged.value_types ??= []).push(...model.value_types);
+    if (model.enums) (merged.enums ??= []).push(...model.enums);
+    if (model.config) (merged.config ??= []).push(...model.config);
+    merged.diagnostics.push(...model.diagnostics);
+  }
+  return merged;
+}
+
+/** Every `open question` of a parsed file, top-level and inside declarations, in source order. */
+export function collectOpenQuestions(spec: ParsedSpec): OpenQuestion[] {
+  const questions: OpenQuestion[] = [];
+  const visit = (items: readonly BlockItem[]): void => {
+    for (const item of items)
+      if (item.kind === 'open-question') questions.push({ text: item.text, location: item.location });
+  };
+  for (const declaration of spec.declarations) {
+    if (declaration.kind === 'open-question')
+      questions.push({ text: declaration.text, location: declaration.location });
+    if (declaration.kind === 'block' || declaration.kind === 'variant') visit(declaration.items);
+  }
+  return questions.sort((a, b) => a.location.line - b.location.line || a.location.col - b.location.col);
+}
+
+/** Counts the open questions of a spec set (the convergence invariant's spec term). */
+export function countOpenQuestions(sources: readonly SpecSource[]): number {
+  return sources.reduce(
+    (total, source) => total + collectOpenQuestions(parseSpec(source.text, source.path)).length,
+    0,
+  );
+}
