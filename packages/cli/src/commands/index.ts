@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { notAvailable } from './not-available.js';
 import { planCommand } from './plan.js';
+import { verifyCommand } from './verify.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -13,11 +14,7 @@ export const COMMANDS: readonly Command[] = [
     'Answer an escalated question, then resume.',
   ),
   planCommand(),
-  notAvailable(
-    'verify',
-    'verify [--json] [--no-weed]',
-    'Evaluate the convergence invariant now (a CI gate).',
-  ),
+  verifyCommand(),
   notAvailable(
     'spec',
     'spec check|graph|questions [paths]',
