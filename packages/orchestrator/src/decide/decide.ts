@@ -72,6 +72,8 @@ function startTick(state: LoopState, config: LoopConfig, events: LoopEvent[]): S
       kind: 'cap_reached',
       cap: 'maxTicks',
       detail: `${String(config.caps.maxTicks)} ticks used`,
+      limit: config.caps.maxTicks,
+      value: state.tick,
     });
     return {
       state: {
@@ -195,7 +197,13 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
   });
   const reason = stall.reasons[0];
   if (reason !== undefined) {
-    events.push({ kind: 'cap_reached', cap: reason.kind, detail: reason.message });
+    events.push({
+      kind: 'cap_reached',
+      cap: reason.kind,
+      detail: reason.message,
+      limit: reason.kind === 'failed_fix_attempts' ? config.caps.maxFixAttempts : config.caps.noProgressTicks,
+      value: recorded.tick,
+    });
     return { state: { ...recorded, terminal: { state: reason.terminal, reason: reason.message } } };
   }
   return { state: { ...recorded, stage: 'tick_start', route: routeAfter(recorded, observation, config) } };
@@ -280,6 +288,8 @@ function wallClockExceeded(
     kind: 'cap_reached',
     cap: 'wallClock',
     detail: `${String(state.elapsedMs)} ms ≥ ${String(limit)} ms`,
+    limit,
+    value: state.elapsedMs,
   });
   return {
     state: {
@@ -308,7 +318,7 @@ function budgetExceeded(state: LoopState, config: LoopConfig, events: LoopEvent[
   if (budget === undefined || callFitsBudget(state.spentUsd, config.caps.maxCallUsd, budget))
     return undefined;
   const detail = `spent $${state.spentUsd.toFixed(2)}; the next call may cost up to $${(config.caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
-  events.push({ kind: 'cap_reached', cap: 'budget', detail });
+  events.push({ kind: 'cap_reached', cap: 'budget', detail, limit: budget, value: state.spentUsd });
   return { state: { ...state, terminal: { state: 'budget_exhausted', reason: detail } } };
 }
 

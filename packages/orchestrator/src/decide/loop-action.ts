@@ -28,7 +28,13 @@ export type LoopEvent =
   | { readonly kind: 'tick_recorded'; readonly verdict: TickVerdict }
   | { readonly kind: 'phase_retry'; readonly phase: LoopPhase; readonly reason: string }
   | { readonly kind: 'red_check'; readonly vacuous: readonly string[]; readonly failing: readonly string[] }
-  | { readonly kind: 'cap_reached'; readonly cap: string; readonly detail: string };
+  | {
+      readonly kind: 'cap_reached';
+      readonly cap: string;
+      readonly detail: string;
+      readonly limit: number;
+      readonly value: number;
+    };
 
 /** What the driver observed after carrying out the last action. */
 export type LoopObservation =

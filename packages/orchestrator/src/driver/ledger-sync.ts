@@ -1,0 +1,131 @@
+import type {
+  Divergence as LedgerDivergence,
+  JournalEvent,
+  Ledger,
+  TickVerdict as LedgerVerdict,
+} from '@allium-loop/ledger';
+import type { LoopEvent } from '../decide/loop-action.js';
+import type { Divergence, LoopState, TickVerdict } from '../decide/loop-state.js';
+import type { MeasureReport } from './loop-ports.js';
+
+const KIND: Readonly<Record<Divergence['classification'], LedgerDivergence['kind']>> = {
+  'code-bug': 'code_bug',
+  'spec-bug': 'spec_bug',
+  aspirational: 'aspirational',
+  'intentional-gap': 'intentional_gap',
+};
+
+/** Reads the loop state the driver persisted in `modeState.loop`, if any. */
+export function readLoopState(ledger: Ledger): LoopState | undefined {
+  const loop = ledger.modeState['loop'];
+  return loop === undefined || loop === null ? undefined : (loop as unknown as LoopState);
+}
+
+/** Maps one tick verdict of `decide` onto the ledger's verdict shape. */
+export function toLedgerVerdict(
+  verdict: TickVerdict,
+  state: LoopState,
+  measure: MeasureReport | undefined,
+  at: Date,
+): LedgerVerdict {
+  const tests = verdict.observation.tests;
+  const weed = verdict.observation.weed;
+  return {
+    tick: verdict.tick,
+    at: at.toISOString(),
+    tests:
+      tests.counts === 'known'
+        ? {
+            status: 'known',
+            passed: tests.passed,
+            failed: tests.failed,
+            skipped: tests.skipped,
+            failing: [...tests.failing],
+          }
+        : {
+            status: 'unknown',
+            reason: tests.timedOut
+              ? 'test run timed out'
+              : `exit code ${String(tests.exitCode)}; counts unreadable`,
+          },
+    weed: {
+      status: weed.status === 'not_run' ? 'skipped' : weed.status,
+      divergences: state.divergences.map((d) => ({
+        kind: KIND[d.classification],
+        construct: d.construct,
+        detail: d.detail,
+      })),
+    },
+    structural: {
+      errors: verdict.observation.structuralErrors,
+      messages: [...(measure?.structuralMessages ?? [])],
+    },
+    openQuestions: { ...verdict.observation.openQuestions },
+    distillNew: verdict.observation.distillNew === undefined ? null : verdict.observation.distillNew > 0,
+    fingerprint: verdict.fingerprint,
+    git: measure?.git ?? { head: null, tree: null },
+    converged: verdict.converged,
+  };
+}
+
+/** Copies the loop state's counters and outcome into the ledger's own fields. Pure. */
+export function syncLedger(ledger: Ledger, state: LoopState, at: Date, wallMs: number): Ledger {
+  return {
+    ...ledger,
+    tick: state.tick,
+    updatedAt: at.toISOString(),
+    spent: { ...ledger.spent, ticks: state.verdicts.length, wallMs },
+    activeInnerLoop:
+      state.innerAttempts > 0 && state.terminal === undefined
+        ? {
+            kind: 'implement',
+            startedAtTick: state.tick,
+            attempt: state.innerAttempts,
+            targets: [...state.fixTargets],
+          }
+        : null,
+    status: state.terminal === undefined ? 'running' : 'terminal',
+    terminal:
+      state.terminal === undefined
+        ? null
+        : {
+            state: state.terminal.state,
+            reason: state.terminal.state,
+            detail: state.terminal.reason,
+            at: at.toISOString(),
+          },
+    modeState: { ...ledger.modeState, loop: JSON.parse(JSON.stringify(state)) as Record<string, unknown> },
+  };
+}
+
+/** Turns the events of a decision into journal events stamped with time and tick. */
+export function toJournal(events: readonly LoopEvent[], tick: number, at: Date): JournalEvent[] {
+  const stamp = { at: at.toISOString(), tick };
+  return events.map((event): JournalEvent => {
+    switch (event.kind) {
+      case 'cap_reached':
+        return { type: 'cap_reached', ...stamp, cap: event.cap, limit: event.limit, value: event.value };
+      case 'tick_started':
+        return { type: 'x-loop.tick_started', ...stamp, data: { reasons: [...event.reasons] } };
+      case 'phase_retry':
+        return { type: 'x-loop.phase_retry', ...stamp, data: { phase: event.phase, reason: event.reason } };
+      case 'red_check':
+        return {
+          type: 'x-loop.red_check',
+          ...stamp,
+          data: { vacuous: [...event.vacuous], failing: [...event.failing] },
+        };
+      case 'tick_recorded':
+        return {
+          type: 'note',
+          ...stamp,
+          message: `tick ${String(event.verdict.tick)} evaluated`,
+          data: {
+            fingerprint: event.verdict.fingerprint,
+            converged: event.verdict.converged,
+            unmet: event.verdict.unmet.map((u) => u.message),
+          },
+        };
+    }
+  });
+}

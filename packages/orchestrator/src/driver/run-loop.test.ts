@@ -1,0 +1,215 @@
+import { DEFAULT_POLICY } from '@allium-loop/evaluator';
+import { createLedger, createMemoryLedgerStore, pendingIntents, type Ledger } from '@allium-loop/ledger';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
+import type { LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
+import { runLoop, type LoopProgress } from './run-loop.js';
+
+const config: LoopConfig = {
+  entry: 'elicit',
+  mode: 'spec-first',
+  caps: DEFAULT_CAPS,
+  policy: DEFAULT_POLICY,
+  interactive: false,
+};
+
+function report(
+  phase: LoopPhase,
+  extra: Partial<PhaseReport['observation']> = {},
+  costUsd = 0.25,
+): PhaseReport {
+  return {
+    observation: { kind: 'phase_done', phase, ok: true, costUsd, ...extra },
+    events: [],
+    questions: [],
+    costKnown: true,
+    durationMs: 5,
+  };
+}
+
+function measure(failing: string[]): MeasureReport {
+  return {
+    observation: {
+      kind: 'measured',
+      measurement: {
+        tests: {
+          counts: 'known',
+          passed: 2,
+          failed: failing.length,
+          skipped: 0,
+          failing,
+          exitCode: failing.length > 0 ? 1 : 0,
+        },
+        structuralErrors: 0,
+        openQuestions: { blocking: 0, parked: 0 },
+      },
+    },
+    structuralMessages: [],
+    git: { head: null, tree: null },
+  };
+}
+
+/** A scripted project: elicit changes the spec, propagate adds a failing test, one implement round fixes it. */
+function scriptedPorts(calls: string[], overrides: Partial<LoopPorts> = {}): LoopPorts {
+  let fixed = false;
+  return {
+    runPhase: async (request: PhaseRequest) => {
+      calls.push(request.key);
+      if (request.phase === 'elicit') return report('elicit', { specChanged: true });
+      if (request.phase === 'propagate')
+        return {
+          ...report('propagate', { newTests: ['LendBook lends'] }),
+          redCheck: { passing: [], failing: ['LendBook lends'] },
+        };
+      if (request.phase === 'implement') {
+        fixed = true;
+        return report('implement');
+      }
+      return report('weed', { divergences: [] });
+    },
+    redCheck: async () => ({ passing: [], failing: ['LendBook lends'] }),
+    measure: async () => measure(fixed ? [] : ['LendBook lends']),
+    reconcile: async () => undefined,
+    ...overrides,
+  };
+}
+
+async function start(goal = 'add lending') {
+  const store = createMemoryLedgerStore();
+  const { lease } = await store.acquire('add-lending');
+  const ledger = createLedger({ goal, slug: 'add-lending', mode: 'spec', now: new Date(0) });
+  await store.save(lease, ledger);
+  return { store, lease, ledger };
+}
+
+const clock = { now: () => 1_000 };
+
+describe('runLoop', () => {
+  it('drives the scripted project to convergence and records everything in the ledger and journal', async () => {
+    const { store, lease, ledger } = await start();
+    const calls: string[] = [];
+    const progress: LoopProgress[] = [];
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config,
+      ports: scriptedPorts(calls),
+      clock,
+      signal: new AbortController().signal,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(final.terminal?.state).toBe('converged');
+    expect(calls).toEqual(['tick-1/elicit/1', 'tick-1/propagate/1', 'tick-1/implement/1', 'tick-1/weed/1']);
+    expect(pendingIntents(final)).toEqual([]);
+    expect(final.spent.usd).toBeCloseTo(1.0);
+    expect(final.verdicts).toHaveLength(1);
+    expect(final.verdicts[0]?.converged).toBe(true);
+    const ticks = progress.filter((p) => p.kind === 'tick').map((p) => (p.kind === 'tick' ? p.line : ''));
+    expect(ticks).toEqual(['tick 1 · tests 2/2 · weed clean · openQ blocking 0 / parked 0 · $1.00']);
+    const loaded = await store.load('add-lending');
+    expect(loaded.ok && loaded.value.ledger.terminal?.state).toBe('converged');
+    const journal = await store.readJournal('add-lending');
+    expect(journal.events.map((e) => e.type)).toContain('terminal');
+  });
+
+  it('accepts a valid result left by an interrupted call instead of running the phase again', async () => {
+    const { store, lease, ledger } = await start();
+    // First process: dies inside the implement call (the intent is written, its outcome is not).
+    const calls: string[] = [];
+    const dying = scriptedPorts(calls, {
+      runPhase: async (request) => {
+        calls.push(request.key);
+        if (request.phase === 'implement') throw Object.assign(new Error('killed'), { fatal: true });
+        return scriptedPorts([]).runPhase(request);
+      },
+    });
+    const abort = new AbortController();
+    const crashed = await runLoop({
+      store,
+      lease,
+      ledger,
+      config,
+      ports: {
+        ...dying,
+        runPhase: async (r) => {
+          if (r.phase === 'implement') {
+            abort.abort();
+            throw new Error('killed');
+          }
+          return dying.runPhase(r);
+        },
+      },
+      clock,
+      signal: abort.signal,
+    });
+    expect(crashed.terminal?.state).toBe('cancelled');
+    // Simulate the crash: reopen the run as a fresh process would, with the implement intent still pending.
+    const stored = await store.load('add-lending');
+    if (!stored.ok) throw new Error('ledger did not load');
+    const interrupted: Ledger = {
+      ...stored.value.ledger,
+      status: 'running',
+      terminal: null,
+      intents: stored.value.ledger.intents.map((i) =>
+        i.phase === 'implement' ? { ...i, outcome: null } : i,
+      ),
+      modeState: {
+        ...stored.value.ledger.modeState,
+        loop: {
+          ...(stored.value.ledger.modeState['loop'] as object),
+          terminal: undefined,
+          stage: 'implement',
+        },
+      },
+    };
+    const again: string[] = [];
+    let fixed = false;
+    const resumed = await runLoop({
+      store,
+      lease,
+      ledger: JSON.parse(JSON.stringify(interrupted)) as Ledger,
+      config,
+      clock,
+      signal: new AbortController().signal,
+      ports: scriptedPorts(again, {
+        reconcile: async (request) => {
+          fixed = true;
+          return report(request.phase);
+        },
+        measure: async () => measure(fixed ? [] : ['LendBook lends']),
+      }),
+    });
+    expect(resumed.terminal?.state).toBe('converged');
+    expect(again).not.toContain('tick-1/implement/1');
+    expect(again).toEqual(['tick-1/weed/1']);
+    expect(pendingIntents(resumed)).toEqual([]);
+  });
+
+  it('ends as cancelled when the signal is aborted, with the ledger intact', async () => {
+    const { store, lease, ledger } = await start();
+    const abort = new AbortController();
+    const calls: string[] = [];
+    const ports = scriptedPorts(calls);
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config,
+      clock,
+      signal: abort.signal,
+      ports: {
+        ...ports,
+        runPhase: async (r) => {
+          const out = await ports.runPhase(r);
+          abort.abort();
+          return out;
+        },
+      },
+    });
+    expect(final.terminal?.state).toBe('cancelled');
+    expect(calls).toEqual(['tick-1/elicit/1']);
+    const loaded = await store.load('add-lending');
+    expect(loaded.ok).toBe(true);
+  });
+});

@@ -1,0 +1,345 @@
+import {
+  beginIntent,
+  endIntent,
+  pendingIntents,
+  type Intent,
+  type JournalEvent,
+  type Lease,
+  type Ledger,
+  type LedgerStore,
+  type Question,
+} from '@allium-loop/ledger';
+import { decide } from '../decide/decide.js';
+import type { LoopAction, LoopObservation } from '../decide/loop-action.js';
+import { initialLoopState, type LoopConfig, type LoopPhase, type LoopState } from '../decide/loop-state.js';
+import { formatTickLine, formatUsd } from './format-tick-line.js';
+import { readLoopState, syncLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
+import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
+
+/** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
+export type LoopProgress =
+  | { readonly kind: 'marker'; readonly text: string }
+  | { readonly kind: 'tick'; readonly line: string }
+  | { readonly kind: 'event'; readonly event: JournalEvent };
+
+/** What {@link runLoop} needs. */
+export interface RunLoopOptions {
+  readonly store: LedgerStore;
+  readonly lease: Lease;
+  readonly ledger: Ledger;
+  readonly config: LoopConfig;
+  readonly ports: LoopPorts;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (progress: LoopProgress) => void;
+}
+
+const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
+  phase: '',
+  red_check: '→ Act: red-check (new tests must fail first)',
+  measure: '→ Verify: tests → structural → open questions',
+  ask: '→ Escalate: blocking questions',
+  terminal: '',
+};
+
+function markerFor(action: LoopAction): string {
+  if (action.kind !== 'phase') return MARKERS[action.kind];
+  const stage = ['elicit', 'distill', 'tend'].includes(action.phase)
+    ? 'Gather'
+    : action.phase === 'weed'
+      ? 'Verify'
+      : 'Act';
+  return `→ ${stage}: ${action.phase}`;
+}
+
+/**
+ * Carries out `decide`'s actions through the ports until a terminal state, persisting the loop state after every
+ * decision and writing an intent to the ledger before every agent call. Safe to call again in a fresh process with
+ * the ledger it left: pending intents are reconciled, never silently dropped or done twice.
+ */
+export async function runLoop(options: RunLoopOptions): Promise<Ledger> {
+  const driver = new LoopDriver(options);
+  return driver.run();
+}
+
+class LoopDriver {
+  private ledger: Ledger;
+  private state: LoopState;
+  private readonly startedAt: number;
+  private readonly baseWallMs: number;
+  private lastMeasure: MeasureReport | undefined;
+  private cachedRedCheck: { passing: readonly string[]; failing: readonly string[] } | undefined;
+
+  constructor(private readonly options: RunLoopOptions) {
+    this.ledger = options.ledger;
+    this.state = readLoopState(options.ledger) ?? initialLoopState();
+    this.startedAt = options.clock.now();
+    this.baseWallMs = options.ledger.spent.wallMs;
+  }
+
+  async run(): Promise<Ledger> {
+    let observation = await this.reconcile();
+    for (;;) {
+      if (this.options.signal.aborted) observation = { kind: 'cancelled' };
+      const elapsedMs = this.elapsed();
+      const decision = decide(this.state, observation, this.options.config, { elapsedMs });
+      this.state = decision.state;
+      const at = this.now();
+      let ledger = syncLedger(this.ledger, this.state, at, elapsedMs);
+      const journal = toJournal(decision.events, this.state.tick, at);
+      for (const event of decision.events) {
+        if (event.kind !== 'tick_recorded') continue;
+        const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
+        ledger = {
+          ...ledger,
+          verdicts: [...ledger.verdicts.filter((v) => v.tick !== verdict.tick), verdict],
+        };
+        const line = formatTickLine(event.verdict, formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls));
+        journal.push(
+          { type: 'verdict', at: at.toISOString(), tick: verdict.tick, verdict },
+          { type: 'tick_recorded', at: at.toISOString(), tick: verdict.tick, line, usd: ledger.spent.usd },
+        );
+        this.progress({ kind: 'tick', line });
+        ledger = await this.checkpoint(ledger, verdict.tick);
+      }
+      if (decision.action.kind === 'terminal') {
+        journal.push({
+          type: 'terminal',
+          at: at.toISOString(),
+          tick: this.state.tick,
+          state: decision.action.state,
+          reason: decision.action.state,
+          detail: decision.action.reason,
+        });
+      }
+      await this.persist(ledger, journal);
+      if (decision.action.kind === 'terminal') return this.ledger;
+      this.progress({ kind: 'marker', text: markerFor(decision.action) });
+      observation = await this.execute(decision.action);
+    }
+  }
+
+  private async execute(action: Exclude<LoopAction, { kind: 'terminal' }>): Promise<LoopObservation> {
+    const { signal } = this.options;
+    try {
+      switch (action.kind) {
+        case 'phase':
+          return await this.runPhase(action.phase, action.focus);
+        case 'red_check': {
+          const cached = this.cachedRedCheck;
+          this.cachedRedCheck = undefined;
+          const result = cached ?? (await this.options.ports.redCheck(action.tests, signal));
+          return { kind: 'red_checked', passing: result.passing, failing: result.failing };
+        }
+        case 'measure': {
+          this.lastMeasure = await this.options.ports.measure(signal);
+          return this.lastMeasure.observation;
+        }
+        case 'ask':
+          return await this.ask(action.questions);
+      }
+    } catch (error) {
+      if (signal.aborted) return { kind: 'cancelled' };
+      return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private request(phase: LoopPhase, focus: PhaseRequest['focus']): PhaseRequest {
+    const attempt =
+      (this.state.phaseFailures[phase] ?? 0) + (phase === 'implement' ? this.state.innerAttempts : 0);
+    const budget = this.options.config.caps.budgetUsd;
+    const remaining = budget === undefined ? undefined : Math.max(0, budget - this.state.spentUsd);
+    const cap = this.options.config.caps.maxCallUsd;
+    const callBudget =
+      remaining === undefined ? cap : cap === undefined ? remaining : Math.min(cap, remaining);
+    return {
+      phase,
+      focus,
+      tick: this.state.tick,
+      key: `tick-${String(this.state.tick)}/${phase}/${String(attempt + 1)}`,
+      ...(callBudget === undefined ? {} : { budgetUsd: callBudget }),
+      signal: this.options.signal,
+    };
+  }
+
+  private async runPhase(phase: LoopPhase, focus: PhaseRequest['focus']): Promise<LoopObservation> {
+    const request = this.request(phase, focus);
+    const begun = beginIntent(this.ledger, request.key, {
+      tick: request.tick,
+      phase,
+      action: 'agent-call',
+      data: {
+        focus: JSON.parse(JSON.stringify(focus)) as Record<string, unknown>,
+        ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
+      },
+      at: this.now(),
+    });
+    const at = this.now().toISOString();
+    await this.persist(begun.ledger, [
+      { type: 'intent_begun', at, tick: request.tick, key: request.key, phase, action: 'agent-call' },
+      { type: 'phase_started', at, tick: request.tick, phase },
+    ]);
+    const report = await this.options.ports.runPhase(request);
+    this.cachedRedCheck = report.redCheck;
+    return this.recordPhase(request, report, 'succeeded');
+  }
+
+  private async recordPhase(
+    request: PhaseRequest,
+    report: PhaseReport,
+    status: 'succeeded' | 'reconciled',
+  ): Promise<LoopObservation> {
+    const at = this.now();
+    const stamp = { at: at.toISOString(), tick: request.tick };
+    let ledger = endIntent(this.ledger, request.key, {
+      status: report.observation.ok ? 'succeeded' : 'failed',
+      ...(status === 'reconciled'
+        ? { detail: 'reconciled from the result file left by an interrupted run' }
+        : {}),
+      at,
+    });
+    ledger = addSpend(ledger, report);
+    const known = new Set(ledger.questions.map((q) => q.id));
+    const raised = report.questions
+      .filter((q) => !known.has(q.id))
+      .map((q): Question => ({ ...q, raisedAtTick: request.tick, phase: request.phase }));
+    ledger = { ...ledger, questions: [...ledger.questions, ...raised] };
+    const journal: JournalEvent[] = [
+      ...report.events.map((event) => ({ ...event, ...stamp }) as JournalEvent),
+      ...raised.map((question): JournalEvent => ({ type: 'question_raised', ...stamp, question })),
+      {
+        type: 'phase_ended',
+        ...stamp,
+        phase: request.phase,
+        outcome: report.observation.ok ? 'ok' : 'failed',
+        durationMs: report.durationMs,
+        ...(report.observation.detail === undefined ? {} : { detail: report.observation.detail }),
+      },
+      {
+        type: 'intent_ended',
+        ...stamp,
+        key: request.key,
+        status: report.observation.ok ? 'succeeded' : 'failed',
+      },
+    ];
+    await this.persist(ledger, journal);
+    return report.observation;
+  }
+
+  /** Pending agent-call intents from a previous process: accept a valid result, otherwise abandon and re-run. */
+  private async reconcile(): Promise<LoopObservation> {
+    const pending = pendingIntents(this.ledger);
+    let observation: LoopObservation = { kind: 'start' };
+    for (const intent of pending) {
+      const request = requestFromIntent(intent, this.options.signal);
+      const report = intent.action === 'agent-call' ? await this.options.ports.reconcile(request) : undefined;
+      if (report !== undefined) {
+        observation = await this.recordPhase(request, report, 'reconciled');
+        continue;
+      }
+      const at = this.now();
+      const ledger = endIntent(this.ledger, intent.key, {
+        status: 'abandoned',
+        detail: 'no valid result after an interruption; the phase runs again',
+        at,
+      });
+      await this.persist(ledger, [
+        {
+          type: 'intent_ended',
+          at: at.toISOString(),
+          tick: intent.tick,
+          key: intent.key,
+          status: 'abandoned',
+        },
+      ]);
+    }
+    return observation;
+  }
+
+  private async ask(ids: readonly string[]): Promise<LoopObservation> {
+    const questions = this.ledger.questions.filter((q) => ids.includes(q.id));
+    const answers =
+      this.options.ports.ask === undefined ? undefined : await this.options.ports.ask(questions);
+    if (answers === undefined || answers.length === 0) {
+      return { kind: 'failed', reason: 'blocking questions were not answered' };
+    }
+    const at = this.now();
+    const ledger = {
+      ...this.ledger,
+      questions: this.ledger.questions.map((q) => {
+        const answer = answers.find((a) => a.id === q.id);
+        return answer === undefined ? q : { ...q, answer: answer.answer, status: 'answered' as const };
+      }),
+    };
+    await this.persist(
+      ledger,
+      answers.map((a): JournalEvent => ({
+        type: 'question_answered',
+        at: at.toISOString(),
+        tick: this.state.tick,
+        id: a.id,
+        answer: a.answer,
+      })),
+    );
+    return { kind: 'answers', answered: answers.map((a) => a.id) };
+  }
+
+  private async checkpoint(ledger: Ledger, tick: number): Promise<Ledger> {
+    const made = await this.options.ports.checkpoint?.(tick).catch(() => undefined);
+    if (made === undefined) return ledger;
+    const entry = { tick, ref: made.ref, object: made.object, at: this.now().toISOString() };
+    return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.tick !== tick), entry] };
+  }
+
+  private async persist(ledger: Ledger, events: readonly JournalEvent[]): Promise<void> {
+    if (events.length > 0) await this.options.store.append(this.options.lease, events);
+    await this.options.store.save(this.options.lease, ledger);
+    this.ledger = ledger;
+    for (const event of events) this.progress({ kind: 'event', event });
+  }
+
+  private progress(progress: LoopProgress): void {
+    this.options.onProgress?.(progress);
+  }
+
+  private now(): Date {
+    return new Date(this.options.clock.now());
+  }
+
+  private elapsed(): number {
+    return this.baseWallMs + Math.max(0, this.options.clock.now() - this.startedAt);
+  }
+}
+
+function addSpend(ledger: Ledger, report: PhaseReport): Ledger {
+  const cost = report.observation.costUsd;
+  const tokens = report.tokens ?? {};
+  return {
+    ...ledger,
+    spent: {
+      ...ledger.spent,
+      agentCalls: ledger.spent.agentCalls + 1,
+      usd: cost === undefined ? ledger.spent.usd : (ledger.spent.usd ?? 0) + cost,
+      usdUnknownCalls: ledger.spent.usdUnknownCalls + (report.costKnown ? 0 : 1),
+      tokens: {
+        input: ledger.spent.tokens.input + (tokens.input ?? 0),
+        output: ledger.spent.tokens.output + (tokens.output ?? 0),
+        cacheRead: ledger.spent.tokens.cacheRead + (tokens.cacheRead ?? 0),
+        cacheWrite: ledger.spent.tokens.cacheWrite + (tokens.cacheWrite ?? 0),
+      },
+    },
+  };
+}
+
+function requestFromIntent(intent: Intent, signal: AbortSignal): PhaseRequest {
+  const focus = (intent.data['focus'] ?? {}) as PhaseRequest['focus'];
+  const budget = intent.data['budgetUsd'];
+  return {
+    phase: intent.phase as LoopPhase,
+    focus,
+    tick: intent.tick,
+    key: intent.key,
+    ...(typeof budget === 'number' ? { budgetUsd: budget } : {}),
+    signal,
+  };
+}
