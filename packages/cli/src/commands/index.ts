@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { notAvailable } from './not-available.js';
 import { planCommand } from './plan.js';
+import { specCommand } from './spec.js';
 import { verifyCommand } from './verify.js';
 
 /** Every subcommand, in the order `--help` lists them. */
@@ -15,11 +16,7 @@ export const COMMANDS: readonly Command[] = [
   ),
   planCommand(),
   verifyCommand(),
-  notAvailable(
-    'spec',
-    'spec check|graph|questions [paths]',
-    'Built-in spec tooling: diagnostics, graph, open questions.',
-  ),
+  specCommand,
   notAvailable('list', 'list [--json]', 'List the runs recorded in this project.'),
   notAvailable('report', 'report <slug> [--html out.html]', 'Print the report of a run.'),
   notAvailable('demo', 'demo', 'Run the loop on the bundled example with the replay agent.'),

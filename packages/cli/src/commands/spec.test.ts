@@ -1,0 +1,92 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRecordingIo } from '../cli-io.js';
+import { specCommand } from './spec.js';
+
+const GOOD = `-- allium: 3
+entity Order {
+  status: open | closed
+}
+rule Close {
+  when: CloseOrder(order)
+  requires: order.status = open
+  ensures: order.status = closed
+}
+surface Desk {
+  context order: Order
+  provides: CloseOrder(order)
+}
+open question "Refunds?"
+`;
+
+const BROKEN = `-- allium: 3
+rule Broken {
+  ensures: Ghost.created(x: 1)
+}
+`;
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'spec-cli-'));
+  await mkdir(join(dir, 'specs'));
+  await writeFile(join(dir, 'specs', 'good.allium'), GOOD);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const run = async (...args: string[]) => {
+  const io = createRecordingIo(dir);
+  const code = await specCommand.run(args, io);
+  return { code, out: io.out(), err: io.err() };
+};
+
+describe('allium-loop spec', () => {
+  it('check prints file:line:col severity code message and exits 0 without errors', async () => {
+    const { code, out } = await run('check');
+    expect(code).toBe(0);
+    expect(out).toContain('specs/good.allium:14:1 info allium.openQuestion.present Open question: Refunds?');
+    expect(out).toMatch(/1 file: 0 error\(s\)/);
+  });
+
+  it('check exits 1 when a file has errors, and --json gives the diagnostics', async () => {
+    await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
+    const human = await run('check', 'specs');
+    expect(human.code).toBe(1);
+    expect(human.out).toContain('specs/broken.allium:3:12 error allium.rule.undefinedTypeReference');
+    const json = await run('check', '--json', 'specs/broken.allium');
+    expect(json.code).toBe(1);
+    const parsed = JSON.parse(json.out) as { files: string[]; diagnostics: { code: string }[] };
+    expect(parsed.files).toEqual(['specs/broken.allium']);
+    expect(parsed.diagnostics.map((d) => d.code)).toContain('allium.rule.undefinedTypeReference');
+  });
+
+  it('graph prints edges, --json the graph, --mermaid a flowchart', async () => {
+    expect((await run('graph')).out).toContain('surface:Desk -> rule:Close  trigger CloseOrder');
+    const json = JSON.parse((await run('graph', '--json')).out) as { nodes: { id: string }[] };
+    expect(json.nodes.map((n) => n.id)).toEqual(['entity:Order', 'rule:Close', 'surface:Desk']);
+    const mermaid = (await run('graph', '--mermaid')).out;
+    expect(mermaid.startsWith('flowchart LR\n')).toBe(true);
+    expect(mermaid).toContain('surface_Desk ==>|"trigger CloseOrder"| rule_Close');
+  });
+
+  it('questions lists open questions', async () => {
+    const { code, out } = await run('questions');
+    expect(code).toBe(0);
+    expect(out).toBe('specs/good.allium:14:1 Refunds?\n1 open question(s)\n');
+    expect(JSON.parse((await run('questions', '--json')).out)).toEqual([
+      { text: 'Refunds?', location: { file: 'specs/good.allium', line: 14, col: 1 } },
+    ]);
+  });
+
+  it('rejects unknown flags, unknown actions and missing paths with exit 2', async () => {
+    const flag = await run('check', '--bogus');
+    expect(flag.code).toBe(2);
+    expect(flag.err).toContain("Unknown option '--bogus'");
+    expect((await run('frob')).code).toBe(2);
+    expect((await run('check', 'nope')).err).toContain("cannot read 'nope'");
+    expect((await run('questions', '--mermaid')).code).toBe(2);
+  });
+});
