@@ -6,6 +6,8 @@ export default defineConfig({
     environment: 'node',
     watch: false,
     passWithNoTests: true,
+    // Agent tests mostly wait on child processes (timeouts, kill grace, reaping), not on the CPU.
+    maxWorkers: 4,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -191,7 +191,7 @@ export function describeAgentRunner(harness: AgentRunnerHarness): void {
     );
 
     it('kills the tree on timeout and leaves no process of its group behind', async () => {
-      const call = await prepare('hang', { timeoutMs: 1_500 });
+      const call = await prepare('hang', { timeoutMs: 800 });
       const result = await call.runner.run(call.request);
       const pid = result.pid!;
       expect(result.outcome).toBe('timed_out');
@@ -203,7 +203,7 @@ export function describeAgentRunner(harness: AgentRunnerHarness): void {
     it.skipIf(skips.has('grandchild'))(
       'kills a grandchild that ignores SIGTERM (SIGKILL after the grace period)',
       async () => {
-        const call = await prepare('grandchild-ignores-term', { timeoutMs: 1_500 });
+        const call = await prepare('grandchild-ignores-term', { timeoutMs: 1_000 });
         const result = await call.runner.run(call.request);
         const { pid, grandchild } = await readPids(call.pidFile);
         expect(result.outcome).toBe('timed_out');
