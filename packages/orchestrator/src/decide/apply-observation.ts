@@ -34,6 +34,16 @@ export function applyObservation(
       return applyRedCheck(state, observation, config, events);
     case 'measured':
       return applyMeasurement(state, observation, config);
+    case 'planned':
+      return { ...state, slices: observation.slices, stage: observation.slices > 1 ? 'slices' : 'propagate' };
+    case 'slices_done':
+      return {
+        ...state,
+        terminal: observation.terminal ?? {
+          state: 'converged',
+          reason: 'every slice and the integration pass converged',
+        },
+      };
     case 'answers':
       return { ...state, answered: observation.answered, blocking: [], stage: 'gather' };
   }
@@ -60,7 +70,7 @@ function applyPhase(state: LoopState, done: PhaseDone, config: LoopConfig, event
         blocking,
         ...(done.phase === 'tend' ? { answered: [] } : {}),
         ...(done.phase === 'distill' && done.distillNew !== undefined ? { distillNew: done.distillNew } : {}),
-        stage: blocking.length > 0 ? 'escalate' : 'propagate',
+        stage: blocking.length > 0 ? 'escalate' : 'plan',
       };
     }
     case 'propagate':

@@ -337,3 +337,43 @@ describe('decide: code-first', () => {
     ]);
   });
 });
+
+describe('decide: decomposition', () => {
+  const world =
+    (slices: number, sliceOutcome?: { state: 'no_progress'; reason: string }) =>
+    (action: LoopAction): LoopObservation => {
+      if (action.kind === 'phase' && action.phase === 'tend') return ok('tend', { specChanged: true });
+      if (action.kind === 'plan') return { kind: 'planned', slices };
+      if (action.kind === 'run_slices')
+        return sliceOutcome === undefined
+          ? { kind: 'slices_done' }
+          : { kind: 'slices_done', terminal: sliceOutcome };
+      if (action.kind === 'phase' && action.phase === 'propagate') return ok('propagate', { newTests: [] });
+      if (action.kind === 'measure') return measured([]);
+      return ok('weed');
+    };
+
+  it('plans after the first gather and hands a multi-slice goal to the slice loops', () => {
+    const { trace } = simulate(testConfig({ entry: 'tend', decompose: true }), world(3));
+    expect(trace).toEqual(['tend', 'plan', 'run_slices', 'terminal:converged']);
+  });
+
+  it('carries a slice that did not converge up as the run terminal state', () => {
+    const { trace, state } = simulate(
+      testConfig({ entry: 'tend', decompose: true }),
+      world(2, { state: 'no_progress', reason: 'slice entity-lifecycle:Loan stalled' }),
+    );
+    expect(trace.at(-1)).toBe('terminal:no_progress');
+    expect(state.terminal?.reason).toContain('Loan');
+  });
+
+  it('keeps a single-slice goal in the one loop', () => {
+    const { trace } = simulate(testConfig({ entry: 'tend', decompose: true }), world(1));
+    expect(trace).toEqual(['tend', 'plan', 'propagate', 'measure', 'weed', 'terminal:converged']);
+  });
+
+  it('starts slice loops by propagating the parent spec change', () => {
+    const { trace } = simulate(testConfig({ entry: 'weed', startWithPropagate: true }), world(1));
+    expect(trace).toEqual(['propagate', 'measure', 'weed', 'terminal:converged']);
+  });
+});

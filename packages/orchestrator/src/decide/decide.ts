@@ -54,6 +54,8 @@ type StageHandler = (state: LoopState, config: LoopConfig, events: LoopEvent[]) 
 const STAGES: Readonly<Record<Stage, StageHandler>> = {
   tick_start: startTick,
   gather,
+  plan,
+  slices: (state) => ({ state, action: { kind: 'run_slices' } }),
   propagate,
   red_check: redCheck,
   implement,
@@ -92,7 +94,7 @@ function startTick(state: LoopState, config: LoopConfig, events: LoopEvent[]): S
       stage: 'gather',
       phaseFailures: {},
       innerAttempts: 0,
-      specChanged: false,
+      specChanged: tick === 1 && config.startWithPropagate === true,
       newTests: [],
       vacuous: [],
       fixTargets: [],
@@ -111,13 +113,19 @@ function gatherPhase(state: LoopState, config: LoopConfig): 'elicit' | 'distill'
 
 function gather(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
   const phase = gatherPhase(state, config);
-  if (phase === undefined) return { state: { ...state, stage: 'propagate' } };
+  if (phase === undefined) return { state: { ...state, stage: 'plan' } };
   const focus: PhaseFocus = {
     reasons: state.route.reasons,
     ...(state.answered.length > 0 ? { answered: state.answered } : {}),
     ...(phase === 'tend' ? { divergences: state.divergences.filter(needsTend) } : {}),
   };
   return agentAction(state, config, events, phase, focus);
+}
+
+function plan(state: LoopState, config: LoopConfig): StageOutcome {
+  const planNow = config.decompose === true && state.slices === undefined && state.specChanged;
+  if (!planNow) return { state: { ...state, stage: 'propagate' } };
+  return { state, action: { kind: 'plan' } };
 }
 
 function propagate(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {

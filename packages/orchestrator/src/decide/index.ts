@@ -1,5 +1,12 @@
 export { callFitsBudget, decide, routeAfter, type Decision } from './decide.js';
-export type { LoopAction, LoopEvent, LoopMeter, LoopObservation, PhaseFocus } from './loop-action.js';
+export type {
+  LoopAction,
+  LoopEvent,
+  LoopMeter,
+  LoopObservation,
+  PhaseFocus,
+  SliceFocus,
+} from './loop-action.js';
 export {
   DEFAULT_CAPS,
   initialLoopState,

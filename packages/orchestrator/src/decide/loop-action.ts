@@ -9,6 +9,17 @@ export interface PhaseFocus {
   readonly answered?: readonly string[];
   readonly vacuous?: readonly string[];
   readonly reasons?: readonly string[];
+  /** Decomposed runs: the slice this loop works on (its constructs only), or the integration pass. */
+  readonly slice?: SliceFocus;
+}
+
+/** The slice a loop works on. */
+export interface SliceFocus {
+  readonly id: string;
+  /** Graph node ids (`rule:X`, `entity:Y`, `surface:Z`). */
+  readonly constructs: readonly string[];
+  /** The integration pass: cross-slice tests over the data-flow chains between slices, and a whole-spec weed. */
+  readonly integration: boolean;
 }
 
 /** The next thing the driver must do. */
@@ -18,6 +29,10 @@ export type LoopAction =
   | { readonly kind: 'red_check'; readonly tests: readonly string[] }
   /** Run the tests, the structural checks and count open questions. */
   | { readonly kind: 'measure' }
+  /** Plan slices from what the first gather changed in the spec. */
+  | { readonly kind: 'plan' }
+  /** Run every slice as its own loop, then the integration pass. */
+  | { readonly kind: 'run_slices' }
   /** Ask the user the blocking questions (interactive runs only). */
   | { readonly kind: 'ask'; readonly questions: readonly string[] }
   | { readonly kind: 'terminal'; readonly state: TerminalState; readonly reason: string };
@@ -67,6 +82,15 @@ export type LoopObservation =
       readonly treeHash?: string;
     }
   | { readonly kind: 'answers'; readonly answered: readonly string[] }
+  | { readonly kind: 'planned'; readonly slices: number }
+  /** The slice loops and the integration pass ended; `terminal` is set when one of them did not converge. */
+  | {
+      readonly kind: 'slices_done';
+      readonly terminal?: {
+        readonly state: TerminalState;
+        readonly reason: string;
+      };
+    }
   | { readonly kind: 'cancelled' }
   | { readonly kind: 'failed'; readonly reason: string };
 

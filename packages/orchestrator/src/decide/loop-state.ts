@@ -45,6 +45,10 @@ export interface LoopConfig {
   readonly policy: InvariantPolicy;
   /** Whether blocking questions can be asked on a terminal; otherwise they stop the run (`awaiting_input`). */
   readonly interactive: boolean;
+  /** Top-level runs: after the first gather changed the spec, plan slices and run them when there are several. */
+  readonly decompose?: boolean;
+  /** Slice loops: the spec was already changed by the parent's gather, so tick 1 starts by propagating. */
+  readonly startWithPropagate?: boolean;
 }
 
 /** A weed divergence, as classified by the weed worker. */
@@ -69,6 +73,8 @@ export interface Route {
 export type Stage =
   | 'tick_start'
   | 'gather'
+  | 'plan'
+  | 'slices'
   | 'propagate'
   | 'red_check'
   | 'implement'
@@ -129,6 +135,8 @@ export interface LoopState {
   readonly elapsedMs: number;
   readonly agentCalls: number;
   readonly terminal?: { readonly state: TerminalState; readonly reason: string };
+  /** Set once the goal was planned: how many slices it split into. */
+  readonly slices?: number;
 }
 
 /** The state of a run that has not started. */

@@ -15,10 +15,44 @@ const KIND: Readonly<Record<Divergence['classification'], LedgerDivergence['kind
   'intentional-gap': 'intentional_gap',
 };
 
-/** Reads the loop state the driver persisted in `modeState.loop`, if any. */
-export function readLoopState(ledger: Ledger): LoopState | undefined {
-  const loop = ledger.modeState['loop'];
+/** Reads the loop state the driver persisted: `modeState.loop` for the run, `modeState.slices[id]` for a slice. */
+export function readLoopState(ledger: Ledger, sliceId?: string): LoopState | undefined {
+  const loop = sliceId === undefined ? ledger.modeState['loop'] : sliceStates(ledger)[sliceId];
   return loop === undefined || loop === null ? undefined : (loop as unknown as LoopState);
+}
+
+function sliceStates(ledger: Ledger): Record<string, unknown> {
+  const slices = ledger.modeState['slices'];
+  return typeof slices === 'object' && slices !== null ? (slices as Record<string, unknown>) : {};
+}
+
+/** Stores a slice loop's state under `modeState.slices[id]` and mirrors its status into `subGoals`. Pure. */
+export function syncSliceLedger(ledger: Ledger, sliceId: string, state: LoopState, at: Date): Ledger {
+  const status =
+    state.terminal === undefined ? 'running' : state.terminal.state === 'converged' ? 'converged' : 'failed';
+  const snapshot = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+  return {
+    ...ledger,
+    updatedAt: at.toISOString(),
+    modeState: { ...ledger.modeState, slices: { ...sliceStates(ledger), [sliceId]: snapshot } },
+    subGoals: ledger.subGoals.map((goal) =>
+      goal.id === sliceId
+        ? {
+            ...goal,
+            status,
+            report:
+              state.terminal === undefined
+                ? goal.report
+                : {
+                    terminal: state.terminal.state,
+                    reason: state.terminal.reason,
+                    ticks: state.verdicts.length,
+                    lastFingerprint: state.verdicts.at(-1)?.fingerprint ?? null,
+                  },
+          }
+        : goal,
+    ),
+  };
 }
 
 /** Maps one tick verdict of `decide` onto the ledger's verdict shape. */

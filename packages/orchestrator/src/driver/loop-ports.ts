@@ -63,8 +63,20 @@ export interface LoopPorts {
   ask?(
     questions: readonly Question[],
   ): Promise<readonly { readonly id: string; readonly answer: string }[] | undefined>;
+  /**
+   * Plans slices from what the first gather changed in the spec, in run order (producers first). The integration
+   * pass is not listed: the driver adds it whenever there is more than one slice.
+   */
+  plan?(): Promise<readonly PlannedSlice[]>;
   /** Records the working tree as a git object under `refs/allium-loop/<slug>/`; `undefined` outside git. */
   checkpoint?(tick: number): Promise<{ readonly ref: string; readonly object: string } | undefined>;
+}
+
+/** One slice of a decomposed goal, as the driver runs it. */
+export interface PlannedSlice {
+  readonly id: string;
+  readonly constructs: readonly string[];
+  readonly dependsOn: readonly string[];
 }
 
 /** A clock, so the driver never reads the system time directly. */

@@ -213,3 +213,57 @@ describe('runLoop', () => {
     expect(loaded.ok).toBe(true);
   });
 });
+
+describe('runLoop: decomposed goals', () => {
+  it('runs each slice as its own loop, then the integration pass, and records the roll-up', async () => {
+    const { store, lease, ledger } = await start();
+    const calls: string[] = [];
+    const focusSlices: string[] = [];
+    const ports: LoopPorts = {
+      ...scriptedPorts(calls),
+      runPhase: async (request) => {
+        calls.push(request.key);
+        if (request.focus.slice !== undefined) focusSlices.push(request.focus.slice.id);
+        if (request.phase === 'tend') return report('tend', { specChanged: true });
+        if (request.phase === 'propagate') return { ...report('propagate', { newTests: [] }) };
+        return report(request.phase, request.phase === 'weed' ? { divergences: [] } : {});
+      },
+      measure: async () => measure([]),
+      plan: async () => [
+        { id: 'entity-lifecycle:Book', constructs: ['entity:Book', 'rule:LendBook'], dependsOn: [] },
+        {
+          id: 'entity-lifecycle:Loan',
+          constructs: ['entity:Loan', 'rule:ReturnBook'],
+          dependsOn: ['entity-lifecycle:Book'],
+        },
+      ],
+    };
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config: { ...config, entry: 'tend', decompose: true },
+      ports,
+      clock,
+      signal: new AbortController().signal,
+    });
+    expect(final.terminal?.state).toBe('converged');
+    expect(final.subGoals.map((g) => [g.id, g.status])).toEqual([
+      ['entity-lifecycle:Book', 'converged'],
+      ['entity-lifecycle:Loan', 'converged'],
+      ['integration', 'converged'],
+    ]);
+    expect(calls).toEqual([
+      'tick-1/tend/1',
+      'slice:entity-lifecycle:Book/tick-1/propagate/1',
+      'slice:entity-lifecycle:Book/tick-1/weed/1',
+      'slice:entity-lifecycle:Loan/tick-1/propagate/1',
+      'slice:entity-lifecycle:Loan/tick-1/weed/1',
+      'slice:integration/tick-1/propagate/1',
+      'slice:integration/tick-1/weed/1',
+    ]);
+    expect(new Set(focusSlices)).toEqual(
+      new Set(['entity-lifecycle:Book', 'entity-lifecycle:Loan', 'integration']),
+    );
+  });
+});

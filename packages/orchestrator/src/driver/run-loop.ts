@@ -10,10 +10,10 @@ import {
   type Question,
 } from '@allium-loop/ledger';
 import { decide } from '../decide/decide.js';
-import type { LoopAction, LoopObservation } from '../decide/loop-action.js';
+import type { LoopAction, LoopObservation, SliceFocus } from '../decide/loop-action.js';
 import { initialLoopState, type LoopConfig, type LoopPhase, type LoopState } from '../decide/loop-state.js';
 import { formatTickLine, formatUsd } from './format-tick-line.js';
-import { readLoopState, syncLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
+import { readLoopState, syncLedger, syncSliceLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
 
 /** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
@@ -32,6 +32,8 @@ export interface RunLoopOptions {
   readonly clock: Clock;
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: LoopProgress) => void;
+  /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
+  readonly slice?: SliceFocus;
 }
 
 const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
@@ -39,6 +41,8 @@ const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
   red_check: '→ Act: red-check (new tests must fail first)',
   measure: '→ Verify: tests → structural → open questions',
   ask: '→ Escalate: blocking questions',
+  plan: '→ Plan: slices from the spec change',
+  run_slices: '→ Slices: each as its own loop, then the integration pass',
   terminal: '',
 };
 
@@ -72,7 +76,7 @@ class LoopDriver {
 
   constructor(private readonly options: RunLoopOptions) {
     this.ledger = options.ledger;
-    this.state = readLoopState(options.ledger) ?? initialLoopState();
+    this.state = readLoopState(options.ledger, options.slice?.id) ?? initialLoopState();
     this.startedAt = options.clock.now();
     this.baseWallMs = options.ledger.spent.wallMs;
   }
@@ -85,10 +89,25 @@ class LoopDriver {
       const decision = decide(this.state, observation, this.options.config, { elapsedMs });
       this.state = decision.state;
       const at = this.now();
-      let ledger = syncLedger(this.ledger, this.state, at, elapsedMs);
+      let ledger =
+        this.options.slice === undefined
+          ? syncLedger(this.ledger, this.state, at, elapsedMs)
+          : syncSliceLedger(this.ledger, this.options.slice.id, this.state, at);
       const journal = toJournal(decision.events, this.state.tick, at);
       for (const event of decision.events) {
         if (event.kind !== 'tick_recorded') continue;
+        if (this.options.slice !== undefined) {
+          const line = `[${this.options.slice.id}] ${formatTickLine(event.verdict, formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls))}`;
+          journal.push({
+            type: 'tick_recorded',
+            at: at.toISOString(),
+            tick: event.verdict.tick,
+            line,
+            usd: ledger.spent.usd,
+          });
+          this.progress({ kind: 'tick', line });
+          continue;
+        }
         const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
         ledger = {
           ...ledger,
@@ -102,7 +121,7 @@ class LoopDriver {
         this.progress({ kind: 'tick', line });
         ledger = await this.checkpoint(ledger, verdict.tick);
       }
-      if (decision.action.kind === 'terminal') {
+      if (decision.action.kind === 'terminal' && this.options.slice === undefined) {
         journal.push({
           type: 'terminal',
           at: at.toISOString(),
@@ -114,7 +133,10 @@ class LoopDriver {
       }
       await this.persist(ledger, journal);
       if (decision.action.kind === 'terminal') return this.ledger;
-      this.progress({ kind: 'marker', text: markerFor(decision.action) });
+      this.progress({
+        kind: 'marker',
+        text: `${this.options.slice === undefined ? '' : `[${this.options.slice.id}] `}${markerFor(decision.action)}`,
+      });
       observation = await this.execute(decision.action);
     }
   }
@@ -137,6 +159,10 @@ class LoopDriver {
         }
         case 'ask':
           return await this.ask(action.questions);
+        case 'plan':
+          return await this.plan();
+        case 'run_slices':
+          return await this.runSlices();
       }
     } catch (error) {
       if (signal.aborted) return { kind: 'cancelled' };
@@ -152,11 +178,12 @@ class LoopDriver {
     const cap = this.options.config.caps.maxCallUsd;
     const callBudget =
       remaining === undefined ? cap : cap === undefined ? remaining : Math.min(cap, remaining);
+    const prefix = this.options.slice === undefined ? '' : `slice:${this.options.slice.id}/`;
     return {
       phase,
-      focus,
+      focus: this.options.slice === undefined ? focus : { ...focus, slice: this.options.slice },
       tick: this.state.tick,
-      key: `tick-${String(this.state.tick)}/${phase}/${String(attempt + 1)}`,
+      key: `${prefix}tick-${String(this.state.tick)}/${phase}/${String(attempt + 1)}`,
       ...(callBudget === undefined ? {} : { budgetUsd: callBudget }),
       signal: this.options.signal,
     };
@@ -228,7 +255,10 @@ class LoopDriver {
 
   /** Pending agent-call intents from a previous process: accept a valid result, otherwise abandon and re-run. */
   private async reconcile(): Promise<LoopObservation> {
-    const pending = pendingIntents(this.ledger);
+    const prefix = this.options.slice === undefined ? undefined : `slice:${this.options.slice.id}/`;
+    const pending = pendingIntents(this.ledger).filter((intent) =>
+      prefix === undefined ? !intent.key.startsWith('slice:') : intent.key.startsWith(prefix),
+    );
     let observation: LoopObservation = { kind: 'start' };
     for (const intent of pending) {
       const request = requestFromIntent(intent, this.options.signal);
@@ -284,6 +314,82 @@ class LoopDriver {
     return { kind: 'answers', answered: answers.map((a) => a.id) };
   }
 
+  private async plan(): Promise<LoopObservation> {
+    const slices = this.options.ports.plan === undefined ? [] : await this.options.ports.plan();
+    if (slices.length > 1) {
+      const known = new Set(this.ledger.subGoals.map((goal) => goal.id));
+      const added = [
+        ...slices,
+        {
+          id: INTEGRATION,
+          constructs: slices.flatMap((s) => s.constructs),
+          dependsOn: slices.map((s) => s.id),
+        },
+      ]
+        .filter((slice) => !known.has(slice.id))
+        .map((slice) => ({
+          id: slice.id,
+          slice: { constructs: [...slice.constructs] },
+          dependsOn: [...slice.dependsOn],
+          status: 'pending' as const,
+          report: null,
+        }));
+      const at = this.now().toISOString();
+      await this.persist({ ...this.ledger, subGoals: [...this.ledger.subGoals, ...added] }, [
+        {
+          type: 'note',
+          at,
+          tick: this.state.tick,
+          message: `goal split into ${String(slices.length)} slices plus the integration pass`,
+          data: { slices: slices.map((s) => s.id) },
+        },
+      ]);
+    }
+    return { kind: 'planned', slices: slices.length };
+  }
+
+  /** Runs each slice not yet converged as its own loop, in plan order, then the integration pass. */
+  private async runSlices(): Promise<LoopObservation> {
+    for (const goal of this.ledger.subGoals) {
+      if (goal.status === 'converged') continue;
+      const slice: SliceFocus = {
+        id: goal.id,
+        constructs: goal.slice.constructs,
+        integration: goal.id === INTEGRATION,
+      };
+      const budget = this.options.config.caps.budgetUsd;
+      const config: LoopConfig = {
+        ...this.options.config,
+        entry: 'weed',
+        decompose: false,
+        startWithPropagate: true,
+        caps: {
+          ...this.options.config.caps,
+          ...(budget === undefined ? {} : { budgetUsd: Math.max(0, budget - this.state.spentUsd) }),
+        },
+      };
+      const nested = new LoopDriver({ ...this.options, ledger: this.ledger, config, slice });
+      this.ledger = await nested.run();
+      const state = readLoopState(this.ledger, goal.id);
+      this.state = {
+        ...this.state,
+        spentUsd: this.state.spentUsd + (state?.spentUsd ?? 0),
+        agentCalls: this.state.agentCalls + (state?.agentCalls ?? 0),
+      };
+      const terminal = state?.terminal;
+      if (terminal?.state !== 'converged') {
+        return {
+          kind: 'slices_done',
+          terminal: {
+            state: terminal?.state ?? 'failed',
+            reason: `slice ${goal.id}: ${terminal?.reason ?? 'ended without a verdict'}`,
+          },
+        };
+      }
+    }
+    return { kind: 'slices_done' };
+  }
+
   private async checkpoint(ledger: Ledger, tick: number): Promise<Ledger> {
     const made = await this.options.ports.checkpoint?.(tick).catch(() => undefined);
     if (made === undefined) return ledger;
@@ -310,6 +416,9 @@ class LoopDriver {
     return this.baseWallMs + Math.max(0, this.options.clock.now() - this.startedAt);
   }
 }
+
+/** The id of the integration pass in `subGoals`. */
+export const INTEGRATION = 'integration';
 
 function addSpend(ledger: Ledger, report: PhaseReport): Ledger {
   const cost = report.observation.costUsd;
