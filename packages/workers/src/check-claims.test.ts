@@ -6,7 +6,7 @@ import type { SpecReading } from './worker-ports.js';
 const reading = (overrides: Partial<SpecReading> = {}): SpecReading => ({
   diagnostics: [],
   openQuestions: [{ text: 'May a worn tool be lent?', file: 'spec/a.allium', line: 9 }],
-  constructIds: ['rule:Borrow'],
+  constructs: new Map([['rule:Borrow', 'rule Borrow {}']]),
   graph: { nodes: [], edges: [] },
   ...overrides,
 });

@@ -19,8 +19,11 @@ export interface SpecReading {
   /** Every diagnostic; workers treat `severity: 'error'` as "the spec does not parse/check". */
   readonly diagnostics: readonly Diagnostic[];
   readonly openQuestions: readonly SpecOpenQuestion[];
-  /** Construct ids such as `rule:Name`, `entity:Name`, `field:Entity.f`, `surface:Name`, `suppression:…`. */
-  readonly constructIds: readonly string[];
+  /**
+   * Every construct by id (`rule:Name`, `entity:Name`, `field:Entity.f`, `surface:Name`, …) with a fingerprint
+   * that changes when the construct's text does.
+   */
+  readonly constructs: ReadonlyMap<string, string>;
   readonly graph: DependencyGraph;
 }
 
