@@ -135,6 +135,8 @@ describe('the dependency graph', () => {
     );
     expect(edge('rule:LendBook', 'rule:ReturnBook')).toContain('data:Loan.status');
     expect(edge('rule:ReturnBook', 'rule:ThankBorrower')).toEqual(['trigger:LoanClosed']);
+    const thank = analyzeSpecs([{ path: 'l.allium', text }]).rules.find((r) => r.name === 'ThankBorrower');
+    expect(thank?.triggers[0]).toMatchObject({ kind: 'chained', name: 'LoanClosed' });
     expect(edge('surface:Counter', 'rule:LendBook')).toEqual(['trigger:LendRequested']);
     expect(edge('surface:Counter', 'rule:MarkOverdue')).toEqual(['timeout:MarkOverdue']);
   });

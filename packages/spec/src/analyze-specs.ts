@@ -45,8 +45,10 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
     index.surfaces.map((s) => extractSurface(s, index.spec.source, index.spec.file)),
   );
   const context = ruleContext(indexes, surfaces);
-  const rules = indexes.flatMap((index) =>
-    index.rules.map((rule) => extractRule(rule, { ...context, file: index.spec.file })),
+  const rules = markChained(
+    indexes.flatMap((index) =>
+      index.rules.map((rule) => extractRule(rule, { ...context, file: index.spec.file })),
+    ),
   );
   const entities = new Map<string, SourceLocation>();
   for (const index of indexes) {
@@ -67,11 +69,25 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
   };
 }
 
+/** Marks triggers that some rule emits as `chained` (extraction sees one rule at a time). */
+function markChained(rules: readonly RuleInfo[]): RuleInfo[] {
+  const emitted = new Set(rules.flatMap((rule) => rule.emits.map((emission) => emission.name)));
+  return rules.map((rule) => ({
+    ...rule,
+    triggers: rule.triggers.map((t) =>
+      t.kind === 'external' && t.name !== undefined && emitted.has(t.name)
+        ? { ...t, kind: 'chained' as const }
+        : t,
+    ),
+  }));
+}
+
 function ruleContext(
   indexes: readonly SpecIndex[],
   surfaces: readonly SurfaceInfo[],
 ): Omit<RuleContext, 'file'> {
   const entities = new Set(indexes.flatMap((index) => [...index.entityNames]));
+  const entitiesByLowerName = new Map([...entities].reverse().map((name) => [name.toLowerCase(), name]));
   const fieldTypes = new Map<string, Map<string, string>>();
   const derived = new Map<string, Set<string>>();
   for (const index of indexes) {
@@ -89,21 +105,8 @@ function ruleContext(
       derived.set(entity.name.name, names);
     }
   }
-  const emitted = new Set<string>();
-  for (const index of indexes) {
-    for (const rule of index.rules) {
-      const info = extractRule(rule, {
-        file: index.spec.file,
-        entities,
-        fieldTypes,
-        derived,
-        paramTypes: new Map(),
-        emitted: new Set(),
-      });
-      for (const emission of info.emits) emitted.add(emission.name);
-    }
-  }
-  return { entities, fieldTypes, derived, paramTypes: providedParamTypes(surfaces, entities), emitted };
+  const paramTypes = providedParamTypes(surfaces, entities);
+  return { entities, entitiesByLowerName, fieldTypes, derived, paramTypes, emitted: new Set() };
 }
 
 /** Trigger → entity types of its positional parameters, read from surfaces whose `context` binds them. */

@@ -150,11 +150,11 @@ function writesOf(rule: RuleInfo): Write[] {
 
 function addTriggerEdges(input: GraphInput, add: AddEdge): void {
   const listeners = input.rules.flatMap((rule) => rule.triggers.map((trigger) => ({ rule, trigger })));
-  const named = (name: string): { rule: RuleInfo; trigger: TriggerInfo }[] =>
-    listeners.filter((l) => l.trigger.name === name);
+  const byName = groupBy(listeners, (l) => l.trigger.name);
+  const byEntity = groupBy(listeners, (l) => l.trigger.entity);
   for (const surface of input.surfaces) {
     for (const provided of surface.provides) {
-      for (const l of named(provided.name))
+      for (const l of byName.get(provided.name) ?? [])
         add(`surface:${surface.name}`, `rule:${l.rule.name}`, 'trigger', provided.name, {
           from: provided.location,
           to: l.trigger.location,
@@ -171,24 +171,23 @@ function addTriggerEdges(input: GraphInput, add: AddEdge): void {
   }
   for (const rule of input.rules) {
     for (const emitted of rule.emits) {
-      for (const l of named(emitted.name))
+      for (const l of byName.get(emitted.name) ?? [])
         add(`rule:${rule.name}`, `rule:${l.rule.name}`, 'trigger', emitted.name, {
           from: emitted.location,
           to: l.trigger.location,
         });
     }
     for (const created of rule.creates) {
-      for (const l of listeners) {
-        if (l.trigger.kind === 'creation' && l.trigger.entity === created.entity) {
+      for (const l of byEntity.get(created.entity) ?? []) {
+        if (l.trigger.kind === 'creation')
           add(`rule:${rule.name}`, `rule:${l.rule.name}`, 'trigger', `${created.entity}.created`, {
             from: created.location,
             to: l.trigger.location,
           });
-        }
       }
     }
     for (const write of writesOf(rule)) {
-      for (const l of listeners) {
+      for (const l of byEntity.get(write.entity) ?? []) {
         if (firesOn(l.trigger, write, input.derivedInputs)) {
           add(`rule:${rule.name}`, `rule:${l.rule.name}`, 'trigger', `${write.entity}.${write.field}`, {
             from: write.location,
@@ -198,6 +197,18 @@ function addTriggerEdges(input: GraphInput, add: AddEdge): void {
       }
     }
   }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string | undefined): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    if (k === undefined) continue;
+    const list = groups.get(k) ?? [];
+    list.push(item);
+    groups.set(k, list);
+  }
+  return groups;
 }
 
 /** Whether setting `write` can fire `trigger`: a matching transition/becomes value, a derived input, a timestamp. */

@@ -131,6 +131,18 @@ function firstEntityMember(
   return found;
 }
 
+const lowerNameCache = new WeakMap<ReadonlyMap<string, StatusMachine>, Map<string, string>>();
+
+/** Lower-cased entity name → entity name, first declaration winning (computed once per machine map). */
+function lowerNames(machines: ReadonlyMap<string, StatusMachine>): Map<string, string> {
+  let names = lowerNameCache.get(machines);
+  if (names === undefined) {
+    names = new Map([...machines.keys()].reverse().map((name) => [name.toLowerCase(), name]));
+    lowerNameCache.set(machines, names);
+  }
+  return names;
+}
+
 function resolveEntity(
   binding: string,
   types: ReadonlyMap<string, string>,
@@ -138,8 +150,7 @@ function resolveEntity(
 ): string | undefined {
   const typed = types.get(binding);
   if (typed !== undefined) return typed;
-  const lower = binding.toLowerCase();
-  return [...machines.keys()].find((name) => name.toLowerCase() === lower);
+  return lowerNames(machines).get(binding.toLowerCase());
 }
 
 /** `b.status` or `b.field.status` (through a field typed as a tracked entity) → `[binding key, entity]`. */

@@ -55,6 +55,8 @@ export interface RuleContext {
   readonly file: string;
   /** Declared entity and variant names. */
   readonly entities: ReadonlySet<string>;
+  /** Lower-cased entity name → entity name (a binding named like an entity stands for it). */
+  readonly entitiesByLowerName: ReadonlyMap<string, string>;
   /** Entity → field → entity type, for navigation like `loan.book.status`. */
   readonly fieldTypes: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Entity → names of its derived values. */
@@ -188,8 +190,7 @@ function entityOf(
   const capitalised =
     name.charAt(0).toUpperCase() + name.slice(1).replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
   if (context.entities.has(capitalised)) return capitalised;
-  const lower = name.toLowerCase();
-  return [...context.entities].find((entity) => entity.toLowerCase() === lower);
+  return context.entitiesByLowerName.get(name.toLowerCase());
 }
 
 /** `x.f` or `x.g.f` (navigating entity-typed fields) → the entity and field accessed. */
