@@ -1,5 +1,4 @@
-import type { AgentRunner } from '@allium-loop/agents';
-import { execa } from 'execa';
+import { createCommandAgentRunner, type AgentRunner } from '@allium-loop/agents';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,33 +14,18 @@ export type ScriptStep =
 const SCRIPT = new URL('../test-fixtures/scripted-agent.mjs', import.meta.url).pathname;
 
 /**
- * A minimal AgentRunner that runs the scripted agent as a real child process (prompt on stdin, result path in
- * `ALLIUM_RESULT_FILE`), standing in until `@allium-loop/agents` exports its `command`/`replay` adapters.
+ * An AgentRunner that plays `steps` through the real `command` adapter of `@allium-loop/agents`: the scripted
+ * agent runs as a child process in its own process group, gets the prompt on stdin and the result path as
+ * `{result_file}`, exactly as a configured `command` agent would.
  */
 export async function scriptedAgent(steps: readonly ScriptStep[]): Promise<AgentRunner> {
   const dir = await mkdtemp(join(tmpdir(), 'allium-script-'));
   const scenario = join(dir, 'scenario.json');
   await writeFile(scenario, JSON.stringify(steps));
-  return {
-    name: 'scripted',
-    async run(request) {
-      const started = Date.now();
-      const child = await execa('node', [SCRIPT, scenario], {
-        cwd: request.cwd,
-        input: request.prompt,
-        env: { ALLIUM_RESULT_FILE: request.resultFile },
-        timeout: request.timeoutMs,
-        reject: false,
-      });
-      const transcriptPath = join(dir, 'transcript.txt');
-      await writeFile(transcriptPath, `${child.stdout}\n${child.stderr}`);
-      return {
-        outcome: child.exitCode === 0 ? 'ok' : child.timedOut ? 'timed_out' : 'failed',
-        exitCode: child.exitCode ?? null,
-        signal: child.signal ?? null,
-        durationMs: Date.now() - started,
-        transcriptPath,
-      };
-    },
-  };
+  return createCommandAgentRunner({
+    kind: 'command',
+    argv: [process.execPath, SCRIPT, scenario, '{result_file}'],
+    transcriptDir: join(dir, 'transcripts'),
+    killGraceMs: 500,
+  });
 }

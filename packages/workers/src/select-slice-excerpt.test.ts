@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createSpecReader } from './create-spec-reader.js';
 import { directNeighbours, selectSliceExcerpt } from './select-slice-excerpt.js';
 import { chainSpec } from './spec-fixtures.test-helpers.js';
 
@@ -26,5 +27,11 @@ describe('selectSliceExcerpt', () => {
 
   it('finds neighbours in both directions of an edge', () => {
     expect(directNeighbours(graph, ['entity:Thing0'])).toEqual(['rule:Finish0']);
+  });
+
+  it('slices the same way with the graph the spec package builds', () => {
+    const realGraph = createSpecReader().read(sources).graph;
+    const real = selectSliceExcerpt(sources, realGraph, slices[7]!);
+    expect(real).toEqual(selectSliceExcerpt(sources, graph, slices[7]!));
   });
 });

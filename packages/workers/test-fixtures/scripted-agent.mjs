@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // A scripted stand-in for a coding agent, run as a real child process by the workers' tests.
-// Usage: node scripted-agent.mjs <scenario.json>; the prompt arrives on stdin, the result path in
-// ALLIUM_RESULT_FILE. The scenario is a list of steps carried out in order, relative to the working directory:
+// Usage: node scripted-agent.mjs <scenario.json> <result-file>; the prompt arrives on stdin. The scenario is a list of steps carried out in order, relative to the working directory:
 //   { "op": "write", "path", "text" }          create or overwrite a file
 //   { "op": "replace", "path", "find", "with" } replace the first occurrence of a string
 //   { "op": "delete", "path" }                  remove a file
@@ -12,7 +11,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { dirname, relative } from 'node:path';
 
 const steps = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const resultFile = process.env.ALLIUM_RESULT_FILE;
+const resultFile = process.argv[3];
 const prompt = readFileSync(0, 'utf8');
 if (!resultFile || !prompt.includes(relative(process.cwd(), resultFile))) {
   process.stderr.write('the prompt does not name the result file\n');
