@@ -1,7 +1,7 @@
 import type { BlockItem, ParsedSpec } from './ast.js';
 import { buildGraph } from './build-graph.js';
 import { buildModel, isDerived, type DomainModel } from './build-model.js';
-import { checkSpecs } from './check-specs.js';
+import { checkIndexedSpecs } from './check-specs.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import type { DependencyGraph } from './graph-types.js';
 import { buildInventory, type Inventory } from './inventory.js';
@@ -59,7 +59,7 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
   }
   return {
     specs,
-    diagnostics: checkSpecs(specs),
+    diagnostics: checkIndexedSpecs(indexes),
     model: mergeModels(specs.map(buildModel)),
     rules,
     surfaces,

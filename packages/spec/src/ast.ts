@@ -53,8 +53,8 @@ export interface Expr {
   readonly end: number;
   readonly line: number;
   readonly col: number;
-  readonly name?: string;
-  readonly op?: string;
+  readonly name?: string | undefined;
+  readonly op?: string | undefined;
   readonly kids: readonly Expr[];
 }
 

@@ -17,8 +17,12 @@ import { indexSpec, type SpecIndex } from './spec-index.js';
  * `-- allium-ignore` suppressions applied, sorted by file, line and column.
  */
 export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
-  const indexes = specs.map(indexSpec);
-  const checkSet = new Set(specs.map((spec) => spec.file));
+  return checkIndexedSpecs(specs.map(indexSpec));
+}
+
+/** {@link checkSpecs} over already-built indexes (so a caller that has them does not index twice). */
+export function checkIndexedSpecs(indexes: readonly SpecIndex[]): Diagnostic[] {
+  const checkSet = new Set(indexes.map((index) => index.spec.file));
   const produced = new Set(indexes.flatMap((index) => [...producedTriggers(index)]));
   const totals = totalNameCounts(indexes);
   const all = indexes.flatMap((index) =>

@@ -89,6 +89,7 @@ const DURATION_UNITS = new Set([
 ]);
 
 const TWO_CHAR_PUNCT = new Set(['!=', '<=', '>=', '=>', '->', '??', '?.']);
+const TWO_CHAR_FIRST = new Set([...TWO_CHAR_PUNCT].map((p) => p.charCodeAt(0)));
 const ONE_CHAR_PUNCT = new Set([...'{}()[]:,.=<>+-*/|?@']);
 
 /** True when `text` is a reserved word of the grammar. */
@@ -159,8 +160,7 @@ export function lex(source: string): LexResult {
       push('backtick', start, i);
       continue;
     }
-    const two = source.slice(i, i + 2);
-    if (TWO_CHAR_PUNCT.has(two)) {
+    if (TWO_CHAR_FIRST.has(c) && TWO_CHAR_PUNCT.has(source.slice(i, i + 2))) {
       i += 2;
       push('punct', start, i);
       continue;

@@ -73,7 +73,16 @@ export function node(
   extra: { name?: string; op?: string } = {},
 ): Expr {
   const end = Math.max(p.previous().end, first.start);
-  return { kind, start: first.start, end, line: first.line, col: first.col, kids, ...extra };
+  return {
+    kind,
+    start: first.start,
+    end,
+    line: first.line,
+    col: first.col,
+    kids,
+    name: extra.name,
+    op: extra.op,
+  };
 }
 
 /**
@@ -91,7 +100,7 @@ export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
     for (let i = 0; i < op.width; i += 1) p.advance();
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
-    left = { ...node(p, 'binary', left, [left, right], { op: op.text }), start: left.start };
+    left = node(p, 'binary', left, [left, right], { op: op.text });
   }
 }
 
@@ -268,7 +277,7 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
       next = node(p, 'optional', current, [current]);
     } else return current;
     if (next === undefined) return undefined;
-    current = { ...next, start: current.start, line: current.line, col: current.col };
+    current = next;
   }
 }
 
