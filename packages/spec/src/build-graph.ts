@@ -1,3 +1,4 @@
+import { compareStrings } from './walk.js';
 import type { SourceLocation } from './diagnostic.js';
 import type { DependencyGraph, GraphEdge, GraphEdgeKind, GraphNode } from './graph-types.js';
 import type { RuleInfo, TriggerInfo } from './rule-info.js';
@@ -68,12 +69,12 @@ export function buildGraph(input: GraphInput): DependencyGraph {
   addTriggerEdges(input, add);
   addDataEdges(input.rules, add);
   const order = (a: GraphEdge, b: GraphEdge): number =>
-    a.from.localeCompare(b.from) ||
-    a.to.localeCompare(b.to) ||
-    a.kind.localeCompare(b.kind) ||
-    a.via.localeCompare(b.via);
+    compareStrings(a.from, b.from) ||
+    compareStrings(a.to, b.to) ||
+    compareStrings(a.kind, b.kind) ||
+    compareStrings(a.via, b.via);
   return {
-    nodes: [...nodes.values()].sort((a, b) => a.id.localeCompare(b.id)),
+    nodes: [...nodes.values()].sort((a, b) => compareStrings(a.id, b.id)),
     edges: [...edges.values()].sort(order),
   };
 }

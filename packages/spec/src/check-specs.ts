@@ -1,3 +1,4 @@
+import { compareStrings } from './walk.js';
 import type { ParsedSpec, Suppression } from './ast.js';
 import {
   checkDeferredAndQuestions,
@@ -75,7 +76,7 @@ export function applySuppressions(
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
     (a, b) =>
-      a.location.file.localeCompare(b.location.file) ||
+      compareStrings(a.location.file, b.location.file) ||
       a.location.line - b.location.line ||
       a.location.col - b.location.col,
   );

@@ -1,3 +1,4 @@
+import { compareStrings } from './walk.js';
 import type { BlockItem, Declaration, ParsedSpec, Suppression } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
 
@@ -56,7 +57,7 @@ export function buildInventory(specs: readonly ParsedSpec[]): Inventory {
     own.forEach(add);
     for (const suppression of spec.suppressions) add(suppressionConstruct(spec.file, suppression, own));
   }
-  return { constructs: [...byId.values()].sort((a, b) => a.id.localeCompare(b.id)) };
+  return { constructs: [...byId.values()].sort((a, b) => compareStrings(a.id, b.id)) };
 }
 
 /** Compares two inventories by construct id. */

@@ -105,3 +105,8 @@ export function isPascal(name: string): boolean {
 export function sourceText(source: string, expr: Expr): string {
   return source.slice(expr.start, expr.end);
 }
+
+/** Orders strings by UTF-16 code units (fast and locale-independent, unlike `localeCompare`). */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
