@@ -41,31 +41,18 @@ export function directNeighbours(graph: DependencyGraph, constructs: readonly st
   return [...found].sort();
 }
 
-function mentions(text: string, name: string): boolean {
-  return (
-    name !== '' && new RegExp(`(?<![\\w])${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w])`).test(text)
-  );
-}
-
 function pickDeclarations(
   declarations: readonly SpecDeclaration[],
   wanted: ReadonlySet<string>,
 ): SpecDeclaration[] {
   const core = declarations.filter((d) => wanted.has(d.id));
-  const coreText = core.map((d) => d.text).join('\n');
+  const named = new Set(core.flatMap((d) => d.text.match(/[A-Za-z_]\w*/g) ?? []));
+  const isMentioned = (d: SpecDeclaration) =>
+    named.has(d.kind === 'deferred' ? (d.name.split('.')[0] ?? '') : d.name);
   return declarations.filter(
     (d) =>
-      wanted.has(d.id) ||
-      ALWAYS_QUOTED.has(d.kind) ||
-      (QUOTED_WHEN_MENTIONED.has(d.kind) &&
-        (mentions(coreText, d.name) || mentionsDeferredOwner(d, coreText))),
+      wanted.has(d.id) || ALWAYS_QUOTED.has(d.kind) || (QUOTED_WHEN_MENTIONED.has(d.kind) && isMentioned(d)),
   );
-}
-
-function mentionsDeferredOwner(declaration: SpecDeclaration, coreText: string): boolean {
-  if (declaration.kind !== 'deferred') return false;
-  const owner = declaration.name.split('.')[0] ?? '';
-  return mentions(coreText, owner);
 }
 
 function renderFile(source: SpecSource, blocks: readonly string[]): string {

@@ -22,8 +22,10 @@ export interface SplitSpec {
 const HEAD =
   /^(external\s+entity|entity|value|enum|rule|surface|actor|contract|invariant|variant|given|config|default|deferred|open\s+question|use)\b\s*([A-Za-z_][\w./]*)?/;
 
+const INDENT_OR_CLOSER = /^[\s})\]]/;
+
 function isTopLevelStart(line: string): boolean {
-  return line.length > 0 && !/^[\s})\]]/.test(line) && !line.startsWith('--');
+  return line.length > 0 && !INDENT_OR_CLOSER.test(line) && !line.startsWith('--');
 }
 
 function describeHead(line: string): { kind: string; name: string } {
