@@ -13,6 +13,12 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is an interactive terminal. */
   readonly isTTY: boolean;
+  /** Aborted on Ctrl-C / SIGTERM; long-running commands stop cleanly when it fires. */
+  readonly signal?: AbortSignal;
+  /** Asks the user one question on the terminal; absent when not interactive. Resolves `undefined` on EOF. */
+  readonly prompt?: (question: string) => Promise<string | undefined>;
+  /** Milliseconds since the epoch; the real clock in main.ts. */
+  readonly now?: () => number;
 }
 
 /** A {@link CliIo} that records output, for tests. */

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
 import { formatError } from '@allium-loop/errors';
 import { runCli } from './run-cli.js';
 
@@ -7,6 +8,31 @@ import { runCli } from './run-cli.js';
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+
+const abort = new AbortController();
+let signals = 0;
+const onSignal = (): void => {
+  signals += 1;
+  // The first Ctrl-C cancels cleanly (children killed, ledger intact); a second one exits at once.
+  if (signals > 1) process.exit(130);
+  process.stderr.write('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
+  abort.abort();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+
+async function prompt(question: string): Promise<string | undefined> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } catch {
+    return undefined;
+  } finally {
+    rl.close();
+  }
+}
 
 try {
   process.exitCode = await runCli(
@@ -17,6 +43,9 @@ try {
       cwd: process.cwd(),
       env: process.env,
       isTTY: process.stdout.isTTY === true,
+      signal: abort.signal,
+      now: () => Date.now(),
+      ...(interactive ? { prompt } : {}),
     },
     { version },
   );

@@ -2,3 +2,28 @@
  * @allium-loop/orchestrator — the tick: a pure `decide(state, observation)` and the driver that carries it out.
  */
 export { TERMINAL_EXIT_CODES, type TerminalState } from './terminal-state.js';
+export * from './decide/index.js';
+export { formatTickLine, formatUsd } from './driver/format-tick-line.js';
+export { readLoopState } from './driver/ledger-sync.js';
+export type {
+  Clock,
+  LoopPorts,
+  MeasureReport,
+  PhaseReport,
+  PhaseRequest,
+  PlannedSlice,
+} from './driver/loop-ports.js';
+export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
+export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree } from './project/git.js';
+export { createProjectPorts, recordSpecBaseline, type ProjectPortsOptions } from './project/project-ports.js';
+export { questionId } from './project/phase-context.js';
+export {
+  openStore,
+  resumeRun,
+  RunError,
+  startRun,
+  stateDir,
+  type RunOutcome,
+  type RunSettings,
+} from './run-goal.js';
+export * from './modes/index.js';

@@ -1,4 +1,4 @@
-import type { JournalEvent, Question } from '@allium-loop/ledger';
+import type { JournalEvent, ProtectedTest, Question } from '@allium-loop/ledger';
 import type { LoopObservation, PhaseFocus } from '../decide/loop-action.js';
 import type { LoopPhase } from '../decide/loop-state.js';
 
@@ -30,6 +30,10 @@ export interface PhaseReport {
   /** Whether the call's cost is known (an unknown cost is never counted as zero). */
   readonly costKnown: boolean;
   readonly durationMs: number;
+  /** Generated tests the engine protects after this phase (propagate adds; others pass them through). */
+  readonly protectedTests?: readonly ProtectedTest[];
+  /** Tend only: answered questions it wrote into the spec. */
+  readonly appliedQuestions?: readonly string[];
   /** Propagate only: how the new tests behaved when the worker ran them alone (the red-check's evidence). */
   readonly redCheck?: { readonly passing: readonly string[]; readonly failing: readonly string[] };
 }

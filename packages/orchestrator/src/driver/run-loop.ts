@@ -32,6 +32,8 @@ export interface RunLoopOptions {
   readonly clock: Clock;
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: LoopProgress) => void;
+  /** Called with the ledger after every write, so ports can read the current questions and protected tests. */
+  readonly onLedger?: (ledger: Ledger) => void;
   /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
   readonly slice?: SliceFocus;
 }
@@ -230,7 +232,14 @@ class LoopDriver {
     const raised = report.questions
       .filter((q) => !known.has(q.id))
       .map((q): Question => ({ ...q, raisedAtTick: request.tick, phase: request.phase }));
-    ledger = { ...ledger, questions: [...ledger.questions, ...raised] };
+    const applied = new Set(report.appliedQuestions ?? []);
+    ledger = {
+      ...ledger,
+      questions: [...ledger.questions, ...raised].map((q) =>
+        applied.has(q.id) ? { ...q, status: 'applied' as const } : q,
+      ),
+      ...(report.protectedTests === undefined ? {} : { protectedTests: [...report.protectedTests] }),
+    };
     const journal: JournalEvent[] = [
       ...report.events.map((event) => ({ ...event, ...stamp }) as JournalEvent),
       ...raised.map((question): JournalEvent => ({ type: 'question_raised', ...stamp, question })),
@@ -401,6 +410,7 @@ class LoopDriver {
     if (events.length > 0) await this.options.store.append(this.options.lease, events);
     await this.options.store.save(this.options.lease, ledger);
     this.ledger = ledger;
+    this.options.onLedger?.(ledger);
     for (const event of events) this.progress({ kind: 'event', event });
   }
 

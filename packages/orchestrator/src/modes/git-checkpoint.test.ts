@@ -1,0 +1,55 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createCheckpoint, gitHead, restoreCheckpoint } from './git-checkpoint.js';
+import { gitOut, makeGitRepo, writeFiles } from './git-checkpoint.test-helpers.js';
+
+describe('git checkpoints', () => {
+  it('snapshots tracked and untracked files under a ref without touching the branch or the index', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'one\n', '.gitignore': 'ignored.log\n' });
+    const head = await gitHead(dir);
+    await writeFiles(dir, {
+      'a.txt': 'two\n',
+      'new/b.txt': 'b\n',
+      'ignored.log': 'x',
+      '.allium-loop/s.json': '{}',
+    });
+    const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+    const checkpoint = await createCheckpoint(scope, 'refs/allium-loop/demo/best', 'best');
+    expect(checkpoint).toBeDefined();
+    expect(await gitOut(dir, 'rev-parse', 'refs/allium-loop/demo/best')).toBe(checkpoint!.commit);
+    expect(await gitHead(dir)).toBe(head);
+    expect(await gitOut(dir, 'diff', '--cached', '--name-only')).toBe('');
+    const files = (await gitOut(dir, 'ls-tree', '-r', '--name-only', checkpoint!.commit)).split('\n');
+    expect(files.sort()).toEqual(['.gitignore', 'a.txt', 'new/b.txt']);
+  });
+
+  it('restores the working tree: reverts edits, brings back deletions, removes new files', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'one\n', 'keep/c.txt': 'c\n' });
+    const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+    await writeFiles(dir, { 'u.txt': 'untracked at checkpoint\n' });
+    const best = await createCheckpoint(scope, 'refs/allium-loop/demo/best', 'best');
+    await writeFiles(dir, {
+      'a.txt': 'broken\n',
+      'added/deep/x.txt': 'x\n',
+      '.allium-loop/ledger.json': '{"keep":true}',
+    });
+    await writeFile(join(dir, 'u.txt'), 'changed\n');
+    await rm(join(dir, 'keep/c.txt'));
+    await restoreCheckpoint(scope, best!.commit);
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(dir, 'u.txt'), 'utf8')).toBe('untracked at checkpoint\n');
+    expect(await readFile(join(dir, 'keep/c.txt'), 'utf8')).toBe('c\n');
+    expect(existsSync(join(dir, 'added'))).toBe(false);
+    expect(await readFile(join(dir, '.allium-loop/ledger.json'), 'utf8')).toBe('{"keep":true}');
+    expect(await gitOut(dir, 'status', '--porcelain')).toBe('?? .allium-loop/\n?? u.txt');
+  });
+
+  it('returns undefined outside a git work tree', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-nogit-'));
+    expect(await createCheckpoint({ cwd: dir, exclude: [] }, 'refs/allium-loop/x/best', 'x')).toBeUndefined();
+    expect(await gitHead(dir)).toBeNull();
+  });
+});

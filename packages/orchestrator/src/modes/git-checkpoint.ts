@@ -1,0 +1,118 @@
+import { copyFile, mkdtemp, rm, rmdir, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { execa } from 'execa';
+
+/** A snapshot of the working tree as git objects: a commit (never on a branch) and its tree. */
+export interface Checkpoint {
+  readonly commit: string;
+  readonly tree: string;
+  readonly ref: string;
+}
+
+/** Where checkpoints are taken and what they leave out. */
+export interface CheckpointScope {
+  /** Any directory inside the repository. */
+  readonly cwd: string;
+  /** Absolute paths left out of snapshots and untouched by restores (the engine's state directory). */
+  readonly exclude: readonly string[];
+}
+
+const IDENTITY = ['-c', 'user.name=allium-loop', '-c', 'user.email=allium-loop@localhost'];
+
+async function git(top: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> {
+  const result = await execa('git', [...args], { cwd: top, env, stripFinalNewline: true });
+  return result.stdout;
+}
+
+/** The repository's top directory, or `undefined` when `cwd` is not inside a git work tree. */
+export async function gitTopLevel(cwd: string): Promise<string | undefined> {
+  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The commit HEAD names, or `null` outside git or before the first commit. */
+export async function gitHead(cwd: string): Promise<string | null> {
+  const result = await execa('git', ['rev-parse', '--verify', '-q', 'HEAD'], { cwd, reject: false });
+  return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+function pathspecs(top: string, exclude: readonly string[]): string[] {
+  return ['--', '.', ...exclude.map((path) => `:(exclude)${relative(top, path) || '.'}`)];
+}
+
+/** Runs `body` with a private index file seeded from the repository's own, so the user's index is never touched. */
+async function withTempIndex<T>(top: string, body: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
+  const index = join(dir, 'index');
+  try {
+    const real = await git(top, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
+    await copyFile(real, index).catch(() => undefined);
+    return await body({ GIT_INDEX_FILE: index });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Records the working tree — tracked files and untracked ones that are not ignored — as a commit object whose
+ * parent is HEAD, and points `ref` (e.g. `refs/allium-loop/<slug>/best`) at it. No branch, no index and no file of
+ * the user changes. Returns `undefined` outside a git work tree. Throws when git fails.
+ */
+export async function createCheckpoint(
+  scope: CheckpointScope,
+  ref: string,
+  message: string,
+): Promise<Checkpoint | undefined> {
+  const top = await gitTopLevel(scope.cwd);
+  if (top === undefined) return undefined;
+  const head = await gitHead(top);
+  return withTempIndex(top, async (env) => {
+    await git(top, ['add', '-A', ...pathspecs(top, scope.exclude)], env);
+    const tree = await git(top, ['write-tree'], env);
+    const parent = head === null ? [] : ['-p', head];
+    const commit = await git(top, [...IDENTITY, 'commit-tree', tree, ...parent, '-m', message], env);
+    await git(top, ['update-ref', ref, commit]);
+    return { commit, tree, ref };
+  });
+}
+
+/**
+ * Makes the working tree match a checkpoint: files it holds are written back, and files present now (tracked, or
+ * untracked and not ignored) that it does not hold are deleted. Excluded paths, ignored files, the user's index
+ * and HEAD are left alone. Throws when git fails or `cwd` is not in a git work tree.
+ */
+export async function restoreCheckpoint(scope: CheckpointScope, commit: string): Promise<void> {
+  const top = await gitTopLevel(scope.cwd);
+  if (top === undefined)
+    throw new Error(`cannot restore checkpoint ${commit}: ${scope.cwd} is not in a git work tree`);
+  const wanted = new Set(splitZ(await git(top, ['ls-tree', '-r', '-z', '--name-only', commit])));
+  const present = splitZ(
+    await git(top, ['ls-files', '-z', '-c', '-o', '--exclude-standard', ...pathspecs(top, scope.exclude)]),
+  );
+  for (const file of new Set(present)) {
+    if (wanted.has(file)) continue;
+    await unlink(join(top, file)).catch(() => undefined);
+    await removeEmptyParents(top, dirname(join(top, file)));
+  }
+  await withTempIndex(top, async (env) => {
+    await git(top, ['read-tree', commit], env);
+    await git(top, ['checkout-index', '-a', '-f'], env);
+  });
+}
+
+function splitZ(text: string): string[] {
+  return text.split('\0').filter((entry) => entry.length > 0);
+}
+
+async function removeEmptyParents(top: string, dir: string): Promise<void> {
+  let current = dir;
+  while (current.startsWith(top) && current !== top) {
+    try {
+      await rmdir(current);
+    } catch {
+      return;
+    }
+    current = dirname(current);
+  }
+}

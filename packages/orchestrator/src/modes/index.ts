@@ -1,0 +1,81 @@
+/**
+ * The loop modes of the engine family — `--verify` (with hill-climb), `--stories` and `--state-file` — sharing
+ * the ledger, caps, lease, journal and reports with the spec loop.
+ */
+export {
+  createCheckpoint,
+  restoreCheckpoint,
+  type Checkpoint as GitCheckpoint,
+  type CheckpointScope,
+} from './git-checkpoint.js';
+export {
+  ModeSession,
+  type AgentStep,
+  type ModeContext,
+  type ModeProgress,
+  type ModeStop,
+} from './mode-session.js';
+export { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
+export {
+  applyVerdict,
+  changedCriteria,
+  criteriaChecksums,
+  nextStory,
+  parsePrd,
+  PrdSchema,
+  readVerdict,
+  serializePrd,
+  UserStorySchema,
+  type Prd,
+  type StoryVerdict,
+  type UserStory,
+} from './prd.js';
+export { isImprovement, parseScore, reachesTarget } from './parse-score.js';
+export {
+  ModeRunError,
+  resumeModeRun,
+  startModeRun,
+  type ModeRunOutcome,
+  type ModeRunSettings,
+} from './run-mode.js';
+export { runUserCommand, type UserCommandOptions, type UserCommandResult } from './run-user-command.js';
+export {
+  AlStateSchema,
+  checkDoneClaim,
+  initialAlState,
+  parseAlState,
+  serializeAlState,
+  type AlState,
+} from './state-file.js';
+export {
+  formatStateFileSummary,
+  readAlState,
+  runStateFileMode,
+  type StateFileIteration,
+  type StateFileModeConfig,
+  type StateFileModeState,
+} from './state-file-mode.js';
+export {
+  formatStorySummary,
+  loadPrd,
+  progressEntry,
+  runStoryMode,
+  type StoryIteration,
+  type StoryModeConfig,
+  type StoryModeState,
+} from './story-mode.js';
+export {
+  formatTable,
+  formatVerifySummary,
+  runVerifyMode,
+  type VerifyModeConfig,
+  type VerifyModeState,
+  type VerifyTickRecord,
+} from './verify-mode.js';
+export {
+  abortableSleep,
+  DEFAULT_RATE_LIMIT_WAIT_MS,
+  waitForRateLimit,
+  type RateLimitWait,
+  type RateLimitWaitOptions,
+} from './wait-for-rate-limit.js';

@@ -1,0 +1,373 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentPhase, AgentRunner, AgentRunResult } from '@allium-loop/agents';
+import {
+  beginIntent,
+  endIntent,
+  pendingIntents,
+  type JournalEvent,
+  type Lease,
+  type Ledger,
+  type LedgerStore,
+  type TerminalState,
+} from '@allium-loop/ledger';
+import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
+
+/** Progress a mode shows as it happens; every event is also in the journal. */
+export type ModeProgress =
+  { readonly kind: 'line'; readonly text: string } | { readonly kind: 'event'; readonly event: JournalEvent };
+
+/** What every mode loop needs: the leased ledger, the agent, the project and the effects it may use. */
+export interface ModeContext {
+  readonly store: LedgerStore;
+  readonly lease: Lease;
+  readonly ledger: Ledger;
+  readonly agent: AgentRunner;
+  /** The project directory the agent and the commands work in. */
+  readonly cwd: string;
+  /** The state directory, normally `<cwd>/.allium-loop`. */
+  readonly stateDir: string;
+  /** Environment of the user's own commands (`--verify`); agents build their own minimal one. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly clock: { now(): number };
+  /** Cancellable sleep; default a real timer. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (progress: ModeProgress) => void;
+}
+
+/** Why a mode loop stops. */
+export interface ModeStop {
+  readonly state: TerminalState;
+  readonly reason: string;
+  readonly detail: string;
+}
+
+/** One agent call's outcome as a mode sees it: done (any outcome but a rate limit), or a stop of the run. */
+export type AgentStep =
+  | { readonly kind: 'done'; readonly result: AgentRunResult; readonly resultFile: string }
+  | { readonly kind: 'stop'; readonly stop: ModeStop };
+
+const MAX_RATE_LIMIT_WAITS = 20;
+
+/**
+ * The shared engine of the mode loops: persistence (journal before ledger), caps (ticks, wall clock, budget,
+ * Ctrl-C), ticks, agent calls recorded as intents with their spend, rate-limit waits, and the terminal record.
+ * Each mode keeps its own state in `ledger.modeState[<mode>]`.
+ */
+export class ModeSession {
+  private current: Ledger;
+  private readonly startedAt: number;
+  private readonly baseWallMs: number;
+
+  constructor(
+    private readonly context: ModeContext,
+    /** The journal prefix of this mode's extension events: `verify`, `stories`, `state-file`. */
+    readonly mode: string,
+  ) {
+    this.current = context.ledger;
+    this.startedAt = context.clock.now();
+    this.baseWallMs = context.ledger.spent.wallMs;
+  }
+
+  /** The ledger as last persisted. */
+  get ledger(): Ledger {
+    return this.current;
+  }
+
+  /** The working directory of the run. */
+  get cwd(): string {
+    return this.context.cwd;
+  }
+
+  /** The signal that cancels the run. */
+  get signal(): AbortSignal {
+    return this.context.signal;
+  }
+
+  /** The user's environment, for the commands the user configured. */
+  get env(): Readonly<Record<string, string | undefined>> {
+    return this.context.env;
+  }
+
+  /** `.allium-loop/<slug>/` — results, transcripts and mode files of this run. */
+  get runDir(): string {
+    return join(this.context.stateDir, this.current.slug);
+  }
+
+  /** The state directory, excluded from checkpoints. */
+  get stateDir(): string {
+    return this.context.stateDir;
+  }
+
+  /** Epoch milliseconds now. */
+  now(): number {
+    return this.context.clock.now();
+  }
+
+  /** Wall-clock time of the run, summed across resumes. */
+  elapsedMs(): number {
+    return this.baseWallMs + Math.max(0, this.now() - this.startedAt);
+  }
+
+  /** This mode's state in the ledger. */
+  state<T>(): T | undefined {
+    return this.current.modeState[this.mode] as T | undefined;
+  }
+
+  /** Shows a progress line. */
+  say(text: string): void {
+    this.context.onProgress?.({ kind: 'line', text });
+  }
+
+  /** An extension event `x-<mode>.<name>` stamped now. */
+  event(name: string, data: Record<string, unknown>, tick = this.current.tick): JournalEvent {
+    return {
+      type: `x-${this.mode}.${name}`,
+      at: new Date(this.now()).toISOString(),
+      tick,
+      data: JSON.parse(JSON.stringify(data)) as Record<string, never>,
+    };
+  }
+
+  /** Appends events, then saves the ledger with the wall clock brought up to date. */
+  async persist(ledger: Ledger, events: readonly JournalEvent[] = []): Promise<void> {
+    const next: Ledger = {
+      ...ledger,
+      updatedAt: new Date(this.now()).toISOString(),
+      spent: { ...ledger.spent, wallMs: this.elapsedMs() },
+    };
+    if (events.length > 0) await this.context.store.append(this.context.lease, events);
+    await this.context.store.save(this.context.lease, next);
+    this.current = next;
+    for (const event of events) this.context.onProgress?.({ kind: 'event', event });
+  }
+
+  /** Saves this mode's state under `modeState[<mode>]`, with events. */
+  async saveState(state: unknown, events: readonly JournalEvent[] = []): Promise<void> {
+    const modeState = { ...this.current.modeState, [this.mode]: JSON.parse(JSON.stringify(state)) as never };
+    await this.persist({ ...this.current, modeState }, events);
+  }
+
+  /** Closes intents a crashed process left open: the step they announced runs again in a new tick. */
+  async abandonPendingIntents(): Promise<void> {
+    let ledger = this.current;
+    const events: JournalEvent[] = [];
+    for (const intent of pendingIntents(ledger)) {
+      const at = new Date(this.now());
+      const detail = 'interrupted; the step runs again';
+      ledger = endIntent(ledger, intent.key, { status: 'abandoned', detail, at });
+      events.push({
+        type: 'intent_ended',
+        at: at.toISOString(),
+        tick: intent.tick,
+        key: intent.key,
+        status: 'abandoned',
+        detail,
+      });
+    }
+    if (events.length > 0) await this.persist(ledger, events);
+  }
+
+  /** The cap that stops the run before another tick, if any: Ctrl-C, wall clock, budget, ticks. */
+  capReached(): ModeStop | undefined {
+    const { caps, spent } = this.current;
+    if (this.signal.aborted)
+      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
+    if (caps.wallClockMs !== undefined && this.elapsedMs() >= caps.wallClockMs)
+      return {
+        state: 'timed_out',
+        reason: 'wall_clock',
+        detail: `wall-clock cap of ${seconds(caps.wallClockMs)} reached`,
+      };
+    if (caps.budgetUsd !== undefined && (spent.usd ?? 0) >= caps.budgetUsd)
+      return {
+        state: 'budget_exhausted',
+        reason: 'budget',
+        detail: `budget of $${caps.budgetUsd.toFixed(2)} spent`,
+      };
+    if (this.current.tick >= caps.maxTicks)
+      return {
+        state: 'max_ticks',
+        reason: 'max_ticks',
+        detail: `tick cap of ${String(caps.maxTicks)} reached`,
+      };
+    return undefined;
+  }
+
+  /** Starts the next tick: the counter moves in the ledger before any work of the tick. */
+  async beginTick(): Promise<number> {
+    const tick = this.current.tick + 1;
+    const spent = { ...this.current.spent, ticks: this.current.spent.ticks + 1 };
+    await this.persist({ ...this.current, tick, spent }, [
+      { type: 'phase_started', at: new Date(this.now()).toISOString(), tick, phase: `${this.mode}:tick` },
+    ]);
+    return tick;
+  }
+
+  /** The result file of the agent call `name` in the current tick: `.allium-loop/<slug>/results/<tick>-<name>.json`. */
+  resultFile(name: string): string {
+    return join(this.runDir, 'results', `${String(this.current.tick)}-${name}.json`);
+  }
+
+  /**
+   * Runs one agent call of `phase` in this tick: the intent is saved first, the result file is
+   * `.allium-loop/<slug>/results/<tick>-<name>.json`, the remaining budget is passed on, the spend is recorded.
+   * A rate limit is waited out (shown, journaled, counted against the wall clock) and the call repeated without a
+   * new tick; an abort, or a reset beyond the wall-clock cap, stops the run.
+   */
+  async callAgent(phase: AgentPhase, name: string, prompt: string): Promise<AgentStep> {
+    const tick = this.current.tick;
+    const resultFile = this.resultFile(name);
+    for (let attempt = 1; ; attempt += 1) {
+      const key = `tick-${String(tick)}/${name}/${String(attempt)}`;
+      const result = await this.runRecorded(key, phase, prompt, resultFile);
+      if (result.outcome === 'aborted' || this.signal.aborted)
+        return {
+          kind: 'stop',
+          stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
+        };
+      if (result.outcome !== 'rate_limited') return { kind: 'done', result, resultFile };
+      if (attempt > MAX_RATE_LIMIT_WAITS)
+        return {
+          kind: 'stop',
+          stop: {
+            state: 'failed',
+            reason: 'rate_limited',
+            detail: `${this.context.agent.name} stayed rate limited after ${String(MAX_RATE_LIMIT_WAITS)} waits`,
+          },
+        };
+      const stop = await this.waitOutRateLimit(result);
+      if (stop !== undefined) return { kind: 'stop', stop };
+    }
+  }
+
+  private async runRecorded(
+    key: string,
+    phase: AgentPhase,
+    prompt: string,
+    resultFile: string,
+  ): Promise<AgentRunResult> {
+    const tick = this.current.tick;
+    // A result file left by an earlier attempt must not pass for this call's.
+    await rm(resultFile, { force: true });
+    const begun = beginIntent(this.current, key, {
+      tick,
+      phase,
+      action: 'agent-call',
+      data: { resultFile },
+      at: new Date(this.now()),
+    });
+    const at = new Date(this.now()).toISOString();
+    await this.persist(begun.ledger, [{ type: 'intent_begun', at, tick, key, phase, action: 'agent-call' }]);
+    const budget = this.current.caps.budgetUsd;
+    const result = await this.context.agent.run({
+      prompt,
+      cwd: this.context.cwd,
+      phase,
+      resultFile,
+      timeoutMs: this.current.caps.agentTimeoutMs,
+      signal: this.signal,
+      ...(budget === undefined ? {} : { budgetUsd: Math.max(0, budget - (this.current.spent.usd ?? 0)) }),
+    });
+    const status = result.outcome === 'ok' ? 'succeeded' : 'failed';
+    const detail =
+      result.outcome === 'ok'
+        ? undefined
+        : `${result.outcome}${result.detail === undefined ? '' : `: ${result.detail}`}`;
+    const end = new Date(this.now());
+    const ledger = addSpend(
+      endIntent(this.current, key, { status, at: end, ...(detail === undefined ? {} : { detail }) }),
+      result,
+    );
+    await this.persist(ledger, [
+      {
+        type: 'phase_ended',
+        at: end.toISOString(),
+        tick,
+        phase,
+        outcome: status === 'succeeded' ? 'ok' : 'failed',
+        durationMs: result.durationMs,
+        ...(detail === undefined ? {} : { detail }),
+      },
+      { type: 'intent_ended', at: end.toISOString(), tick, key, status },
+    ]);
+    return result;
+  }
+
+  private async waitOutRateLimit(result: AgentRunResult): Promise<ModeStop | undefined> {
+    const wallClockMs = this.current.caps.wallClockMs;
+    const deadline = wallClockMs === undefined ? undefined : this.now() + (wallClockMs - this.elapsedMs());
+    const resetAt = result.rateLimitResetAt;
+    this.say(
+      resetAt === undefined
+        ? `rate limited by ${this.context.agent.name}; no reset time given, waiting before trying again`
+        : `rate limited by ${this.context.agent.name}; waiting until ${new Date(resetAt).toISOString()} (${seconds(Math.max(0, resetAt - this.now()))})`,
+    );
+    const wait = await waitForRateLimit(result, {
+      now: () => this.now(),
+      sleep: this.context.sleep ?? abortableSleep,
+      signal: this.signal,
+      ...(deadline === undefined ? {} : { wallClockDeadline: deadline }),
+    });
+    await this.persist(this.current, [
+      this.event('rate_limit_wait', {
+        ...wait,
+        agent: this.context.agent.name,
+        ...(resetAt === undefined ? {} : { resetAt: new Date(resetAt).toISOString() }),
+      }),
+    ]);
+    if (wait.kind === 'aborted')
+      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled while waiting out a rate limit' };
+    if (wait.kind === 'deadline')
+      return {
+        state: 'timed_out',
+        reason: 'wall_clock',
+        detail: 'the rate limit resets after the wall-clock cap',
+      };
+    return undefined;
+  }
+
+  /** Records the terminal state (ledger and journal) and returns the final ledger. */
+  async finish(stop: ModeStop, extra: readonly JournalEvent[] = []): Promise<Ledger> {
+    const at = new Date(this.now()).toISOString();
+    const terminal = { state: stop.state, reason: stop.reason, detail: stop.detail, at };
+    await this.persist({ ...this.current, status: 'terminal', terminal }, [
+      ...extra,
+      {
+        type: 'terminal',
+        at,
+        tick: this.current.tick,
+        state: stop.state,
+        reason: stop.reason,
+        detail: stop.detail,
+      },
+    ]);
+    return this.current;
+  }
+}
+
+function addSpend(ledger: Ledger, result: AgentRunResult): Ledger {
+  const tokens = result.tokens ?? {};
+  const spent = ledger.spent;
+  return {
+    ...ledger,
+    spent: {
+      ...spent,
+      agentCalls: spent.agentCalls + 1,
+      usd: result.costUsd === undefined ? spent.usd : (spent.usd ?? 0) + result.costUsd,
+      usdUnknownCalls: spent.usdUnknownCalls + (result.costUsd === undefined ? 1 : 0),
+      tokens: {
+        input: spent.tokens.input + (tokens.input ?? 0),
+        output: spent.tokens.output + (tokens.output ?? 0),
+        cacheRead: spent.tokens.cacheRead + (tokens.cacheRead ?? 0),
+        cacheWrite: spent.tokens.cacheWrite + (tokens.cacheWrite ?? 0),
+      },
+    },
+  };
+}
+
+/** `90 s`, `12 min`. */
+export function seconds(ms: number): string {
+  return ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`;
+}

@@ -1,0 +1,196 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { createAgentRunner, type AgentRunner } from '@allium-loop/agents';
+import { AlliumLoopError } from '@allium-loop/errors';
+import {
+  chooseSlug,
+  createFileLedgerStore,
+  createLedger,
+  createRedactor,
+  type Caps,
+  type Lease,
+  type Ledger,
+  type LedgerStore,
+} from '@allium-loop/ledger';
+import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
+import type { ModeContext, ModeProgress } from './mode-session.js';
+import { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
+
+/** What a mode run needs from the command line. */
+export interface ModeRunSettings {
+  readonly cwd: string;
+  /** The agent configuration (`agentConfigSchema` of `@allium-loop/agents`); stored in the ledger for resumes. */
+  readonly agent: unknown;
+  /** Cap overrides; the rest come from the mode's defaults and `DEFAULT_CAPS`. */
+  readonly caps: Partial<Caps>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly signal: AbortSignal;
+  readonly clock: { now(): number };
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Builds the runner from the configuration; default `createAgentRunner`. */
+  readonly createAgent?: (config: unknown) => AgentRunner;
+  readonly onProgress?: (progress: ModeProgress) => void;
+  /** One-off announcements (slug, resume, lease takeover). */
+  readonly announce?: (line: string) => void;
+}
+
+/** How a mode run ended: the final ledger, the exit code of its terminal state, and its summary table. */
+export interface ModeRunOutcome {
+  readonly ledger: Ledger;
+  readonly exitCode: number;
+  readonly summary: string;
+}
+
+/** Raised when a mode run cannot start or resume (no such run, a run of another mode). */
+export class ModeRunError extends AlliumLoopError {}
+
+interface StoredRun {
+  readonly spec: ModeSpec;
+  readonly agent: Record<string, unknown>;
+}
+
+function openModeStore(settings: ModeRunSettings): { store: LedgerStore; dir: string } {
+  const dir = join(settings.cwd, '.allium-loop');
+  return { store: createFileLedgerStore({ dir, redactor: createRedactor(settings.env) }), dir };
+}
+
+/**
+ * Starts a run of one of the loop modes for `goal`, or continues the unfinished run of the same goal. A run of the
+ * same goal that already ended is replaced by a fresh one under the same slug (its journal keeps the history).
+ * Holds the lease for the whole run and heartbeats it. Throws `LeaseHeldError` when another process runs it.
+ */
+export async function startModeRun(
+  goal: string,
+  spec: ModeSpec,
+  settings: ModeRunSettings,
+): Promise<ModeRunOutcome> {
+  const { store, dir } = openModeStore(settings);
+  const choice = await chooseSlug(goal, async (slug) => {
+    const loaded = await store.load(slug);
+    if (loaded.ok) return { kind: 'goal', goal: loaded.value.ledger.goal };
+    return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
+  });
+  return withModeLease(store, choice.slug, settings, async (lease) => {
+    const loaded = choice.existing ? await store.load(choice.slug) : undefined;
+    if (loaded !== undefined && !loaded.ok && loaded.issues.kind === 'corrupt') throw loaded.issues.error;
+    const previous = loaded?.ok === true ? loaded.value.ledger : undefined;
+    if (previous !== undefined && previous.status === 'running' && previous.mode === spec.mode) {
+      settings.announce?.(`Continuing the unfinished run ${choice.slug} at tick ${String(previous.tick)}.`);
+      return drive(store, lease, dir, previous, settings, true);
+    }
+    const caps = { ...spec.defaultCaps, ...settings.caps };
+    const ledger: Ledger = {
+      ...createLedger({
+        goal,
+        slug: choice.slug,
+        mode: spec.mode,
+        caps,
+        now: new Date(settings.clock.now()),
+      }),
+      modeState: {
+        run: JSON.parse(JSON.stringify({ spec, agent: settings.agent })) as Record<string, never>,
+      },
+    };
+    await store.save(lease, ledger);
+    settings.announce?.(
+      `Run ${choice.slug} (${spec.mode} mode)${previous === undefined ? '' : ', replacing the ended run of the same goal'}.`,
+    );
+    return drive(store, lease, dir, ledger, settings, false);
+  });
+}
+
+/**
+ * Continues a mode run from its ledger alone (the mode, its configuration and the agent are stored there).
+ * A run that ended `cancelled`, `timed_out` or `failed` is reopened; other ended runs are reported as they are.
+ */
+export async function resumeModeRun(slug: string, settings: ModeRunSettings): Promise<ModeRunOutcome> {
+  const { store, dir } = openModeStore(settings);
+  return withModeLease(store, slug, settings, async (lease) => {
+    const loaded = await store.load(slug);
+    if (!loaded.ok) {
+      if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
+      throw new ModeRunError(`No run named "${slug}" in ${dir}.`, {
+        code: 'modes.not_found',
+        hint: "Run 'allium-loop list' to see the runs here.",
+      });
+    }
+    const ledger = loaded.value.ledger;
+    if (ledger.mode === 'spec')
+      throw new ModeRunError(`Run "${slug}" is a spec-loop run, not a mode run.`, {
+        code: 'modes.wrong_mode',
+      });
+    if (ledger.terminal !== null && !['cancelled', 'timed_out', 'failed'].includes(ledger.terminal.state)) {
+      settings.announce?.(`Run ${slug} already ended: ${ledger.terminal.state} (${ledger.terminal.detail}).`);
+      return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state], summary: summarizeMode(ledger) };
+    }
+    settings.announce?.(`Resuming ${slug} (${ledger.mode} mode) at tick ${String(ledger.tick)}.`);
+    return drive(store, lease, dir, { ...ledger, status: 'running', terminal: null }, settings, true);
+  });
+}
+
+async function drive(
+  store: LedgerStore,
+  lease: Lease,
+  dir: string,
+  ledger: Ledger,
+  settings: ModeRunSettings,
+  resumed: boolean,
+): Promise<ModeRunOutcome> {
+  const stored = ledger.modeState['run'] as unknown as StoredRun;
+  const agent = (settings.createAgent ?? ((config) => createAgentRunner(config, { env: settings.env })))(
+    stored.agent,
+  );
+  const at = new Date(settings.clock.now()).toISOString();
+  await store.append(lease, [
+    {
+      type: 'run_started',
+      at,
+      goal: ledger.goal,
+      mode: ledger.mode,
+      resumed,
+      pid: process.pid,
+      host: hostname(),
+    },
+  ]);
+  const context: ModeContext = {
+    store,
+    lease,
+    ledger,
+    agent,
+    cwd: settings.cwd,
+    stateDir: dir,
+    env: settings.env,
+    clock: settings.clock,
+    signal: settings.signal,
+    ...(settings.sleep === undefined ? {} : { sleep: settings.sleep }),
+    ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
+  };
+  const final = await runModeLoop(context, stored.spec);
+  const state = final.terminal?.state ?? 'failed';
+  return { ledger: final, exitCode: TERMINAL_EXIT_CODES[state], summary: summarizeMode(final) };
+}
+
+async function withModeLease<T>(
+  store: LedgerStore,
+  slug: string,
+  settings: ModeRunSettings,
+  work: (lease: Lease) => Promise<T>,
+): Promise<T> {
+  const acquired = await store.acquire(slug);
+  if (acquired.takenOver !== undefined) {
+    const { previous, reason } = acquired.takenOver;
+    settings.announce?.(
+      `Took over the lease of ${slug} from pid ${String(previous.pid)} on ${previous.host} (${reason === 'dead_pid' ? 'process is gone' : 'heartbeat went stale'}).`,
+    );
+  }
+  const timer = setInterval(() => {
+    store.heartbeat(acquired.lease).catch(() => undefined);
+  }, 20_000);
+  timer.unref();
+  try {
+    return await work(acquired.lease);
+  } finally {
+    clearInterval(timer);
+    await store.release(acquired.lease).catch(() => undefined);
+  }
+}

@@ -1,0 +1,314 @@
+import { appendFile, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { JournalEvent, Ledger } from '@allium-loop/ledger';
+import { atomicWriteFile } from './atomic-write-file.js';
+import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
+import {
+  applyVerdict,
+  changedCriteria,
+  checksum,
+  criteriaChecksums,
+  nextStory,
+  parsePrd,
+  readVerdict,
+  serializePrd,
+  tamperedStatus,
+  type Prd,
+  type StoryVerdict,
+  type UserStory,
+} from './prd.js';
+import { outputTail, runUserCommand } from './run-user-command.js';
+import { evaluatorPrompt, generatorPrompt } from './story-prompts.js';
+import { formatTable } from './verify-mode.js';
+
+/** The configuration of a `--stories` run. */
+export interface StoryModeConfig {
+  /** Absolute path of the PRD (`prd.json`, `.loop/prd.json`). */
+  readonly prdPath: string;
+  /** Work only this story. */
+  readonly storyId?: string;
+  /** Skip the evaluator phase: the verify command (when given) or the generator's clean exit decides. */
+  readonly skipEval: boolean;
+  /** Rejections after which a story is marked `blocked`. */
+  readonly evalRetries: number;
+  /** A command that must exit 0 before a story can pass. */
+  readonly verifyCommand?: string;
+}
+
+/** One iteration of a story run. */
+export interface StoryIteration {
+  readonly tick: number;
+  readonly story: string;
+  readonly title: string;
+  readonly verdict: 'PASS' | 'REJECT';
+  readonly reason: string | null;
+  readonly blocked: boolean;
+  readonly at: string;
+}
+
+/** The story mode's part of the ledger (`modeState.stories`). */
+export interface StoryModeState {
+  readonly config: StoryModeConfig;
+  /** Checksums taken when the run started: acceptance criteria by story id, and the verify command. */
+  readonly checksums: { readonly criteria: Record<string, string>; readonly verify: string } | null;
+  readonly iterations: readonly StoryIteration[];
+}
+
+/** Reads and validates a PRD file; the issues name the file. */
+export async function loadPrd(
+  path: string,
+): Promise<{ ok: true; value: Prd } | { ok: false; issues: string[] }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    return { ok: false, issues: [`${path}: cannot be read: ${(error as Error).message}`] };
+  }
+  const parsed = parsePrd(text);
+  return parsed.ok ? parsed : { ok: false, issues: parsed.issues.map((issue) => `${path}: ${issue}`) };
+}
+
+/**
+ * The `--stories` loop: one story per tick, lowest priority number first. A generator phase, the verify command
+ * when there is one, then a fresh-context evaluator asked to disprove the work, whose verdict is read from its
+ * result file. The engine alone writes the PRD (atomically) and `progress.md` beside it; acceptance criteria and
+ * the verify command are checksummed at the start, and an agent that edits them stops the run. Status fields an
+ * agent edits (`passes`, `blocked`, `rejections`) are put back and logged as violations.
+ */
+export async function runStoryMode(context: ModeContext, config: StoryModeConfig): Promise<Ledger> {
+  const session = new ModeSession(context, 'stories');
+  await session.abandonPendingIntents();
+  const loaded = await loadPrd(config.prdPath);
+  if (!loaded.ok)
+    return session.finish({ state: 'failed', reason: 'prd_invalid', detail: loaded.issues.join('; ') });
+  let prd = loaded.value;
+  let state = session.state<StoryModeState>() ?? { config, checksums: null, iterations: [] };
+  if (state.checksums === null) {
+    state = {
+      ...state,
+      checksums: { criteria: criteriaChecksums(prd), verify: checksum(config.verifyCommand ?? null) },
+    };
+    await session.saveState(state, [
+      session.event('checksums', { stories: Object.keys(state.checksums!.criteria).length }),
+    ]);
+  }
+  for (;;) {
+    const guard = await guardPrd(session, state, prd);
+    if ('stop' in guard) return session.finish(guard.stop, [summaryEvent(session, state)]);
+    prd = guard.prd;
+    const story = nextStory(prd, config.storyId);
+    if (story === undefined) return session.finish(endState(prd, config), [summaryEvent(session, state)]);
+    const stop = session.capReached();
+    if (stop !== undefined) return session.finish(stop, [summaryEvent(session, state)]);
+    const tick = await session.beginTick();
+    const judged = await workStory(session, state, prd, story, tick);
+    if ('stop' in judged) return session.finish(judged.stop, [summaryEvent(session, state)]);
+    const again = await guardPrd(session, state, prd);
+    if ('stop' in again) return session.finish(again.stop, [summaryEvent(session, state)]);
+    prd = applyVerdict(prd, story.id, judged.verdict, config.evalRetries, tick);
+    state = await record(session, state, prd, story, judged.verdict, tick);
+  }
+}
+
+async function workStory(
+  session: ModeSession,
+  state: StoryModeState,
+  prd: Prd,
+  story: UserStory,
+  tick: number,
+): Promise<{ verdict: StoryVerdict } | { stop: ModeStop }> {
+  const { config } = state;
+  const progressPath = join(dirname(config.prdPath), 'progress.md');
+  session.say(`→ tick ${String(tick)}: generate ${story.id} (${story.title})`);
+  const generated = await session.callAgent(
+    'generate',
+    'generate',
+    generatorPrompt(story, config, progressPath),
+  );
+  if (generated.kind === 'stop') return { stop: generated.stop };
+  const guard = await guardPrd(session, state, prd);
+  if ('stop' in guard) return guard;
+  if (generated.result.outcome !== 'ok')
+    return {
+      verdict: {
+        verdict: 'REJECT',
+        reason: `the generator ended ${generated.result.outcome}${generated.result.detail === undefined ? '' : `: ${generated.result.detail}`}`,
+      },
+    };
+  if (config.verifyCommand !== undefined) {
+    session.say(`→ tick ${String(tick)}: ${config.verifyCommand}`);
+    const run = await runUserCommand({
+      command: config.verifyCommand,
+      cwd: session.cwd,
+      env: session.env,
+      timeoutMs: session.ledger.caps.testTimeoutMs,
+      signal: session.signal,
+    });
+    if (run.aborted)
+      return { stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' } };
+    if (run.exitCode !== 0)
+      return {
+        verdict: {
+          verdict: 'REJECT',
+          reason: `the verify command ${run.timedOut ? 'timed out' : `exited ${String(run.exitCode)}`}: ${outputTail(run.output, 300).trim()}`,
+        },
+      };
+  }
+  if (config.skipEval) return { verdict: { verdict: 'PASS' } };
+  session.say(`→ tick ${String(tick)}: evaluate ${story.id} (fresh context)`);
+  const evaluated = await session.callAgent(
+    'evaluate',
+    'evaluate',
+    evaluatorPrompt(story, config, session.resultFile('evaluate')),
+  );
+  if (evaluated.kind === 'stop') return { stop: evaluated.stop };
+  const text = await readFile(evaluated.resultFile, 'utf8').catch(() => undefined);
+  return { verdict: readVerdict(text) };
+}
+
+/** Stops on edited criteria or verify command; puts back status fields an agent changed. */
+async function guardPrd(
+  session: ModeSession,
+  state: StoryModeState,
+  engine: Prd,
+): Promise<{ prd: Prd } | { stop: ModeStop }> {
+  const sums = state.checksums!;
+  if (checksum(state.config.verifyCommand ?? null) !== sums.verify)
+    return {
+      stop: {
+        state: 'failed',
+        reason: 'verify_command_changed',
+        detail: 'the verify command changed since the run started',
+      },
+    };
+  const disk = await loadPrd(state.config.prdPath);
+  if (!disk.ok) {
+    await atomicWriteFile(state.config.prdPath, serializePrd(engine));
+    await session.persist(session.ledger, [
+      violation(session, 'prd_invalid', disk.issues.join('; '), true, state.config.prdPath),
+    ]);
+    return { prd: engine };
+  }
+  const edited = changedCriteria(disk.value, sums.criteria);
+  if (edited.length > 0) {
+    const detail = `acceptance criteria of ${edited.join(', ')} changed since the run started`;
+    await session.persist(session.ledger, [
+      violation(session, 'criteria_edited', detail, false, state.config.prdPath),
+    ]);
+    return { stop: { state: 'failed', reason: 'criteria_edited', detail } };
+  }
+  const tampered = tamperedStatus(engine, disk.value);
+  if (tampered.length > 0 || serializePrd(disk.value) !== serializePrd(engine)) {
+    await atomicWriteFile(state.config.prdPath, serializePrd(engine));
+    const detail =
+      tampered.length > 0
+        ? `status of ${tampered.join(', ')} changed by an agent; restored`
+        : 'PRD edited by an agent; restored';
+    await session.persist(session.ledger, [
+      violation(session, 'prd_edited', detail, true, state.config.prdPath),
+    ]);
+  }
+  return { prd: engine };
+}
+
+function violation(
+  session: ModeSession,
+  kind: string,
+  detail: string,
+  reverted: boolean,
+  path: string,
+): JournalEvent {
+  return {
+    type: 'violation',
+    at: new Date(session.now()).toISOString(),
+    tick: session.ledger.tick,
+    kind,
+    path,
+    detail,
+    reverted,
+  };
+}
+
+async function record(
+  session: ModeSession,
+  state: StoryModeState,
+  prd: Prd,
+  story: UserStory,
+  verdict: StoryVerdict,
+  tick: number,
+): Promise<StoryModeState> {
+  await atomicWriteFile(state.config.prdPath, serializePrd(prd));
+  const at = new Date(session.now()).toISOString();
+  const blocked = prd.userStories.find((s) => s.id === story.id)?.blocked === true;
+  const reason = verdict.verdict === 'REJECT' ? verdict.reason : null;
+  const iteration: StoryIteration = {
+    tick,
+    story: story.id,
+    title: story.title,
+    verdict: verdict.verdict,
+    reason,
+    blocked,
+    at,
+  };
+  await appendFile(join(dirname(state.config.prdPath), 'progress.md'), progressEntry(iteration));
+  const next = { ...state, iterations: [...state.iterations, iteration] };
+  const line = `tick ${String(tick)} · ${story.id} · ${verdict.verdict}${reason === null ? '' : ` (${reason})`}${blocked ? ' · blocked' : ''}`;
+  await session.saveState(next, [
+    session.event('verdict', { ...iteration }),
+    { type: 'tick_recorded', at, tick, line, usd: session.ledger.spent.usd },
+  ]);
+  session.say(line);
+  return next;
+}
+
+/** One `progress.md` entry: the iteration, the story, the time, the verdict. */
+export function progressEntry(iteration: StoryIteration): string {
+  const verdict = iteration.verdict === 'PASS' ? 'PASS' : `REJECT — ${iteration.reason ?? ''}`;
+  return [
+    `## Iteration ${String(iteration.tick)}: ${iteration.story} — ${iteration.title}`,
+    `- time: ${iteration.at}`,
+    `- verdict: ${verdict}`,
+    ...(iteration.blocked ? ['- story blocked: rejection limit reached'] : []),
+    '',
+    '',
+  ].join('\n');
+}
+
+function endState(prd: Prd, config: StoryModeConfig): ModeStop {
+  const scope = prd.userStories.filter((s) => config.storyId === undefined || s.id === config.storyId);
+  if (scope.length === 0)
+    return {
+      state: 'failed',
+      reason: 'story_not_found',
+      detail: `no story "${config.storyId ?? ''}" in the PRD`,
+    };
+  const blocked = scope.filter((s) => !s.passes && s.blocked === true).map((s) => s.id);
+  if (blocked.length === 0)
+    return {
+      state: 'converged',
+      reason: 'all_stories_pass',
+      detail: `${String(scope.length)} stor${scope.length === 1 ? 'y passes' : 'ies pass'}`,
+    };
+  return {
+    state: 'no_progress',
+    reason: 'stories_blocked',
+    detail: `blocked after ${String(config.evalRetries)} rejections: ${blocked.join(', ')}`,
+  };
+}
+
+/** The summary table of a story run: one row per iteration. */
+export function formatStorySummary(state: StoryModeState): string {
+  return formatTable(
+    ['tick', 'story', 'verdict', 'reason'],
+    state.iterations.map((i) => [
+      String(i.tick),
+      i.story,
+      i.blocked ? `${i.verdict} (blocked)` : i.verdict,
+      i.reason ?? '',
+    ]),
+  );
+}
+
+function summaryEvent(session: ModeSession, state: StoryModeState): JournalEvent {
+  return session.event('summary', { table: formatStorySummary(state), iterations: state.iterations.length });
+}

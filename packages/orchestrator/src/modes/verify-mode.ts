@@ -1,0 +1,384 @@
+import { createHash } from 'node:crypto';
+import type { Ledger } from '@allium-loop/ledger';
+import { createCheckpoint, gitHead, restoreCheckpoint, type CheckpointScope } from './git-checkpoint.js';
+import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
+import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
+import { outputTail, runUserCommand, type UserCommandResult } from './run-user-command.js';
+import { abortableSleep } from './wait-for-rate-limit.js';
+
+/** The configuration of a `--verify` run, kept in the ledger so a resume needs nothing else. */
+export interface VerifyModeConfig {
+  /** The user's verification command, run with `sh -c`; exit 0 means done. */
+  readonly command: string;
+  /** Pause between ticks. */
+  readonly intervalMs: number;
+  /** Hill-climb: keep a tick only when the printed score improves; revert the others to the best checkpoint. */
+  readonly hillclimb?: {
+    /** Regular expression whose first group (or whole match) is the score; the last match counts. */
+    readonly score: string;
+    readonly direction: 'max' | 'min';
+    /** The run converges once the best score reaches this. Without it the climb runs to its caps. */
+    readonly target?: number;
+  };
+}
+
+/** One tick of a verify run, as the summary table shows it. */
+export interface VerifyTickRecord {
+  readonly tick: number;
+  readonly agentOutcome: string;
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+  readonly score: number | null;
+  /** Hill-climb only: whether the tick's changes were kept (`false`: reverted to the best checkpoint). */
+  readonly kept: boolean | null;
+  /** What changed against the previous measurement, in words. */
+  readonly delta: string;
+  readonly outputHash: string;
+}
+
+/** The verify mode's part of the ledger (`modeState.verify`). */
+export interface VerifyModeState {
+  readonly config: VerifyModeConfig;
+  readonly baseline: {
+    readonly exitCode: number | null;
+    readonly score: number | null;
+    readonly head: string | null;
+    readonly outputTail: string;
+  } | null;
+  readonly best: {
+    readonly score: number | null;
+    readonly tick: number;
+    readonly commit: string | null;
+  } | null;
+  readonly ticks: readonly VerifyTickRecord[];
+  readonly lastOutput: string;
+}
+
+/**
+ * The `--verify` loop. Frame: run the command once for a baseline and record the git revision (and, when
+ * climbing, checkpoint the tree as the first best). Each tick: one agent step, then the engine runs the command
+ * itself; exit 0 converges (hill-climb: the target score does), anything else is recorded with its delta and the
+ * loop goes on after the interval, until a cap. Hill-climb ticks that do not improve the score are reverted to the
+ * best checkpoint under `refs/allium-loop/<slug>/best`.
+ */
+export async function runVerifyMode(context: ModeContext, config: VerifyModeConfig): Promise<Ledger> {
+  const session = new ModeSession(context, 'verify');
+  await session.abandonPendingIntents();
+  let state: VerifyModeState = session.state<VerifyModeState>() ?? {
+    config,
+    baseline: null,
+    best: null,
+    ticks: [],
+    lastOutput: '',
+  };
+  const scope: CheckpointScope = { cwd: session.cwd, exclude: [session.stateDir] };
+  if (state.baseline === null) {
+    const framed = await frame(session, state, scope);
+    if ('stop' in framed) return session.finish(framed.stop, [summaryEvent(session, framed.state)]);
+    state = framed.state;
+  }
+  for (;;) {
+    const stop = session.capReached() ?? noProgress(state, session.ledger.caps.noProgressTicks);
+    if (stop !== undefined) return session.finish(stop, [summaryEvent(session, state)]);
+    const tick = await session.beginTick();
+    if (tick > 1 && state.config.intervalMs > 0) {
+      session.say(`waiting ${String(state.config.intervalMs / 1000)} s before tick ${String(tick)}`);
+      await (context.sleep ?? abortableSleep)(state.config.intervalMs, session.signal);
+      if (session.signal.aborted) return session.finish(cancelled(), [summaryEvent(session, state)]);
+    }
+    session.say(`→ tick ${String(tick)}: agent step`);
+    const step = await session.callAgent('step', 'step', verifyPrompt(session.ledger.goal, state));
+    if (step.kind === 'stop') return session.finish(step.stop, [summaryEvent(session, state)]);
+    session.say(`→ tick ${String(tick)}: ${state.config.command}`);
+    const run = await measure(session, state.config.command);
+    if (run.aborted) return session.finish(cancelled(), [summaryEvent(session, state)]);
+    const outcome = await judgeTick(session, state, scope, tick, step.result.outcome, run);
+    state = outcome.state;
+    await session.saveState(state, outcome.events);
+    session.say(outcome.line);
+    if (outcome.converged) return session.finish(outcome.converged, [summaryEvent(session, state)]);
+  }
+}
+
+async function frame(
+  session: ModeSession,
+  initial: VerifyModeState,
+  scope: CheckpointScope,
+): Promise<{ state: VerifyModeState } | { state: VerifyModeState; stop: ModeStop }> {
+  session.say(`→ baseline: ${initial.config.command}`);
+  const run = await measure(session, initial.config.command);
+  if (run.aborted) return { state: initial, stop: cancelled() };
+  const climb = initial.config.hillclimb;
+  const score = climb === undefined ? null : (parseScore(run.output, climb.score) ?? null);
+  const head = await gitHead(session.cwd);
+  const checkpoint =
+    climb === undefined ? undefined : await createCheckpoint(scope, bestRef(session), 'allium-loop baseline');
+  const state: VerifyModeState = {
+    ...initial,
+    baseline: { exitCode: run.exitCode, score, head, outputTail: outputTail(run.output, 500) },
+    best: climb === undefined ? null : { score, tick: 0, commit: checkpoint?.commit ?? null },
+    lastOutput: outputTail(run.output),
+  };
+  const checkpoints =
+    checkpoint === undefined
+      ? session.ledger.checkpoints
+      : [...session.ledger.checkpoints, checkpointEntry(session, 0, checkpoint)];
+  await session.persist({ ...session.ledger, checkpoints }, [
+    session.event('baseline', { exitCode: run.exitCode, score, head, durationMs: run.durationMs }),
+  ]);
+  await session.saveState(state);
+  session.say(
+    `baseline: exit ${String(run.exitCode)}${climb === undefined ? '' : ` · score ${formatScore(score)}`}${head === null ? '' : ` · at ${head.slice(0, 12)}`}`,
+  );
+  if (climb === undefined && run.exitCode === 0)
+    return {
+      state,
+      stop: { state: 'converged', reason: 'already_passing', detail: 'the verify command already exits 0' },
+    };
+  if (climb !== undefined && reachesTarget(score, climb.target, climb.direction))
+    return {
+      state,
+      stop: {
+        state: 'converged',
+        reason: 'target_reached',
+        detail: `score ${formatScore(score)} already reaches the target`,
+      },
+    };
+  return { state };
+}
+
+async function measure(session: ModeSession, command: string): Promise<UserCommandResult> {
+  return runUserCommand({
+    command,
+    cwd: session.cwd,
+    env: session.env,
+    timeoutMs: session.ledger.caps.testTimeoutMs,
+    signal: session.signal,
+  });
+}
+
+interface TickJudgement {
+  readonly state: VerifyModeState;
+  readonly events: ReturnType<ModeSession['event']>[];
+  readonly line: string;
+  readonly converged: ModeStop | undefined;
+}
+
+async function judgeTick(
+  session: ModeSession,
+  state: VerifyModeState,
+  scope: CheckpointScope,
+  tick: number,
+  agentOutcome: string,
+  run: UserCommandResult,
+): Promise<TickJudgement> {
+  const climb = state.config.hillclimb;
+  const previous = state.ticks.at(-1) ?? {
+    exitCode: state.baseline?.exitCode ?? null,
+    score: state.baseline?.score ?? null,
+  };
+  const parsed = climb === undefined ? undefined : parseScore(run.output, climb.score);
+  let best = state.best;
+  let kept: boolean | null = null;
+  const events: ReturnType<ModeSession['event']>[] = [];
+  if (climb !== undefined) {
+    kept = isImprovement(parsed, best?.score ?? null, climb.direction);
+    if (kept) {
+      const made = await createCheckpoint(scope, bestRef(session), `allium-loop tick ${String(tick)}`);
+      best = { score: parsed ?? null, tick, commit: made?.commit ?? null };
+      if (made !== undefined)
+        await session.persist({
+          ...session.ledger,
+          checkpoints: [...session.ledger.checkpoints, checkpointEntry(session, tick, made)],
+        });
+    } else if (best?.commit != null) {
+      await restoreCheckpoint(scope, best.commit);
+      events.push(
+        session.event('reverted', {
+          to: best.commit,
+          bestTick: best.tick,
+          score: parsed ?? null,
+          best: best.score,
+        }),
+      );
+    }
+  }
+  const record: VerifyTickRecord = {
+    tick,
+    agentOutcome,
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    durationMs: run.durationMs,
+    score: parsed ?? null,
+    kept,
+    delta: describeDelta(previous, run.exitCode, parsed ?? null, climb !== undefined),
+    outputHash: createHash('sha256')
+      .update(`${String(run.exitCode)}\n${run.output}`)
+      .digest('hex')
+      .slice(0, 16),
+  };
+  const next: VerifyModeState = {
+    ...state,
+    best,
+    ticks: [...state.ticks, record],
+    lastOutput: outputTail(run.output),
+  };
+  const line = tickLine(record, best, session.ledger);
+  events.push(session.event('tick', { ...record, outputTail: outputTail(run.output, 500) }), {
+    type: 'tick_recorded',
+    at: new Date(session.now()).toISOString(),
+    tick,
+    line,
+    usd: session.ledger.spent.usd,
+  });
+  const converged =
+    climb === undefined
+      ? run.exitCode === 0
+        ? {
+            state: 'converged' as const,
+            reason: 'command_passed',
+            detail: `the verify command exits 0 after tick ${String(tick)}`,
+          }
+        : undefined
+      : reachesTarget(best?.score ?? null, climb.target, climb.direction)
+        ? {
+            state: 'converged' as const,
+            reason: 'target_reached',
+            detail: `best score ${formatScore(best?.score ?? null)} reaches the target`,
+          }
+        : undefined;
+  return { state: next, events, line, converged };
+}
+
+function describeDelta(
+  previous: { readonly exitCode: number | null; readonly score: number | null },
+  exitCode: number | null,
+  score: number | null,
+  climbing: boolean,
+): string {
+  const parts = [
+    previous.exitCode === exitCode
+      ? `exit ${String(exitCode)} (same)`
+      : `exit ${String(previous.exitCode)} → ${String(exitCode)}`,
+  ];
+  if (climbing) parts.push(`score ${formatScore(previous.score)} → ${formatScore(score)}`);
+  return parts.join(', ');
+}
+
+/** Plain verify only: the command's exit code and output did not change for `limit` ticks in a row. */
+function noProgress(state: VerifyModeState, limit: number): ModeStop | undefined {
+  if (state.config.hillclimb !== undefined || state.ticks.length <= limit) return undefined;
+  const recent = state.ticks.slice(-(limit + 1));
+  if (!recent.every((t) => t.outputHash === recent[0]?.outputHash)) return undefined;
+  return {
+    state: 'no_progress',
+    reason: 'no_progress',
+    detail: `the command's exit code and output did not change for ${String(limit)} ticks`,
+  };
+}
+
+function tickLine(record: VerifyTickRecord, best: VerifyModeState['best'], ledger: Ledger): string {
+  const parts = [
+    `tick ${String(record.tick)}`,
+    record.timedOut ? 'verify timed out' : `verify exit ${String(record.exitCode)}`,
+  ];
+  if (record.kept !== null)
+    parts.push(
+      `score ${formatScore(record.score)} (best ${formatScore(best?.score ?? null)})`,
+      record.kept ? 'kept' : 'reverted',
+    );
+  const usd =
+    ledger.spent.usd === null
+      ? '$?'
+      : `$${ledger.spent.usd.toFixed(2)}${ledger.spent.usdUnknownCalls > 0 ? '+' : ''}`;
+  parts.push(usd);
+  return parts.join(' · ');
+}
+
+/**
+ * The summary table of a verify run: one row per tick (agent outcome, exit code, score, kept or reverted, delta).
+ */
+export function formatVerifySummary(state: VerifyModeState): string {
+  const climbing = state.config.hillclimb !== undefined;
+  const header = ['tick', 'agent', 'exit', ...(climbing ? ['score', 'kept'] : []), 'delta'];
+  const rows = [
+    [
+      '0',
+      'baseline',
+      String(state.baseline?.exitCode ?? '-'),
+      ...(climbing ? [formatScore(state.baseline?.score ?? null), '-'] : []),
+      '',
+    ],
+    ...state.ticks.map((t) => [
+      String(t.tick),
+      t.agentOutcome,
+      t.timedOut ? 'timeout' : String(t.exitCode),
+      ...(climbing ? [formatScore(t.score), t.kept === true ? 'kept' : 'reverted'] : []),
+      t.delta,
+    ]),
+  ];
+  const table = formatTable(header, rows);
+  if (!climbing || state.best === null) return table;
+  return `${table}\nbest score ${formatScore(state.best.score)} at tick ${String(state.best.tick)}${state.best.commit === null ? '' : ` (${state.best.commit.slice(0, 12)})`}\n`;
+}
+
+/** A plain-text table with padded columns. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')}\n`;
+}
+
+function formatScore(score: number | null): string {
+  return score === null ? '-' : String(score);
+}
+
+function summaryEvent(session: ModeSession, state: VerifyModeState) {
+  return session.event('summary', {
+    table: formatVerifySummary(state),
+    best: state.best,
+    ticks: state.ticks.length,
+  });
+}
+
+function bestRef(session: ModeSession): string {
+  return `refs/allium-loop/${session.ledger.slug}/best`;
+}
+
+function checkpointEntry(session: ModeSession, tick: number, made: { ref: string; commit: string }) {
+  return { tick, ref: made.ref, object: made.commit, at: new Date(session.now()).toISOString() };
+}
+
+function cancelled(): ModeStop {
+  return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
+}
+
+function verifyPrompt(goal: string, state: VerifyModeState): string {
+  const climb = state.config.hillclimb;
+  const lines = [
+    `You are working towards this goal in the current repository: ${goal}`,
+    '',
+    `After you finish, the engine runs this command itself: ${state.config.command}`,
+    climb === undefined
+      ? 'The goal is reached when that command exits 0. Make one focused step that brings it closer.'
+      : `The command prints a score (pattern /${climb.score}/); ${climb.direction === 'max' ? 'higher' : 'lower'} is better. Best so far: ${formatScore(state.best?.score ?? null)}. A change that does not improve it is thrown away, so make one focused change you expect to improve it.`,
+    'Do not edit the verification command, its tests or its scoring to make it pass; such changes are detected and reverted.',
+    'Your reply text is ignored: only the files you change count.',
+  ];
+  if (state.ticks.length > 0) {
+    lines.push(
+      '',
+      'Previous ticks:',
+      ...state.ticks
+        .slice(-5)
+        .map((t) => `- tick ${String(t.tick)}: ${t.delta}${t.kept === false ? ' (reverted)' : ''}`),
+    );
+  }
+  lines.push('', 'Last output of the command (tail):', '```', state.lastOutput, '```');
+  return lines.join('\n');
+}

@@ -1,0 +1,363 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { AgentRunner } from '@allium-loop/agents';
+import { planSlices } from '@allium-loop/decomposer';
+import type { Ledger, Question } from '@allium-loop/ledger';
+import { analyzeSpecs, diffInventory } from '@allium-loop/spec';
+import { checkStructure, runTests, toTestTerm, type TestCommand } from '@allium-loop/verify';
+import {
+  createSpecReader,
+  createTestRunner,
+  parseWorkerResult,
+  resultFilePath,
+  runWorker,
+  type PhaseContext,
+  type WorkerDeps,
+  type WorkerOutcome,
+  type WorkerPhase,
+} from '@allium-loop/workers';
+import type { Divergence, LoopMode } from '../decide/loop-state.js';
+import type {
+  LoopPorts,
+  MeasureReport,
+  PhaseReport,
+  PhaseRequest,
+  PlannedSlice,
+} from '../driver/loop-ports.js';
+import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
+import { listProjectFiles, readSpecSources } from './project-files.js';
+import { buildPhaseContext, questionId } from './phase-context.js';
+
+/** What {@link createProjectPorts} needs to act on a real project. */
+export interface ProjectPortsOptions {
+  readonly cwd: string;
+  readonly slug: string;
+  readonly goal: string;
+  readonly mode: LoopMode;
+  readonly agent: AgentRunner;
+  readonly testCommand: TestCommand;
+  readonly agentTimeoutMs: number;
+  readonly testTimeoutMs: number;
+  /** The ledger as it stands now (questions, protected tests). */
+  readonly ledger: () => Ledger;
+  readonly ask?: LoopPorts['ask'];
+}
+
+/** Where the spec as it was before the run is kept, to find what the first gather touched. */
+export function specBaselineDir(cwd: string, slug: string): string {
+  return join(cwd, '.allium-loop', slug, 'spec-before');
+}
+
+/** Copies the spec files into the run's baseline folder (once: an existing baseline is kept). */
+export async function recordSpecBaseline(cwd: string, slug: string): Promise<void> {
+  const dir = specBaselineDir(cwd, slug);
+  const marker = join(dir, '.complete');
+  if ((await stat(marker).catch(() => undefined)) !== undefined) return;
+  const files = await listProjectFiles(cwd);
+  for (const source of await readSpecSources(cwd, files.spec)) {
+    await mkdir(dirname(join(dir, source.path)), { recursive: true });
+    await writeFile(join(dir, source.path), source.text);
+  }
+  await mkdir(dir, { recursive: true });
+  await writeFile(marker, files.spec.join('\n'));
+}
+
+const DIVERGENCE_KIND: Readonly<Record<string, Divergence['classification']>> = {
+  'spec-bug': 'spec-bug',
+  'code-bug': 'code-bug',
+  aspirational: 'aspirational',
+  'intentional-gap': 'intentional-gap',
+};
+
+/**
+ * The loop's ports over a real project: agent phases through the workers (prompt, result contract, claim checks,
+ * anti-cheat guards), the engine's own test runs and structural checks, git checkpoints, and slice planning.
+ */
+export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
+  const { cwd, slug } = options;
+  const runs = join(cwd, '.allium-loop', slug, 'test-runs');
+  const deps: WorkerDeps = {
+    agent: options.agent,
+    spec: createSpecReader(),
+    tests: createTestRunner({
+      command: options.testCommand,
+      outputDir: join(runs, 'files'),
+      timeoutMs: options.testTimeoutMs,
+    }),
+  };
+  let lastStructural: readonly { file: string; line: number; message: string }[] = [];
+
+  const context = async (request: PhaseRequest): Promise<PhaseContext> =>
+    buildPhaseContext({
+      request,
+      cwd,
+      slug,
+      goal: options.goal,
+      mode: options.mode,
+      ledger: options.ledger(),
+      files: await listProjectFiles(cwd),
+      structural: lastStructural,
+      timeoutMs: options.agentTimeoutMs,
+    });
+
+  const specDigest = async (): Promise<string> => {
+    const files = await listProjectFiles(cwd);
+    const hash = createHash('sha256');
+    for (const source of await readSpecSources(cwd, files.spec))
+      hash.update(`${source.path}\0${source.text}\0`);
+    return hash.digest('hex');
+  };
+
+  const runAll = async (name: string, signal?: AbortSignal) => {
+    void signal;
+    return runTests({
+      command: options.testCommand,
+      cwd,
+      outputDir: join(runs, name),
+      timeoutMs: options.testTimeoutMs,
+    });
+  };
+
+  return {
+    async runPhase(request) {
+      const before = await specDigest();
+      const started = Date.now();
+      const outcome = await runWorker(request.phase as WorkerPhase, await context(request), deps);
+      const specChanged = (await specDigest()) !== before;
+      return toPhaseReport(outcome, request, specChanged, options.ledger(), Date.now() - started);
+    },
+    async redCheck(tests) {
+      const run = await runAll('red-check');
+      const passed = new Set(run.cases.filter((c) => c.status === 'passed').map((c) => c.name));
+      return { passing: tests.filter((t) => passed.has(t)), failing: tests.filter((t) => !passed.has(t)) };
+    },
+    async measure(signal) {
+      const run = await runAll('measure', signal);
+      const structure = await checkStructure({ cwd });
+      lastStructural = structure.diagnostics
+        .filter((d) => d.severity === 'error')
+        .map((d) => ({ file: d.location.file, line: d.location.line, message: d.message }));
+      const questions = options.ledger().questions;
+      const blocking = structure.openQuestions.filter((q) =>
+        questions.some(
+          (known) =>
+            known.id === questionId(q.text) && known.classification === 'blocking' && known.status === 'open',
+        ),
+      ).length;
+      const report: MeasureReport = {
+        observation: {
+          kind: 'measured',
+          measurement: {
+            tests: toTestTerm(run),
+            structuralErrors: structure.errors,
+            openQuestions: { blocking, parked: structure.openQuestions.length - blocking },
+          },
+          ...(await treeHash(cwd)),
+        },
+        structuralMessages: lastStructural.map((e) => `${e.file}:${String(e.line)} ${e.message}`),
+        git: { head: await gitHead(cwd), tree: await gitWorkingTree(cwd) },
+      };
+      return report;
+    },
+    async reconcile(request) {
+      return reconcileResult(cwd, request, options.ledger());
+    },
+    ...(options.ask === undefined ? {} : { ask: options.ask }),
+    async plan() {
+      return planFromBaseline(cwd, slug);
+    },
+    async checkpoint(tick) {
+      return gitCheckpoint(cwd, slug, `tick-${String(tick)}`);
+    },
+  };
+}
+
+async function treeHash(cwd: string): Promise<{ treeHash?: string }> {
+  const tree = await gitWorkingTree(cwd);
+  return tree === null ? {} : { treeHash: tree };
+}
+
+/** The slug under which a phase's result file lives: slices get their own folder so their results never mix. */
+export function phaseSlug(slug: string, request: PhaseRequest): string {
+  const slice = request.focus.slice;
+  return slice === undefined ? slug : `${slug}/slices/${slice.id.replace(/[^\w.-]+/g, '-')}`;
+}
+
+function toPhaseReport(
+  outcome: WorkerOutcome,
+  request: PhaseRequest,
+  specChanged: boolean,
+  ledger: Ledger,
+  durationMs: number,
+): PhaseReport {
+  const base = {
+    events: outcome.events.map((event) => ({ ...event }) as PhaseReport['events'][number]),
+    questions: [] as PhaseReport['questions'],
+    costKnown: outcome.costUsd !== undefined,
+    durationMs,
+    ...(outcome.agent.tokens === undefined ? {} : { tokens: outcome.agent.tokens }),
+    protectedTests: outcome.protectedTests,
+  };
+  const costUsd = outcome.costUsd;
+  const observation = {
+    kind: 'phase_done' as const,
+    phase: request.phase,
+    ...(costUsd === undefined ? {} : { costUsd }),
+  };
+  if (outcome.status === 'failed') {
+    return {
+      ...base,
+      observation: { ...observation, ok: false, detail: `${outcome.reason}: ${outcome.detail}` },
+    };
+  }
+  return { ...base, ...describeResult(outcome, request, specChanged, ledger, observation) };
+}
+
+function describeResult(
+  outcome: Extract<WorkerOutcome, { status: 'ok' }>,
+  request: PhaseRequest,
+  specChanged: boolean,
+  ledger: Ledger,
+  observation: { kind: 'phase_done'; phase: PhaseRequest['phase']; costUsd?: number },
+): Pick<PhaseReport, 'observation' | 'questions' | 'redCheck' | 'appliedQuestions'> {
+  const result = outcome.result;
+  switch (result.phase) {
+    case 'elicit':
+    case 'tend':
+    case 'distill': {
+      const questions = result.openQuestions.map((q) => ({
+        id: questionId(q.text),
+        text: q.text,
+        classification: q.classification,
+        assumption: q.classification === 'parked' ? q.assumption : null,
+        answer: null,
+        status: 'open' as const,
+      }));
+      const settled = new Set(ledger.questions.filter((q) => q.status !== 'open').map((q) => q.id));
+      const blocking = questions
+        .filter((q) => q.classification === 'blocking' && !settled.has(q.id))
+        .map((q) => q.id);
+      return {
+        observation: {
+          ...observation,
+          ok: true,
+          specChanged,
+          blocking,
+          ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
+        },
+        questions,
+        ...(result.phase === 'tend' && request.focus.answered !== undefined
+          ? { appliedQuestions: request.focus.answered }
+          : {}),
+      };
+    }
+    case 'propagate': {
+      const verdicts = outcome.redCheck?.verdicts ?? [];
+      const newTests = verdicts.map((v) => v.test);
+      const failing = verdicts
+        .filter((v) => v.classification === 'red' || v.classification === 'diverges')
+        .map((v) => v.test);
+      return {
+        observation: { ...observation, ok: true, newTests },
+        questions: [],
+        redCheck: { passing: newTests.filter((t) => !failing.includes(t)), failing },
+      };
+    }
+    case 'implement':
+      return {
+        observation: { ...observation, ok: true, contested: result.contestedTests.map((c) => c.test) },
+        questions: [],
+      };
+    case 'weed':
+      return {
+        observation: {
+          ...observation,
+          ok: true,
+          divergences: result.divergences.map((d) => ({
+            construct: d.construct,
+            classification: DIVERGENCE_KIND[d.classification] ?? 'code-bug',
+            detail: d.description,
+          })),
+        },
+        questions: [],
+      };
+  }
+}
+
+/** Accepts a result file an interrupted call left, when it parses and every file it names exists. */
+async function reconcileResult(
+  cwd: string,
+  request: PhaseRequest,
+  ledger: Ledger,
+): Promise<PhaseReport | undefined> {
+  const file = join(
+    cwd,
+    resultFilePath(phaseSlug(ledger.slug, request), request.tick, request.phase as WorkerPhase),
+  );
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const parsed = parseWorkerResult(request.phase as WorkerPhase, text);
+  if (!parsed.ok) return undefined;
+  const named = namedPaths(parsed.value as unknown as Record<string, unknown>);
+  for (const path of named) {
+    const info = await stat(join(cwd, path)).catch(() => undefined);
+    if (info === undefined || info.size === 0) return undefined;
+  }
+  const outcome = {
+    status: 'ok',
+    phase: request.phase,
+    result: parsed.value,
+    agent: { outcome: 'ok', exitCode: 0, signal: null, durationMs: 0, transcriptPath: '' },
+    resultFile: file,
+    promptBytes: 0,
+    violations: [],
+    reverts: [],
+    failures: [],
+    protectedTests: ledger.protectedTests,
+    events: [],
+  } as unknown as Extract<WorkerOutcome, { status: 'ok' }>;
+  return toPhaseReport(outcome, request, true, ledger, 0);
+}
+
+function namedPaths(result: Record<string, unknown>): string[] {
+  const paths: string[] = [];
+  for (const key of ['specFiles', 'filesChanged']) {
+    const list = result[key];
+    if (Array.isArray(list)) paths.push(...list.filter((p): p is string => typeof p === 'string'));
+  }
+  const tests = result['testFiles'];
+  if (Array.isArray(tests))
+    for (const t of tests)
+      if (typeof t === 'object' && t !== null && typeof (t as { path?: unknown }).path === 'string')
+        paths.push((t as { path: string }).path);
+  return paths;
+}
+
+/** Plans slices over the constructs the first gather touched: the inventory diff between baseline and now. */
+async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice[]> {
+  const baseline = specBaselineDir(cwd, slug);
+  const beforeFiles = await listProjectFiles(baseline);
+  const before = analyzeSpecs(await readSpecSources(baseline, beforeFiles.spec));
+  const after = analyzeSpecs(await readSpecSources(cwd, (await listProjectFiles(cwd)).spec));
+  const diff = diffInventory(before.inventory, after.inventory);
+  const nodes = new Set(after.graph.nodes.map((n) => n.id));
+  const touched = new Set<string>();
+  for (const construct of [...diff.added, ...diff.changed]) {
+    const id = construct.id.startsWith('field:')
+      ? `entity:${construct.id.slice(6).split('.')[0] ?? ''}`
+      : construct.id;
+    if (nodes.has(id)) touched.add(id);
+  }
+  if (touched.size === 0) return [];
+  const plan = planSlices(after.graph, touched);
+  const byId = new Map(plan.slices.map((s) => [s.id, s]));
+  return plan.waves.flat().flatMap((id) => {
+    const slice = byId.get(id);
+    return slice === undefined
+      ? []
+      : [{ id: slice.id, constructs: [...slice.constructs], dependsOn: [...slice.dependsOn] }];
+  });
+}
+
+export type { Question };

@@ -1,0 +1,305 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { createAgentRunner, type AgentRunner } from '@allium-loop/agents';
+import { detectEntry, type EntryPoint } from '@allium-loop/entry';
+import { AlliumLoopError } from '@allium-loop/errors';
+import { DEFAULT_POLICY } from '@allium-loop/evaluator';
+import {
+  chooseSlug,
+  createFileLedgerStore,
+  createLedger,
+  createRedactor,
+  type Lease,
+  type Ledger,
+  type LedgerStore,
+} from '@allium-loop/ledger';
+import { discoverTestCommand, probeProject, type TestCommand } from '@allium-loop/verify';
+import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
+import type { Clock, LoopPorts } from './driver/loop-ports.js';
+import { runLoop, type LoopProgress } from './driver/run-loop.js';
+import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
+import { TERMINAL_EXIT_CODES } from './terminal-state.js';
+
+/** Everything a spec-loop run needs from the command line and the config file. */
+export interface RunSettings {
+  readonly cwd: string;
+  /** The agent's configuration (`agentConfigSchema` of `@allium-loop/agents`). */
+  readonly agent: unknown;
+  readonly caps: Partial<LoopCaps> & { readonly agentTimeoutMs?: number; readonly testTimeoutMs?: number };
+  readonly strictQuestions: boolean;
+  readonly interactive: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly onProgress?: (progress: LoopProgress) => void;
+  /** Announces decisions the user should see once (entry path, test command, lease takeover). */
+  readonly announce?: (line: string) => void;
+  readonly ask?: LoopPorts['ask'];
+  /** `testCommand` from the config file, when set; otherwise it is discovered. */
+  readonly testCommand?: string;
+}
+
+/** How a run ended, for the CLI: the final ledger and the process exit code. */
+export interface RunOutcome {
+  readonly ledger: Ledger;
+  readonly exitCode: number;
+}
+
+/** Raised when a run cannot start: an ended run of the same goal, a missing ledger on resume. */
+export class RunError extends AlliumLoopError {}
+
+const AGENT_TIMEOUT_MS = 30 * 60_000;
+const TEST_TIMEOUT_MS = 10 * 60_000;
+
+/** The state directory of a project. */
+export function stateDir(cwd: string): string {
+  return join(cwd, '.allium-loop');
+}
+
+/** Opens the project's file ledger store, with redaction built from the environment. */
+export function openStore(cwd: string, env: Readonly<Record<string, string | undefined>>): LedgerStore {
+  return createFileLedgerStore({ dir: stateDir(cwd), redactor: createRedactor(env) });
+}
+
+/**
+ * Starts a spec-loop run for `goal` (or continues the unfinished run of the same goal): detects the entry point,
+ * discovers the test command, creates the ledger, and drives the loop to a terminal state.
+ */
+export async function startRun(
+  goal: string,
+  settings: RunSettings,
+  entryOverride?: EntryPoint,
+): Promise<RunOutcome> {
+  const store = openStore(settings.cwd, settings.env);
+  const choice = await chooseSlug(goal, async (slug) => {
+    const loaded = await store.load(slug);
+    if (loaded.ok) return { kind: 'goal', goal: loaded.value.ledger.goal };
+    return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
+  });
+  if (choice.existing) return resumeRun(choice.slug, settings, { startedAs: goal });
+  const testCommand = await resolveTestCommand(settings);
+  const probe = await probeProject({ cwd: settings.cwd, hasTestCommand: true });
+  const entry = detectEntry(
+    { specFiles: probe.specFiles, hasCode: probe.hasCode, hasTestCommand: true },
+    goal,
+    entryOverride,
+  );
+  settings.announce?.(entry.announcement);
+  settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
+  return withLease(store, choice.slug, settings, async (lease) => {
+    const caps = loopCaps(settings);
+    const ledger: Ledger = {
+      ...createLedger({
+        goal,
+        slug: choice.slug,
+        mode: 'spec',
+        caps: {
+          maxTicks: caps.maxTicks,
+          noProgressTicks: caps.noProgressTicks,
+          maxFixAttempts: caps.maxFixAttempts,
+          agentTimeoutMs: settings.caps.agentTimeoutMs ?? AGENT_TIMEOUT_MS,
+          testTimeoutMs: settings.caps.testTimeoutMs ?? TEST_TIMEOUT_MS,
+          ...(caps.wallClockMs === undefined ? {} : { wallClockMs: caps.wallClockMs }),
+          ...(caps.budgetUsd === undefined ? {} : { budgetUsd: caps.budgetUsd }),
+        },
+        now: new Date(settings.clock.now()),
+      }),
+      entry: {
+        path: entry.entry,
+        mode: entry.mode,
+        reason: entry.reason,
+        overridden: entryOverride !== undefined,
+      },
+      modeState: {
+        config: {
+          caps: { ...caps },
+          strictQuestions: settings.strictQuestions,
+          testCommand: { ...testCommand },
+          agent: settings.agent as Record<string, unknown>,
+        },
+      },
+    };
+    await store.save(lease, ledger);
+    await store.append(lease, [
+      {
+        type: 'run_started',
+        at: new Date(settings.clock.now()).toISOString(),
+        goal,
+        mode: 'spec',
+        resumed: false,
+        pid: process.pid,
+        host: hostname(),
+      },
+    ]);
+    await recordSpecBaseline(settings.cwd, choice.slug);
+    return drive(store, lease, ledger, settings, testCommand);
+  });
+}
+
+/** Continues a run from its ledger alone, in a fresh process. */
+export async function resumeRun(
+  slug: string,
+  settings: RunSettings,
+  options: { readonly startedAs?: string } = {},
+): Promise<RunOutcome> {
+  const store = openStore(settings.cwd, settings.env);
+  return withLease(store, slug, settings, async (lease) => {
+    const loaded = await store.load(slug);
+    if (!loaded.ok) {
+      if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
+      throw new RunError(`No run named "${slug}" in ${stateDir(settings.cwd)}.`, {
+        code: 'run.not_found',
+        hint: "Run 'allium-loop list' to see the runs here.",
+      });
+    }
+    let ledger = loaded.value.ledger;
+    if (ledger.status === 'terminal' && ledger.terminal !== null) {
+      const reopened = reopen(ledger);
+      if (reopened === undefined) {
+        settings.announce?.(
+          `Run ${slug} already ended: ${ledger.terminal.state} (${ledger.terminal.detail}).`,
+        );
+        return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state] };
+      }
+      ledger = reopened;
+    }
+    settings.announce?.(
+      `Resuming ${slug}${options.startedAs === undefined ? '' : ' (same goal as an unfinished run)'} at tick ${String(ledger.tick)}.`,
+    );
+    await store.append(lease, [
+      {
+        type: 'run_started',
+        at: new Date(settings.clock.now()).toISOString(),
+        goal: ledger.goal,
+        mode: ledger.mode,
+        resumed: true,
+        pid: process.pid,
+        host: hostname(),
+      },
+    ]);
+    const stored = ledger.modeState['config'] as { testCommand?: TestCommand } | undefined;
+    const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
+    return drive(store, lease, ledger, settings, testCommand);
+  });
+}
+
+/**
+ * A terminal run that can go on: `awaiting_input` once its questions are answered, and `cancelled`, `timed_out`
+ * or `failed` (the user chose to resume). Converged, max_ticks, no_progress and budget_exhausted stay ended.
+ */
+function reopen(ledger: Ledger): Ledger | undefined {
+  const state = ledger.terminal?.state;
+  const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
+  if (loop === undefined || state === undefined) return undefined;
+  const resumable = ['awaiting_input', 'cancelled', 'timed_out', 'failed'];
+  if (!resumable.includes(state)) return undefined;
+  const answered = ledger.questions.filter((q) => q.status === 'answered').map((q) => q.id);
+  if (state === 'awaiting_input' && answered.length === 0) return undefined;
+  const { terminal: _terminal, ...rest } = loop;
+  const stage =
+    state === 'awaiting_input' ? 'gather' : rest['stage'] === 'done' ? 'tick_start' : rest['stage'];
+  return {
+    ...ledger,
+    status: 'running',
+    terminal: null,
+    modeState: {
+      ...ledger.modeState,
+      loop: { ...rest, stage, ...(state === 'awaiting_input' ? { answered, blocking: [] } : {}) },
+    },
+  };
+}
+
+async function drive(
+  store: LedgerStore,
+  lease: Lease,
+  ledger: Ledger,
+  settings: RunSettings,
+  testCommand: TestCommand,
+): Promise<RunOutcome> {
+  let current = ledger;
+  const stored = ledger.modeState['config'] as
+    { caps?: LoopCaps; strictQuestions?: boolean; agent?: unknown } | undefined;
+  const caps = stored?.caps ?? loopCaps(settings);
+  const entry = ledger.entry ?? { path: 'weed', mode: 'spec-first' as const };
+  const mode: LoopMode = entry.mode;
+  const config: LoopConfig = {
+    entry: entry.path,
+    mode,
+    caps,
+    policy: {
+      ...DEFAULT_POLICY,
+      strictQuestions: stored?.strictQuestions ?? settings.strictQuestions,
+      codeFirst: mode === 'code-first',
+    },
+    interactive: settings.interactive,
+    decompose: mode === 'spec-first',
+  };
+  const agent: AgentRunner = createAgentRunner(stored?.agent ?? settings.agent, { env: settings.env });
+  const ports = createProjectPorts({
+    cwd: settings.cwd,
+    slug: ledger.slug,
+    goal: ledger.goal,
+    mode,
+    agent,
+    testCommand,
+    agentTimeoutMs: ledger.caps.agentTimeoutMs,
+    testTimeoutMs: ledger.caps.testTimeoutMs,
+    ledger: () => current,
+    ...(settings.ask === undefined ? {} : { ask: settings.ask }),
+  });
+  const final = await runLoop({
+    store,
+    lease,
+    ledger,
+    config,
+    ports,
+    clock: settings.clock,
+    signal: settings.signal,
+    onLedger: (next) => {
+      current = next;
+    },
+    ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
+  });
+  const state = final.terminal?.state ?? 'failed';
+  return { ledger: final, exitCode: TERMINAL_EXIT_CODES[state] };
+}
+
+function loopCaps(settings: RunSettings): LoopCaps {
+  const { agentTimeoutMs: _agent, testTimeoutMs: _test, ...caps } = settings.caps;
+  return { ...DEFAULT_CAPS, ...caps };
+}
+
+async function resolveTestCommand(settings: RunSettings): Promise<TestCommand> {
+  if (settings.testCommand !== undefined) {
+    return {
+      command: settings.testCommand,
+      source: 'allium-loop.yaml testCommand',
+      reason: 'configured',
+    } as TestCommand;
+  }
+  return discoverTestCommand(settings.cwd);
+}
+
+async function withLease<T>(
+  store: LedgerStore,
+  slug: string,
+  settings: RunSettings,
+  work: (lease: Lease) => Promise<T>,
+): Promise<T> {
+  const acquired = await store.acquire(slug);
+  if (acquired.takenOver !== undefined) {
+    settings.announce?.(
+      `Took over the lease of ${slug} from pid ${String(acquired.takenOver.previous.pid)} on ${acquired.takenOver.previous.host} (${acquired.takenOver.reason === 'dead_pid' ? 'process is gone' : 'heartbeat went stale'}).`,
+    );
+  }
+  const timer = setInterval(() => {
+    store.heartbeat(acquired.lease).catch(() => undefined);
+  }, 10_000);
+  timer.unref();
+  try {
+    return await work(acquired.lease);
+  } finally {
+    clearInterval(timer);
+    await store.release(acquired.lease).catch(() => undefined);
+  }
+}
