@@ -51,6 +51,7 @@ export function findCyclePath(
 ): string[] {
   const inComponent = new Set(seeds);
   const inside = (id: string) => inComponent.has(seedOf.get(id) ?? '');
+  // Callers usually pass only the component's links already; filtering again keeps the function safe on its own.
   const local = links.filter((link) => inside(link.from) && inside(link.to));
   const nodeNext = adjacency(local, () => true);
   const crossing = local.filter((link) => seedOf.get(link.from) !== seedOf.get(link.to));

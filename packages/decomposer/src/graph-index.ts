@@ -35,14 +35,13 @@ export function indexGraph(graph: DependencyGraph): GraphIndex {
     const key = edgeKey(edge);
     if (!unique.has(key)) unique.set(key, edge);
   }
-  const sorted = [...unique.entries()].sort(([a], [b]) => compareText(a, b)).map(([, edge]) => edge);
+  const sorted = [...unique.keys()].sort(compareText).map((key) => unique.get(key)!);
   const out = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
   const incoming = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
   for (const edge of sorted) {
     out.get(edge.from)!.push(edge);
     incoming.get(edge.to)!.push(edge);
   }
-  for (const list of incoming.values())
-    list.sort((a, b) => compareText(a.from, b.from) || compareText(edgeKey(a), edgeKey(b)));
+  // `sorted` is ordered by (from, to, kind, via), so each incoming list is already ordered by (from, kind, via).
   return { ids, nodes, out, in: incoming };
 }

@@ -18,6 +18,27 @@ function pairKey(from: string, to: string): string {
   return `${from}\u0000${to}`;
 }
 
+/** The links whose two ends lie in the same multi-slice component, bucketed by the component's position. */
+function linksInsideCycles(
+  components: readonly (readonly string[])[],
+  seedOf: ReadonlyMap<string, string>,
+  links: readonly PlanLink[],
+): Map<number, PlanLink[]> {
+  const componentOf = new Map<string, number>();
+  components.forEach((component, at) => {
+    if (component.length > 1) for (const seed of component) componentOf.set(seed, at);
+  });
+  const inside = new Map<number, PlanLink[]>();
+  for (const link of links) {
+    const at = componentOf.get(seedOf.get(link.from)!);
+    if (at === undefined || at !== componentOf.get(seedOf.get(link.to)!)) continue;
+    const list = inside.get(at);
+    if (list === undefined) inside.set(at, [link]);
+    else list.push(link);
+  }
+  return inside;
+}
+
 /** Seed slices whose dependencies form a cycle are merged into one `cycle:` slice; the rest are kept as they are. */
 function condense(
   seeds: ReadonlyMap<string, SliceSeed>,
@@ -32,7 +53,9 @@ function condense(
   }
   const drafts = new Map<string, DraftSlice>();
   const ids = [...kinds.keys()].sort(compareText);
-  for (const component of stronglyConnected(ids, (id) => [...next.get(id)!].sort(compareText))) {
+  const components = stronglyConnected(ids, (id) => [...next.get(id)!].sort(compareText));
+  const inside = linksInsideCycles(components, seedOf, links);
+  components.forEach((component, at) => {
     const draft: DraftSlice =
       component.length === 1
         ? { id: component[0]!, kind: kinds.get(component[0]!)!, constructs: [] }
@@ -41,10 +64,10 @@ function condense(
             kind: 'cycle',
             constructs: [],
             merged: component,
-            cycle: findCyclePath(component, seedOf, links),
+            cycle: findCyclePath(component, seedOf, inside.get(at) ?? []),
           };
     for (const seed of component) drafts.set(seed, draft);
-  }
+  });
   const bySlice = new Map<string, DraftSlice>();
   for (const [node, seed] of seedOf) {
     const draft = drafts.get(seed)!;
@@ -110,8 +133,9 @@ export function planSlices(graph: DependencyGraph, touched?: Iterable<string>): 
   const requested = touched === undefined ? index.ids : [...new Set(touched)].sort(compareText);
   const kept = requested.filter((id) => index.nodes.has(id));
   const ignored = requested.filter((id) => !index.nodes.has(id));
-  const links = linkTouched(index, new Set(kept));
-  const drafts = condense(assignSlices(index, kept), links);
+  const seeds = assignSlices(index, kept);
+  const links = linkTouched(index, new Set(kept), new Map([...seeds].map(([id, seed]) => [id, seed.id])));
+  const drafts = condense(seeds, links);
   const sliceOf = new Map<string, string>();
   for (const draft of drafts.values()) for (const node of draft.constructs) sliceOf.set(node, draft.id);
   const dependsOn = new Map<string, Set<string>>([...drafts.keys()].map((id) => [id, new Set<string>()]));
