@@ -57,27 +57,55 @@ async function createLockExclusively(lockPath: string, text: string): Promise<bo
   }
 }
 
+/** Where a stale lock waits for the winner of the takeover to read it and journal the takeover. */
+function stalePathOf(lockPath: string): string {
+  return join(dirname(lockPath), `.${basename(lockPath)}.stale`);
+}
+
 /**
- * Moves the lock aside if it still has the content `expected`. Returns false when it changed meanwhile (then it
- * is put back when nobody created a new one) or disappeared. Rename is atomic, so two takers cannot both succeed.
+ * Moves the lock to `target` if it still has the content `expected`. Returns false when it changed meanwhile
+ * (then it is put back unless somebody created a new lock) or disappeared. Rename is atomic, so two processes
+ * cannot both move the same lock.
  */
-async function moveAsideIfUnchanged(lockPath: string, expected: string): Promise<boolean> {
-  const aside = join(dirname(lockPath), `.${basename(lockPath)}.${randomBytes(6).toString('hex')}.aside`);
+async function moveLockIfUnchanged(lockPath: string, expected: string, target: string): Promise<boolean> {
   try {
-    await rename(lockPath, aside);
+    await rename(lockPath, target);
   } catch (cause) {
     if (errnoCode(cause) === 'ENOENT') return false;
     throw cause;
   }
+  const moved = await readFile(target, 'utf8');
+  if (moved === expected) return true;
+  await link(target, lockPath).catch((cause: unknown) => {
+    if (errnoCode(cause) !== 'EEXIST') throw cause;
+  });
+  await rm(target, { force: true });
+  return false;
+}
+
+/**
+ * After winning the lock: takes the stale lock a taker moved aside (whoever moved it, only the winner reads it),
+ * so the takeover is reported by the process that now holds the lease.
+ */
+async function claimStaleLock(lockPath: string, env: LeaseEnvironment): Promise<AcquiredLease['takenOver']> {
+  const claimed = `${stalePathOf(lockPath)}.${randomBytes(6).toString('hex')}`;
   try {
-    const moved = await readFile(aside, 'utf8');
-    if (moved === expected) return true;
-    await link(aside, lockPath).catch((cause: unknown) => {
-      if (errnoCode(cause) !== 'EEXIST') throw cause;
-    });
-    return false;
+    await rename(stalePathOf(lockPath), claimed);
+  } catch (cause) {
+    if (errnoCode(cause) === 'ENOENT') return undefined;
+    throw cause;
+  }
+  try {
+    const text = await readFile(claimed, 'utf8');
+    const record = parseLeaseRecord(text);
+    if (record === undefined) return { previous: UNKNOWN_HOLDER, reason: 'stale_heartbeat' };
+    const { pid, host, startedAt, heartbeatAt } = record;
+    return {
+      previous: { pid, host, startedAt, heartbeatAt },
+      reason: judgeStaleness(record, env) ?? 'stale_heartbeat',
+    };
   } finally {
-    await rm(aside, { force: true });
+    await rm(claimed, { force: true });
   }
 }
 
@@ -101,7 +129,6 @@ export async function acquireFileLease(
   slug: string,
   env: LeaseEnvironment,
 ): Promise<AcquiredLease> {
-  let takenOver: AcquiredLease['takenOver'];
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const record = newRecord(slug, env);
     if (await createLockExclusively(lockPath, `${JSON.stringify(record)}\n`)) {
@@ -112,14 +139,13 @@ export async function acquireFileLease(
         host: record.host,
         startedAt: record.startedAt,
       };
-      return { lease, takenOver };
+      return { lease, takenOver: await claimStaleLock(lockPath, env) };
     }
     const current = await readLock(lockPath);
     if (current.kind === 'absent') continue;
     const reason = current.kind === 'held' ? judgeStaleness(current.record, env) : 'stale_heartbeat';
     if (reason === undefined) throw new LeaseHeldError(slug, lockPath, holderOf(current));
-    if (await moveAsideIfUnchanged(lockPath, current.text))
-      takenOver = { previous: holderOf(current), reason };
+    await moveLockIfUnchanged(lockPath, current.text, stalePathOf(lockPath));
   }
   const current = await readLock(lockPath);
   throw new LeaseHeldError(slug, lockPath, holderOf(current));
@@ -151,5 +177,6 @@ export async function heartbeatFileLease(
 export async function releaseFileLease(lockPath: string, lease: Lease): Promise<void> {
   const current = await readLock(lockPath);
   if (current.kind !== 'held' || current.record.token !== lease.token) return;
-  await moveAsideIfUnchanged(lockPath, current.text);
+  const aside = join(dirname(lockPath), `.${basename(lockPath)}.${randomBytes(6).toString('hex')}.released`);
+  if (await moveLockIfUnchanged(lockPath, current.text, aside)) await rm(aside, { force: true });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFile, constants, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, constants, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { err, ok, type Result } from '@allium-loop/errors';
 import { writeFileAtomic } from './atomic-write.js';
@@ -47,6 +47,23 @@ export function runFiles(dir: string, slug: string): RunFiles {
 }
 
 const LEDGER_FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.json$/;
+
+/** Text a store read or wrote, and the identity (inode, size, mtime) of the file that held it. */
+interface KnownText {
+  readonly text: string;
+  readonly identity: string;
+}
+
+/** Inode, size and modification time of a file, or `undefined` when it does not exist. */
+async function fileIdentity(file: string): Promise<string | undefined> {
+  try {
+    const info = await stat(file, { bigint: true });
+    return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+  } catch (cause) {
+    if (errnoCode(cause) === 'ENOENT') return undefined;
+    throw cause;
+  }
+}
 
 function errnoCode(cause: unknown): string | undefined {
   return (cause as NodeJS.ErrnoException | undefined)?.code;
@@ -126,14 +143,23 @@ export function createFileLedgerStore(options: FileLedgerStoreOptions): LedgerSt
   const { dir } = options;
   const env = systemLeaseEnvironment(options.env);
   const redactor = options.redactor ?? createRedactor(process.env);
-  /** The text this store last read or wrote per slug; a file that differs was changed behind our back. */
-  const known = new Map<string, string>();
+  /** The text this store last read or wrote per slug, with the file's identity then; saves skip re-reading it. */
+  const known = new Map<string, KnownText>();
+
+  const existingText = async (file: string, slug: string): Promise<string | undefined> => {
+    const identity = await fileIdentity(file);
+    if (identity === undefined) return undefined;
+    const remembered = known.get(slug);
+    if (remembered?.identity === identity) return remembered.text;
+    return readFile(file, 'utf8');
+  };
 
   return {
     async load(slug) {
+      const identity = await fileIdentity(runFiles(dir, slug).ledger);
       const read = await readLedgerFile(dir, slug);
       if (!read.ok) return read;
-      known.set(slug, read.value.text);
+      if (identity !== undefined) known.set(slug, { text: read.value.text, identity });
       return ok(read.value.decoded);
     },
     async save(lease, ledger) {
@@ -144,17 +170,16 @@ export function createFileLedgerStore(options: FileLedgerStoreOptions): LedgerSt
           `slug: "${ledger.slug}" is not the leased slug "${lease.slug}"`,
         ]);
       const text = serializeLedger(ledger, redactor);
-      const existing = await readFile(files.ledger, 'utf8').catch((cause: unknown) => {
-        if (errnoCode(cause) === 'ENOENT') return undefined;
-        throw cause;
-      });
+      const existing = await existingText(files.ledger, lease.slug);
       if (existing === text) return 'unchanged';
-      if (existing !== undefined && existing !== known.get(lease.slug)) {
+      if (existing !== undefined && existing !== known.get(lease.slug)?.text) {
         const read = await readLedgerFile(dir, lease.slug);
         if (!read.ok && read.issues.kind === 'corrupt') throw read.issues.error;
       }
       await writeFileAtomic(files.ledger, text, () => assertFileLease(files.lock, lease));
-      known.set(lease.slug, text);
+      const identity = await fileIdentity(files.ledger);
+      if (identity === undefined) known.delete(lease.slug);
+      else known.set(lease.slug, { text, identity });
       return 'written';
     },
     async list() {

@@ -134,8 +134,18 @@ function buildEnvPattern(env: Readonly<Record<string, string | undefined>>): Reg
   return new RegExp(sorted.join('|'), 'g');
 }
 
+/**
+ * Cheap test run before the full set: every token pattern and assignment needs one of these substrings, so text
+ * without them (almost all of it) is returned as is.
+ */
+const MAY_HOLD_SECRET =
+  /sk-|gh[pousr]_|github_pat_|xox[abposre]-|AKIA|ASIA|AIza|glpat-|npm_|eyJ|PRIVATE KEY|bearer|authoriz|:\/\/|key|secret|token|passw|auth/i;
+
 function redactText(s: string, envPattern: RegExp | undefined): string {
-  let out = envPattern === undefined ? s : s.replace(envPattern, REDACTED);
+  const envHit = envPattern !== undefined && envPattern.test(s);
+  if (envPattern !== undefined) envPattern.lastIndex = 0;
+  if (!envHit && !MAY_HOLD_SECRET.test(s)) return s;
+  let out = envHit && envPattern !== undefined ? s.replace(envPattern, REDACTED) : s;
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
   out = out.replace(AUTH_HEADER_PATTERN, `$1$2${REDACTED}`);
   out = out.replace(URL_CREDENTIAL_PATTERN, `$1${REDACTED}$3`);
@@ -144,18 +154,31 @@ function redactText(s: string, envPattern: RegExp | undefined): string {
 
 function redactDeep(v: unknown, text: (s: string) => string): unknown {
   if (typeof v === 'string') return text(v);
-  if (Array.isArray(v)) return v.map((item) => redactDeep(item, text));
   if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const items = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i += 1) items[i] = redactDeep(v[i], text);
+    return items;
+  }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(v)) {
+  for (const key of Object.keys(v)) {
+    const item = (v as Record<string, unknown>)[key];
     const secretProperty = typeof item === 'string' && item.length > 0 && isSecretPropertyName(key);
     out[key] = secretProperty ? REDACTED : redactDeep(item, text);
   }
   return out;
 }
 
+/** Property names repeat across thousands of entries; their verdicts are remembered. */
+const propertyVerdicts = new Map<string, boolean>();
+
 function isSecretPropertyName(name: string): boolean {
-  return !ORDINARY_PROPERTY_NAMES.has(name) && hasSecretName(name);
+  let verdict = propertyVerdicts.get(name);
+  if (verdict === undefined) {
+    verdict = !ORDINARY_PROPERTY_NAMES.has(name) && hasSecretName(name);
+    if (propertyVerdicts.size < 10_000) propertyVerdicts.set(name, verdict);
+  }
+  return verdict;
 }
 
 /**
