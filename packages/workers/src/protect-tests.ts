@@ -22,7 +22,8 @@ export async function recordProtectedTests(
   const records: ProtectedTest[] = [];
   for (const path of paths) {
     const text = await readFile(join(cwd, path), 'utf8');
-    const storedCopy = `${protectedStoreDir(slug)}/${path}`;
+    // The `.orig` suffix keeps test runners that scan the tree (`node --test`, vitest, pytest) off the copy.
+    const storedCopy = `${protectedStoreDir(slug)}/${path}.orig`;
     const target = join(cwd, '.allium-loop', storedCopy);
     await mkdir(dirname(target), { recursive: true });
     await copyFile(join(cwd, path), target);

@@ -375,7 +375,7 @@ describe('runWorker with scripted agents in real processes', () => {
       phase: 'implement',
       steps: [
         { op: 'write', path: 'test/borrow.test.mjs', text: '// gone\n' },
-        { op: 'write', path: '.allium-loop/tools/protected/test/borrow.test.mjs', text: '// gone\n' },
+        { op: 'write', path: '.allium-loop/tools/protected/test/borrow.test.mjs.orig', text: '// gone\n' },
         implementResult,
       ],
     });
@@ -404,7 +404,7 @@ describe('runWorker claim verification', () => {
       'test/borrow.test.mjs',
       'test/give-back.test.mjs',
     ]);
-    expect(await read(project, '.allium-loop/tools/protected/test/give-back.test.mjs')).toBe(GIVE_BACK_TEST);
+    expect(await read(project, '.allium-loop/tools/protected/test/give-back.test.mjs.orig')).toBe(GIVE_BACK_TEST);
   });
 
   it('routes an already-green vacuous test back instead of carrying it into implement', async () => {
