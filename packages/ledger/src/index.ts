@@ -100,6 +100,7 @@ export {
   type DecodedLedger,
   type LedgerMigration,
 } from './migrate-ledger.js';
+export { LEDGER_JSON_SCHEMA_PATH, renderLedgerJsonSchema } from './ledger-json-schema.js';
 export { formatIssuePath, formatIssues, parseLedger } from './parse-ledger.js';
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor } from './redact.js';
 export { baseSlug, chooseSlug, normalizeGoal, type SlugChoice, type SlugOccupant } from './slug.js';
