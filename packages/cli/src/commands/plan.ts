@@ -4,24 +4,18 @@ import { parseArgs } from 'node:util';
 import { planSlices, renderPlanMermaid, renderPlanText, type Plan } from '@allium-loop/decomposer';
 import { detectEntry, type EntryDecision } from '@allium-loop/entry';
 import { AlliumLoopError } from '@allium-loop/errors';
-import type { DependencyGraph } from '@allium-loop/spec';
+import { analyzeSpecs, type SpecAnalysis, type SpecSource } from '@allium-loop/spec';
 import { discoverTestCommand, findSpecFiles, probeProject } from '@allium-loop/verify';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 
-/** One spec file as read from disk: its path relative to the working directory and its text. */
-export interface SpecSource {
-  readonly file: string;
-  readonly text: string;
-}
+/** What the plan command reads of an analysis: the graph, and the diagnostics to warn about errors. */
+export type GraphAnalysis = Pick<SpecAnalysis, 'graph' | 'diagnostics'>;
 
-/** Builds the dependency graph of a spec set, or returns undefined when no graph builder is available. */
-export type AnalyzeGraph = (sources: readonly SpecSource[]) => Promise<DependencyGraph | undefined>;
-
-/** What the plan command needs besides its arguments and io. */
+/** What the plan command needs besides its arguments and io: the spec analysis (real one by default). */
 export interface PlanDeps {
-  readonly analyze: AnalyzeGraph;
+  readonly analyze: (sources: readonly SpecSource[]) => GraphAnalysis;
 }
 
 const SYNOPSIS = 'plan [--goal "..."] [--json | --mermaid]';
@@ -39,18 +33,6 @@ const HELP = [
   '  -h, --help       Show this help.',
   '',
 ].join('\n');
-
-/**
- * The graph builder of `@allium-loop/spec` (`analyzeSpecs(sources) → { graph }`), looked up at run time so this
- * command works in builds where the spec package does not provide it yet; then it resolves to undefined.
- */
-export const analyzeWithSpecPackage: AnalyzeGraph = async (sources) => {
-  const spec = (await import('@allium-loop/spec')) as Record<string, unknown>;
-  const analyzeSpecs = spec['analyzeSpecs'];
-  if (typeof analyzeSpecs !== 'function') return undefined;
-  const result = (analyzeSpecs as (input: readonly SpecSource[]) => { graph: DependencyGraph })(sources);
-  return result.graph;
-};
 
 interface PlanArgs {
   readonly goal: string | undefined;
@@ -129,25 +111,27 @@ async function runPlan(args: readonly string[], io: CliIo, deps: PlanDeps): Prom
     return ExitCode.failure;
   }
   const sources = await Promise.all(
-    files.map(async (file) => ({ file, text: await readFile(join(io.cwd, file), 'utf8') })),
+    files.map(async (path) => ({ path, text: await readFile(join(io.cwd, path), 'utf8') })),
   );
-  const graph = await deps.analyze(sources);
-  if (graph === undefined) {
-    io.stderr('allium-loop plan: this build cannot build the spec dependency graph yet (no analyzeSpecs).\n');
-    return ExitCode.failure;
-  }
+  const analysis = deps.analyze(sources);
+  const errors = analysis.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  if (errors > 0)
+    io.stderr(
+      `allium-loop plan: the spec has ${errors} error${errors === 1 ? '' : 's'}; the plan may be incomplete ` +
+        `(see allium-loop spec check).\n`,
+    );
   const entry = parsed.goal === undefined ? undefined : await decideEntry(io.cwd, parsed.goal);
-  io.stdout(render(parsed.format, planSlices(graph), files, entry));
+  io.stdout(render(parsed.format, planSlices(analysis.graph), files, entry));
   return ExitCode.ok;
 }
 
 /**
  * `allium-loop plan [--goal "..."] [--json | --mermaid]`: reads every `.allium` file under the working directory,
  * builds the dependency graph, and prints the decomposition of the whole spec (text, JSON or Mermaid); with
- * `--goal`, also the entry decision for that goal. Exits 0 on success, 1 when no spec is found or no graph can be
- * built, 2 on a usage error.
+ * `--goal`, also the entry decision for that goal. Spec errors are reported on stderr as a warning (the plan is
+ * made from what parsed). Exits 0 on success, 1 when no spec is found, 2 on a usage error.
  */
-export function planCommand(deps: PlanDeps = { analyze: analyzeWithSpecPackage }): Command {
+export function planCommand(deps: PlanDeps = { analyze: analyzeSpecs }): Command {
   return {
     name: 'plan',
     synopsis: SYNOPSIS,
