@@ -38,7 +38,8 @@ export interface StateFileModeState {
   readonly digests: readonly string[];
 }
 
-type Read = { kind: 'missing' } | { kind: 'invalid'; issues: readonly string[] } | { kind: 'ok'; state: AlState };
+type Read =
+  { kind: 'missing' } | { kind: 'invalid'; issues: readonly string[] } | { kind: 'ok'; state: AlState };
 
 /** Reads the state file; never throws. */
 export async function readAlState(path: string): Promise<Read> {
