@@ -234,7 +234,12 @@ async function drive(
     interactive: settings.interactive,
     decompose: mode === 'spec-first',
   };
-  const agent: AgentRunner = createAgentRunner(stored?.agent ?? settings.agent, { env: settings.env });
+  const agent: AgentRunner = createAgentRunner(
+    withRunDefaults(stored?.agent ?? settings.agent, settings.cwd, ledger.slug),
+    {
+      env: settings.env,
+    },
+  );
   const ports = createProjectPorts({
     cwd: settings.cwd,
     slug: ledger.slug,
@@ -262,6 +267,17 @@ async function drive(
   });
   const state = final.terminal?.state ?? 'failed';
   return { ledger: final, exitCode: TERMINAL_EXIT_CODES[state] };
+}
+
+/**
+ * The replay agent counts its calls per phase in a state file; one per run (not per slice folder) so that slice
+ * loops continue the script instead of restarting it.
+ */
+function withRunDefaults(agent: unknown, cwd: string, slug: string): unknown {
+  if (typeof agent !== 'object' || agent === null) return agent;
+  const config = agent as Record<string, unknown>;
+  if (config['kind'] !== 'replay' || config['stateFile'] !== undefined) return agent;
+  return { ...config, stateFile: join(stateDir(cwd), slug, 'replay-state.json') };
 }
 
 function loopCaps(settings: RunSettings): LoopCaps {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
 import { formatError } from '@allium-loop/errors';
+import type { JournalEvent } from '@allium-loop/ledger';
 import {
   resumeRun,
   startRun,
@@ -41,7 +42,31 @@ export function progressPrinter(io: CliIo, json: boolean): (progress: LoopProgre
     }
     if (progress.kind === 'marker' && progress.text !== '') io.stdout(`${progress.text}\n`);
     if (progress.kind === 'tick') io.stdout(`${progress.line}\n`);
+    if (progress.kind === 'event') {
+      const line = describeEvent(progress.event);
+      if (line !== undefined) io.stdout(`    ${line}\n`);
+    }
   };
+}
+
+/** The journal events worth a line under the phase markers: red-checks, failed phases, violations, questions. */
+function describeEvent(event: JournalEvent): string | undefined {
+  switch (event.type) {
+    case 'phase_ended':
+      return event.outcome === 'failed' ? `${event.phase} failed: ${event.detail ?? 'no detail'}` : undefined;
+    case 'violation':
+      return `violation (${event.kind}${event.reverted ? ', reverted' : ''}): ${event.detail}`;
+    case 'question_raised':
+      return `question ${event.question.id} (${event.question.classification}): ${event.question.text}`;
+    case 'x-loop.red_check': {
+      const data = event.data as { failing?: string[]; vacuous?: string[] };
+      const failing = data.failing?.length ?? 0;
+      const vacuous = data.vacuous ?? [];
+      return `red-check: ${String(failing)} new test(s) fail first as they should${vacuous.length > 0 ? `; ${String(vacuous.length)} already green (covered or vacuous, not carried into implement): ${vacuous.join('; ')}` : ''}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Prints the final report (text mode) and returns the run's exit code. */
