@@ -66,6 +66,12 @@ describe('checkClaims', () => {
   it('checks distill findings against the spec diff', () => {
     const distill: AnyPhaseResult = { ...tend, phase: 'distill', newFindings: 0, findings: [] };
     expect(checkClaims(distill, evidence())).toEqual([]);
+    const questionOnly = {
+      added: ['question:Is a worn tool lent?', 'suppression:spec/a.allium:line:3:all'],
+      removed: [],
+      changed: [],
+    };
+    expect(checkClaims(distill, evidence({ diff: questionOnly }))).toEqual([]);
     expect(
       checkClaims(distill, evidence({ diff: { added: ['rule:Refund'], removed: [], changed: [] } })),
     ).toMatchObject([{ reason: 'count_mismatch' }]);

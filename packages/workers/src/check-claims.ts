@@ -71,7 +71,9 @@ function checkOpenQuestions(result: AnyPhaseResult, evidence: ClaimEvidence): Cl
 
 function checkDistillCount(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
   if (result.phase !== 'distill') return [];
-  const significant = (ids: readonly string[]) => ids.filter((id) => !id.startsWith('suppression:'));
+  // Suppressions and open questions are bookkeeping, not behaviour: they do not count as findings.
+  const significant = (ids: readonly string[]) =>
+    ids.filter((id) => !id.startsWith('suppression:') && !id.startsWith('question:'));
   const changes = significant([
     ...evidence.diff.added,
     ...evidence.diff.changed,

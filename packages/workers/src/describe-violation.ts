@@ -5,6 +5,8 @@ export function describeViolation(violation: GuardViolation): string {
   switch (violation.kind) {
     case 'protected_test_changed':
       return `generated test ${violation.path} was ${violation.deleted ? 'deleted' : 'edited'}`;
+    case 'test_file_deleted':
+      return `test file ${violation.path} was deleted`;
     case 'test_markers_rose':
       return `${violation.path}: .${violation.marker} markers rose from ${violation.before} to ${violation.after}`;
     case 'spec_construct_removed':

@@ -27,6 +27,7 @@ export interface ProtectedTest {
 /** A cheat the guards caught. Each is journaled and fails the attempt. */
 export type GuardViolation =
   | { readonly kind: 'protected_test_changed'; readonly path: string; readonly deleted: boolean }
+  | { readonly kind: 'test_file_deleted'; readonly path: string }
   | {
       readonly kind: 'test_markers_rose';
       readonly path: string;
@@ -142,6 +143,19 @@ function markerViolations(input: GuardInput): { violations: GuardViolation[]; re
   return { violations, reverts };
 }
 
+function deletionViolations(input: GuardInput): { violations: GuardViolation[]; reverts: RevertAction[] } {
+  const violations: GuardViolation[] = [];
+  const reverts: RevertAction[] = [];
+  if (input.phase === 'propagate') return { violations, reverts };
+  const guarded = new Set(input.protectedTests.map((t) => t.path));
+  for (const [path, file] of input.before.tests) {
+    if (input.after.tests.has(path) || guarded.has(path)) continue;
+    violations.push({ kind: 'test_file_deleted', path });
+    reverts.push({ kind: 'restore_text', path, text: file.text });
+  }
+  return { violations, reverts };
+}
+
 function changedSpecFiles(input: GuardInput): RevertAction[] {
   return [...input.before.spec]
     .filter(([path, file]) => input.after.spec.get(path)?.sha256 !== file.sha256)
@@ -185,7 +199,7 @@ function suppressionViolations(input: GuardInput): { violations: GuardViolation[
 
 /**
  * Compares the project before and after a phase and reports every cheat: a protected (generated) test changed
- * or deleted by any phase but propagate; more `.skip`/`.only`/`.todo` markers in a test file; a rule, entity,
+ * or deleted by any phase but propagate; any other test file deleted by any phase but propagate; more `.skip`/`.only`/`.todo` markers in a test file; a rule, entity,
  * field, surface (or other named construct) removed from the spec without a tend request naming it; a new
  * `-- allium-ignore`. Pure. Each violation comes with the action that undoes it: protected tests are restored
  * from the engine's copy, other test files and spec files from the before snapshot, new suppressions are
@@ -194,6 +208,7 @@ function suppressionViolations(input: GuardInput): { violations: GuardViolation[
 export function detectViolations(input: GuardInput): GuardReport {
   const parts = [
     protectedViolations(input),
+    deletionViolations(input),
     markerViolations(input),
     removalViolations(input),
     suppressionViolations(input),

@@ -164,7 +164,7 @@ const wellBehaved: Scenario[] = [
   },
   { name: 'implement fixes the code', phase: 'implement', steps: [FIX, implementResult] },
   {
-    name: 'implement removes a skip from a hand-written test',
+    name: 'implement renames a hand-written test',
     phase: 'implement',
     steps: [
       FIX,
@@ -240,6 +240,13 @@ const cheats: Cheat[] = [
       { op: 'result', json: { phase: 'weed', clean: true, divergences: [], summary: '' } },
     ],
     restored: { 'test/borrow.test.mjs': BORROW_TEST },
+  },
+  {
+    name: 'implement deletes a hand-written test',
+    kind: 'test_file_deleted',
+    phase: 'implement',
+    steps: [{ op: 'delete', path: 'test/extra.test.mjs' }, implementResult],
+    restored: { 'test/extra.test.mjs': EXTRA_TEST },
   },
   {
     name: 'implement skips a failing test',
@@ -404,7 +411,9 @@ describe('runWorker claim verification', () => {
       'test/borrow.test.mjs',
       'test/give-back.test.mjs',
     ]);
-    expect(await read(project, '.allium-loop/tools/protected/test/give-back.test.mjs.orig')).toBe(GIVE_BACK_TEST);
+    expect(await read(project, '.allium-loop/tools/protected/test/give-back.test.mjs.orig')).toBe(
+      GIVE_BACK_TEST,
+    );
   });
 
   it('routes an already-green vacuous test back instead of carrying it into implement', async () => {

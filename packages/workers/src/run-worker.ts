@@ -1,7 +1,7 @@
 import type { AgentRunResult } from '@allium-loop/agents';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { assemblePrompt } from './assemble-prompt.js';
+import { assemblePrompt, type PromptSpec } from './assemble-prompt.js';
 import { applyReverts, type RevertOutcome } from './apply-reverts.js';
 import { checkClaims, namedFiles, type ClaimFailure } from './check-claims.js';
 import {
@@ -13,12 +13,12 @@ import {
 import { parseWorkerResult } from './parse-result.js';
 import type { PhaseContext } from './phase-context.js';
 import { mergeProtectedTests, recordProtectedTests } from './protect-tests.js';
-import { classifyRedCheck } from './red-check.js';
+import { classifyRedCheck, type RedCheckReport } from './red-check.js';
 import type { PhaseResult, PropagateResult } from './result-schemas.js';
 import { takeSnapshot } from './take-snapshot.js';
 import { describeViolation } from './describe-violation.js';
 import type { WorkerPhase } from './worker-phase.js';
-import type { ObservedTestRun, SpecReading, SpecSource, WorkerDeps } from './worker-ports.js';
+import type { ConstructDiff, ObservedTestRun, SpecReading, SpecSource, WorkerDeps } from './worker-ports.js';
 import type { WorkerEvent, WorkerOutcome } from './worker-types.js';
 
 function specSources(snapshot: WorkspaceSnapshot): SpecSource[] {
@@ -69,44 +69,136 @@ function violationEvents(
   });
 }
 
+/** What the engine observed around the agent call. */
+interface PhaseObservation {
+  readonly agent: AgentRunResult;
+  readonly prompt: string;
+  readonly resultFile: string;
+  readonly specBefore: SpecReading;
+  readonly specAfter: SpecReading;
+  readonly diff: ConstructDiff;
+  readonly violations: readonly GuardViolation[];
+  readonly reverts: readonly RevertOutcome[];
+}
+
 interface Verification<P extends WorkerPhase> {
   readonly failures: ClaimFailure[];
   readonly result?: PhaseResult<P>;
   readonly testRuns?: Map<string, ObservedTestRun>;
 }
 
+async function callAgent(phase: WorkerPhase, context: PhaseContext, deps: WorkerDeps, spec: PromptSpec) {
+  const { prompt, resultFile } = assemblePrompt(phase, context, spec);
+  const resultPath = join(context.cwd, resultFile);
+  await mkdir(dirname(resultPath), { recursive: true });
+  // A result left by an earlier attempt must never be read as this one's.
+  await rm(resultPath, { force: true });
+  const agent = await deps.agent.run({
+    prompt,
+    cwd: context.cwd,
+    phase,
+    resultFile: resultPath,
+    timeoutMs: context.timeoutMs,
+    ...(context.budgetUsd === undefined ? {} : { budgetUsd: context.budgetUsd }),
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+  });
+  return { agent, prompt, resultFile };
+}
+
+async function observePhase(
+  phase: WorkerPhase,
+  context: PhaseContext,
+  deps: WorkerDeps,
+): Promise<PhaseObservation> {
+  const protectedTests = context.protectedTests ?? [];
+  const protectedPaths = protectedTests.map((t) => t.path);
+  const before = await takeSnapshot(context.cwd, protectedPaths);
+  const specBefore = deps.spec.read(specSources(before));
+  const call = await callAgent(phase, context, deps, {
+    sources: specSources(before),
+    graph: specBefore.graph,
+  });
+  const after = await takeSnapshot(context.cwd, protectedPaths);
+  const specAfter = deps.spec.read(specSources(after));
+  const diff = deps.spec.diff(specBefore, specAfter);
+  const guard = detectViolations({
+    phase,
+    before,
+    after,
+    protectedTests,
+    removedConstructs: diff.removed,
+    ...(context.tendRequest === undefined ? {} : { tendRequest: context.tendRequest }),
+  });
+  const reverts = await applyReverts(context.cwd, guard.reverts);
+  return { ...call, specBefore, specAfter, diff, violations: guard.violations, reverts };
+}
+
 async function verifyResult<P extends WorkerPhase>(
   phase: P,
   context: PhaseContext,
   deps: WorkerDeps,
-  evidence: {
-    agent: AgentRunResult;
-    resultPath: string;
-    before: SpecReading;
-    after: SpecReading;
-    diff: ReturnType<WorkerDeps['spec']['diff']>;
-  },
+  observed: PhaseObservation,
 ): Promise<Verification<P>> {
-  if (evidence.agent.outcome !== 'ok') {
-    const detail = `the agent call ended ${evidence.agent.outcome} (exit ${evidence.agent.exitCode ?? 'none'})`;
+  const { agent } = observed;
+  if (agent.outcome !== 'ok') {
+    const detail = `the agent call ended ${agent.outcome} (exit ${agent.exitCode ?? 'none'})${agent.detail === undefined ? '' : `: ${agent.detail}`}`;
     return { failures: [{ reason: 'agent_failed', detail }] };
   }
-  const text = await readResultText(evidence.resultPath);
-  if (text === undefined)
-    return { failures: [{ reason: 'no_result_file', detail: `no result file at ${evidence.resultPath}` }] };
+  const text = await readResultText(join(context.cwd, observed.resultFile));
+  if (text === undefined) {
+    return { failures: [{ reason: 'no_result_file', detail: `no result file at ${observed.resultFile}` }] };
+  }
   const parsed = parseWorkerResult(phase, text);
   if (!parsed.ok) return { failures: [{ reason: 'result_invalid', detail: parsed.issues.join('; ') }] };
   const result = parsed.value;
   const testRuns =
     result.phase === 'propagate' ? await runEachTestFile(deps, context.cwd, result) : undefined;
   const failures = checkClaims(result, {
-    specBefore: evidence.before,
-    specAfter: evidence.after,
-    diff: evidence.diff,
+    specBefore: observed.specBefore,
+    specAfter: observed.specAfter,
+    diff: observed.diff,
     missingFiles: await missingOrEmpty(context.cwd, namedFiles(result)),
     ...(testRuns === undefined ? {} : { testRuns }),
   });
   return { failures, result, ...(testRuns === undefined ? {} : { testRuns }) };
+}
+
+function outcomeBase<P extends WorkerPhase>(
+  phase: P,
+  observed: PhaseObservation,
+  failures: readonly ClaimFailure[],
+) {
+  const notes = failures.map((f): WorkerEvent => ({
+    type: 'note',
+    message: f.detail,
+    data: { phase, reason: f.reason },
+  }));
+  return {
+    phase,
+    agent: observed.agent,
+    ...(observed.agent.costUsd === undefined ? {} : { costUsd: observed.agent.costUsd }),
+    resultFile: observed.resultFile,
+    promptBytes: Buffer.byteLength(observed.prompt, 'utf8'),
+    violations: observed.violations,
+    reverts: observed.reverts,
+    failures,
+    events: [...violationEvents(observed.violations, observed.reverts), ...notes],
+  };
+}
+
+async function finishPropagate(
+  context: PhaseContext,
+  result: PropagateResult,
+  testRuns: ReadonlyMap<string, ObservedTestRun>,
+): Promise<{ redCheck: RedCheckReport; protectedTests: ProtectedTest[] }> {
+  const files = result.testFiles.map((t) => t.path);
+  const sources = new Map<string, string>();
+  for (const file of files) sources.set(file, await readFile(join(context.cwd, file), 'utf8'));
+  const recorded = await recordProtectedTests(context.cwd, context.slug, files, context.tick);
+  return {
+    redCheck: classifyRedCheck(context.mode, testRuns, sources),
+    protectedTests: mergeProtectedTests(context.protectedTests ?? [], recorded),
+  };
 }
 
 /**
@@ -123,100 +215,33 @@ export async function runWorker<P extends WorkerPhase>(
   context: PhaseContext,
   deps: WorkerDeps,
 ): Promise<WorkerOutcome<P>> {
-  const previouslyProtected: readonly ProtectedTest[] = context.protectedTests ?? [];
-  const before = await takeSnapshot(
-    context.cwd,
-    previouslyProtected.map((t) => t.path),
-  );
-  const specBefore = deps.spec.read(specSources(before));
-  const { prompt, resultFile } = assemblePrompt(phase, context, {
-    sources: specSources(before),
-    graph: specBefore.graph,
-  });
-  const resultPath = join(context.cwd, resultFile);
-  await mkdir(dirname(resultPath), { recursive: true });
-  await rm(resultPath, { force: true });
-
-  const agent = await deps.agent.run({
-    prompt,
-    cwd: context.cwd,
-    phase,
-    resultFile: resultPath,
-    timeoutMs: context.timeoutMs,
-    ...(context.budgetUsd === undefined ? {} : { budgetUsd: context.budgetUsd }),
-    ...(context.signal === undefined ? {} : { signal: context.signal }),
-  });
-
-  const after = await takeSnapshot(
-    context.cwd,
-    previouslyProtected.map((t) => t.path),
-  );
-  const specAfter = deps.spec.read(specSources(after));
-  const diff = deps.spec.diff(specBefore, specAfter);
-  const guard = detectViolations({
-    phase,
-    before,
-    after,
-    protectedTests: previouslyProtected,
-    removedConstructs: diff.removed,
-    ...(context.tendRequest === undefined ? {} : { tendRequest: context.tendRequest }),
-  });
-  const reverts = await applyReverts(context.cwd, guard.reverts);
-  const verification = await verifyResult(phase, context, deps, {
-    agent,
-    resultPath,
-    before: specBefore,
-    after: specAfter,
-    diff,
-  });
-
+  const observed = await observePhase(phase, context, deps);
+  const verification = await verifyResult(phase, context, deps, observed);
   const cheat: ClaimFailure[] =
-    guard.violations.length === 0
+    observed.violations.length === 0
       ? []
-      : [{ reason: 'cheat_detected', detail: guard.violations.map(describeViolation).join('; ') }];
+      : [{ reason: 'cheat_detected', detail: observed.violations.map(describeViolation).join('; ') }];
   const failures = [...cheat, ...verification.failures];
-  const base = {
-    phase,
-    agent,
-    ...(agent.costUsd === undefined ? {} : { costUsd: agent.costUsd }),
-    resultFile,
-    promptBytes: Buffer.byteLength(prompt, 'utf8'),
-    violations: guard.violations,
-    reverts,
-    failures,
-    events: [
-      ...violationEvents(guard.violations, reverts),
-      ...failures.map((f): WorkerEvent => ({
-        type: 'note',
-        message: f.detail,
-        data: { phase, reason: f.reason },
-      })),
-    ],
-  };
+  const base = outcomeBase(phase, observed, failures);
+  const protectedTests = context.protectedTests ?? [];
   const first = failures[0];
   if (first !== undefined) {
+    const result = verification.result === undefined ? {} : { result: verification.result };
     return {
       ...base,
       status: 'failed',
       reason: first.reason,
       detail: first.detail,
-      protectedTests: previouslyProtected,
-      ...(verification.result === undefined ? {} : { result: verification.result }),
+      protectedTests,
+      ...result,
     };
   }
   const result = verification.result!;
-  if (result.phase !== 'propagate')
-    return { ...base, status: 'ok', result, protectedTests: previouslyProtected };
-  const testFiles = result.testFiles.map((t) => t.path);
-  const sources = new Map(
-    await Promise.all(testFiles.map(async (f) => [f, await readFile(join(context.cwd, f), 'utf8')] as const)),
-  );
-  const recorded = await recordProtectedTests(context.cwd, context.slug, testFiles, context.tick);
+  if (result.phase !== 'propagate') return { ...base, status: 'ok', result, protectedTests };
   return {
     ...base,
     status: 'ok',
     result,
-    redCheck: classifyRedCheck(context.mode, verification.testRuns ?? new Map(), sources),
-    protectedTests: mergeProtectedTests(previouslyProtected, recorded),
+    ...(await finishPropagate(context, result, verification.testRuns ?? new Map())),
   };
 }
