@@ -416,6 +416,32 @@ describe('runWorker claim verification', () => {
     );
   });
 
+  it('code-first: a test passing against the code is the goal, a failing one goes to weed', async () => {
+    const both = `${GIVE_BACK_TEST}\ntest('Borrow: refuses a tool that is already out', () => {\n  assert.throws(() => giveBack(null));\n});\n`;
+    const { outcome } = await play({
+      name: 'code-first',
+      phase: 'propagate',
+      context: { mode: 'code-first' },
+      steps: [
+        { op: 'write', path: 'test/code-first.test.mjs', text: both },
+        {
+          op: 'result',
+          json: {
+            phase: 'propagate',
+            testFiles: [{ path: 'test/code-first.test.mjs', covers: ['GiveBack', 'Borrow'] }],
+            summary: '',
+          },
+        },
+      ],
+    });
+    expect(
+      outcome.status === 'ok' && outcome.redCheck?.verdicts.map((v) => [v.classification, v.route]),
+    ).toEqual([
+      ['diverges', 'weed'],
+      ['green', undefined],
+    ]);
+  });
+
   it('routes an already-green vacuous test back instead of carrying it into implement', async () => {
     const vacuous = "import { test } from 'node:test';\ntest('Borrow: records the member', () => {});\n";
     const { outcome } = await play({
