@@ -30,6 +30,8 @@ export interface LeaseEnvironment {
   readonly newToken: () => string;
   /** A heartbeat older than this (ms) makes a lease stale. */
   readonly staleAfterMs: number;
+  /** When this process started (epoch ms): a lock with our pid and host but an earlier start is a reused pid's. */
+  readonly processStartedAt: number;
 }
 
 /** True unless `process.kill(pid, 0)` says there is no such process (EPERM means it exists). */
@@ -42,25 +44,38 @@ export function isPidAliveOnThisHost(pid: number): boolean {
   }
 }
 
-/** The real environment: wall clock, `process.pid`, `os.hostname()`, `kill(pid, 0)`, random 128-bit tokens. */
+/**
+ * The real environment: wall clock, `process.pid`, `os.hostname()`, `kill(pid, 0)`, random 128-bit tokens, the
+ * process start time. With an overridden clock, the process is taken to start at that clock's current time.
+ */
 export function systemLeaseEnvironment(overrides: Partial<LeaseEnvironment> = {}): LeaseEnvironment {
+  const now = overrides.now ?? (() => new Date());
+  const processStartedAt =
+    overrides.now === undefined ? Date.now() - process.uptime() * 1000 : overrides.now().getTime();
   return {
-    now: () => new Date(),
+    now,
     pid: process.pid,
     host: hostname(),
     isPidAlive: isPidAliveOnThisHost,
     newToken: () => randomBytes(16).toString('hex'),
     staleAfterMs: DEFAULT_STALE_AFTER_MS,
+    processStartedAt,
     ...overrides,
   };
 }
 
 /**
- * Decides whether a lock may be taken over: its pid is dead on this host, or its heartbeat is older than the bound.
+ * Decides whether a lock may be taken over: its pid is dead on this host (or is our own pid in a lock written
+ * before this process started), or its heartbeat is older than the bound.
  * Returns `undefined` while the holder is live.
  */
 export function judgeStaleness(record: LeaseRecord, env: LeaseEnvironment): TakeoverReason | undefined {
-  if (record.host === env.host && record.pid !== env.pid && !env.isPidAlive(record.pid)) return 'dead_pid';
+  if (record.host === env.host) {
+    // Our own pid in a lock that predates this process: a previous process with the same pid (containers).
+    const reusedPid = record.pid === env.pid && Date.parse(record.startedAt) < env.processStartedAt;
+    const deadPid = record.pid !== env.pid && !env.isPidAlive(record.pid);
+    if (reusedPid || deadPid) return 'dead_pid';
+  }
   const age = env.now().getTime() - Date.parse(record.heartbeatAt);
   return age > env.staleAfterMs ? 'stale_heartbeat' : undefined;
 }

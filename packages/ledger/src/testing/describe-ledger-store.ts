@@ -235,6 +235,14 @@ export function describeLedgerStore(name: string, makeHarness: () => Promise<Led
         expect(await codeOf(b.acquire('run-one'))).toBe('ledger.lease_held');
       });
 
+      it('treats a lock with this pid from before this process started as a reused pid', async () => {
+        await acquire(a);
+        expect(await codeOf(a.acquire('run-one'))).toBe('ledger.lease_held');
+        h.clock.advance(1_000);
+        const restarted = h.open({ pid: 101 });
+        expect((await restarted.acquire('run-one')).takenOver?.reason).toBe('dead_pid');
+      });
+
       it('refuses saves after release', async () => {
         const lease = await acquire(a);
         await a.release(lease);
