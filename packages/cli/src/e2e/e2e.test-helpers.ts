@@ -1,0 +1,147 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+// An absolute loader URL: `--import tsx` would resolve against the child's cwd, a temp dir without node_modules.
+const TSX = new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+
+/** What a CLI child process did. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Starts the real `allium-loop` entry (from source) as a child process in `cwd`. */
+export function startCli(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<CliRun> } {
+  const child = spawn(process.execPath, ['--conditions=development', '--import', TSX, MAIN, ...args], {
+    cwd,
+    env: { ...process.env, FORCE_COLOR: '0', CI: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliRun>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+/** Runs the CLI to completion. */
+export async function runCli(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<CliRun> {
+  return startCli(args, cwd, env).done;
+}
+
+/** A new temporary git repository holding `files` (path → text), committed once. */
+export async function makeProject(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'allium-loop-e2e-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  const git = (...args: string[]) =>
+    exec('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@localhost', ...args], { cwd: dir });
+  await git('init', '--quiet');
+  await git('add', '-A');
+  await git('commit', '--quiet', '--allow-empty', '-m', 'start');
+  return dir;
+}
+
+/** Writes a replay script (see docs/agents.md) into the project's `.replay/` folder and returns its path. */
+export async function writeScript(dir: string, steps: readonly Record<string, unknown>[]): Promise<string> {
+  const path = join(dir, '..', `${dir.split('/').pop() ?? 'x'}-script.json`);
+  await writeFile(path, JSON.stringify({ version: 1, steps }, null, 2));
+  return path;
+}
+
+/** The project's only ledger, parsed. */
+export async function readLedger(dir: string, slug: string): Promise<Record<string, any>> {
+  return JSON.parse(await readFile(join(dir, '.allium-loop', `${slug}.json`), 'utf8')) as Record<string, any>;
+}
+
+/** The journal's events, parsed. */
+export async function readJournal(dir: string, slug: string): Promise<Record<string, any>[]> {
+  const text = await readFile(join(dir, '.allium-loop', `${slug}.events.ndjson`), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** A small spec-first project: a spec with one rule and code and tests that already agree. */
+export const TALLY_PROJECT: Record<string, string> = {
+  'package.json': '{ "type": "module", "private": true }\n',
+  'allium-loop.yaml': 'testCommand: node --test\n',
+  'specs/tally.allium': `-- allium: 3
+entity Tally {
+    count: Integer
+    status: open | closed
+}
+
+rule CloseTally {
+    when: CloseRequested(tally)
+    requires: tally.status = open
+    ensures: tally.status = closed
+}
+`,
+  'src/tally.js':
+    "export function closeTally(t) { if (t.status !== 'open') throw new Error('closed'); t.status = 'closed'; }\n",
+  'test/tally.test.js': `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { closeTally } from '../src/tally.js';
+test('CloseTally closes an open tally', () => { const t = { status: 'open' }; closeTally(t); assert.equal(t.status, 'closed'); });
+`,
+};
+
+/** A weed step: dirty with one code-bug divergence, or clean. */
+export function weedStep(dirty: boolean, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    phase: 'weed',
+    result: dirty
+      ? {
+          phase: 'weed',
+          clean: false,
+          divergences: [
+            {
+              construct: 'rule:CloseTally',
+              spec: { file: 'specs/tally.allium', line: 7 },
+              code: { file: 'src/tally.js', line: 1 },
+              classification: 'code-bug',
+              description: 'closing does not record who closed it',
+            },
+          ],
+          summary: 'one divergence',
+        }
+      : { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+    ...extra,
+  };
+}
+
+/** An implement step that changes nothing (a stuck agent). */
+export function idleImplement(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    phase: 'implement',
+    result: { phase: 'implement', filesChanged: [], contestedTests: [], summary: 'tried' },
+    ...extra,
+  };
+}
+
+/** The slug `allium-loop` derives from the drift goal these tests use. */
+export const DRIFT_GOAL = 'make the code match the spec again';
+export const DRIFT_SLUG = 'make-the-code-match-the-spec-again';
