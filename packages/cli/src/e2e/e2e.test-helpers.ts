@@ -70,18 +70,21 @@ export async function writeScript(dir: string, steps: readonly Record<string, un
   return path;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read ledger and journal JSON loosely on purpose
+export type LooseJson = Record<string, any>;
+
 /** The project's only ledger, parsed. */
-export async function readLedger(dir: string, slug: string): Promise<Record<string, any>> {
-  return JSON.parse(await readFile(join(dir, '.allium-loop', `${slug}.json`), 'utf8')) as Record<string, any>;
+export async function readLedger(dir: string, slug: string): Promise<LooseJson> {
+  return JSON.parse(await readFile(join(dir, '.allium-loop', `${slug}.json`), 'utf8')) as LooseJson;
 }
 
 /** The journal's events, parsed. */
-export async function readJournal(dir: string, slug: string): Promise<Record<string, any>[]> {
+export async function readJournal(dir: string, slug: string): Promise<LooseJson[]> {
   const text = await readFile(join(dir, '.allium-loop', `${slug}.events.ndjson`), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, any>);
+    .map((line) => JSON.parse(line) as LooseJson);
 }
 
 /** A small spec-first project: a spec with one rule and code and tests that already agree. */
