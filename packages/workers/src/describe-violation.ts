@@ -7,6 +7,8 @@ export function describeViolation(violation: GuardViolation): string {
       return `generated test ${violation.path} was ${violation.deleted ? 'deleted' : 'edited'}`;
     case 'test_file_deleted':
       return `test file ${violation.path} was deleted`;
+    case 'spec_edited_out_of_phase':
+      return `${violation.path} was changed by a phase that may not edit the spec`;
     case 'test_markers_rose':
       return `${violation.path}: .${violation.marker} markers rose from ${violation.before} to ${violation.after}`;
     case 'spec_construct_removed':

@@ -127,29 +127,31 @@ describe('detectViolations', () => {
 
   it('flags removed constructs unless a tend request names them, and restores changed spec files', () => {
     const after = snap({ 'spec/a.allium': '-- allium: 3\n' }, { 'test/a.test.ts': TEST });
-    const removed = ['rule:Borrow', 'suppression:spec/a.allium:3'];
-    const report = detectViolations(base({ after, removedConstructs: removed }));
+    const removed = ['rule:Borrow', 'suppression:spec/a.allium:3', 'question:Why?'];
+    const unnamed = { request: 'Clarify the GiveBack rule.' };
+    const report = detectViolations(
+      base({ phase: 'tend', after, removedConstructs: removed, tendRequest: unnamed }),
+    );
     expect(report.violations).toEqual([{ kind: 'spec_construct_removed', construct: 'rule:Borrow' }]);
     expect(report.reverts).toEqual([{ kind: 'restore_text', path: 'spec/a.allium', text: SPEC }]);
     const allowed = { request: 'Remove the Borrow rule; lending moved elsewhere.' };
-    expect(
-      detectViolations(base({ phase: 'tend', after, removedConstructs: removed, tendRequest: allowed }))
-        .violations,
-    ).toEqual([]);
-    expect(
-      detectViolations(base({ phase: 'weed', after, removedConstructs: removed, tendRequest: allowed }))
-        .violations,
-    ).toHaveLength(1);
+    const named = detectViolations(
+      base({ phase: 'tend', after, removedConstructs: removed, tendRequest: allowed }),
+    );
+    expect(named.violations).toEqual([]);
+    const distill = detectViolations(
+      base({ phase: 'distill', after, removedConstructs: removed, tendRequest: allowed }),
+    );
+    expect(distill.violations).toEqual([{ kind: 'spec_construct_removed', construct: 'rule:Borrow' }]);
   });
 
   it('strips only the new suppression', () => {
     const changed = SPEC.replace(
       'rule Borrow {',
       '-- allium-ignore allium.rule.unreachableTrigger\nrule Borrow {',
-    );
-    const report = detectViolations(
-      base({ after: snap({ 'spec/a.allium': changed }, { 'test/a.test.ts': TEST }) }),
-    );
+    ).concat('-- note\n');
+    const after = snap({ 'spec/a.allium': changed }, { 'test/a.test.ts': TEST });
+    const report = detectViolations(base({ phase: 'tend', after }));
     expect(report.violations).toEqual([
       {
         kind: 'suppression_added',
@@ -158,7 +160,25 @@ describe('detectViolations', () => {
         codes: ['allium.rule.unreachableTrigger'],
       },
     ]);
-    expect(report.reverts).toEqual([{ kind: 'restore_text', path: 'spec/a.allium', text: SPEC }]);
+    expect(report.reverts).toEqual([
+      { kind: 'restore_text', path: 'spec/a.allium', text: `${SPEC}-- note\n` },
+    ]);
+  });
+
+  it.each(['propagate', 'implement', 'weed'] as const)('%s may not touch the spec at all', (phase) => {
+    const after = snap(
+      { 'spec/a.allium': SPEC.replace('Y()', 'Z()'), 'spec/b.allium': '-- allium: 3\n' },
+      { 'test/a.test.ts': TEST },
+    );
+    const report = detectViolations(base({ phase, after }));
+    expect(report.violations).toEqual([
+      { kind: 'spec_edited_out_of_phase', path: 'spec/a.allium' },
+      { kind: 'spec_edited_out_of_phase', path: 'spec/b.allium' },
+    ]);
+    expect(report.reverts).toEqual([
+      { kind: 'restore_text', path: 'spec/a.allium', text: SPEC },
+      { kind: 'delete', path: 'spec/b.allium' },
+    ]);
   });
 });
 

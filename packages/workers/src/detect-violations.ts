@@ -28,6 +28,7 @@ export interface ProtectedTest {
 export type GuardViolation =
   | { readonly kind: 'protected_test_changed'; readonly path: string; readonly deleted: boolean }
   | { readonly kind: 'test_file_deleted'; readonly path: string }
+  | { readonly kind: 'spec_edited_out_of_phase'; readonly path: string }
   | {
       readonly kind: 'test_markers_rose';
       readonly path: string;
@@ -156,6 +157,25 @@ function deletionViolations(input: GuardInput): { violations: GuardViolation[]; 
   return { violations, reverts };
 }
 
+/** Phases whose prompt forbids touching the spec; only elicit, distill and tend write it. */
+const SPEC_READ_ONLY: ReadonlySet<WorkerPhase> = new Set(['propagate', 'implement', 'weed']);
+
+function specEditViolations(input: GuardInput): { violations: GuardViolation[]; reverts: RevertAction[] } {
+  const violations: GuardViolation[] = [];
+  const reverts: RevertAction[] = [];
+  if (!SPEC_READ_ONLY.has(input.phase)) return { violations, reverts };
+  const paths = new Set([...input.before.spec.keys(), ...input.after.spec.keys()]);
+  for (const path of [...paths].sort()) {
+    const before = input.before.spec.get(path);
+    if (before?.sha256 === input.after.spec.get(path)?.sha256) continue;
+    violations.push({ kind: 'spec_edited_out_of_phase', path });
+    reverts.push(
+      before === undefined ? { kind: 'delete', path } : { kind: 'restore_text', path, text: before.text },
+    );
+  }
+  return { violations, reverts };
+}
+
 function changedSpecFiles(input: GuardInput): RevertAction[] {
   return [...input.before.spec]
     .filter(([path, file]) => input.after.spec.get(path)?.sha256 !== file.sha256)
@@ -199,7 +219,8 @@ function suppressionViolations(input: GuardInput): { violations: GuardViolation[
 
 /**
  * Compares the project before and after a phase and reports every cheat: a protected (generated) test changed
- * or deleted by any phase but propagate; any other test file deleted by any phase but propagate; more `.skip`/`.only`/`.todo` markers in a test file; a rule, entity,
+ * or deleted by any phase but propagate; any other test file deleted by any phase but propagate; any spec file
+ * created, changed or deleted by propagate, implement or weed (only elicit, distill and tend write the spec); more `.skip`/`.only`/`.todo` markers in a test file; a rule, entity,
  * field, surface (or other named construct) removed from the spec without a tend request naming it; a new
  * `-- allium-ignore`. Pure. Each violation comes with the action that undoes it: protected tests are restored
  * from the engine's copy, other test files and spec files from the before snapshot, new suppressions are
@@ -210,6 +231,7 @@ export function detectViolations(input: GuardInput): GuardReport {
     protectedViolations(input),
     deletionViolations(input),
     markerViolations(input),
+    specEditViolations(input),
     removalViolations(input),
     suppressionViolations(input),
   ];

@@ -129,12 +129,13 @@ describe('anti-cheat guards (property)', () => {
           protectedTests: PROTECTED,
           removedConstructs: [],
         });
-        // An oracle over the end state alone: the fixture's original files hold no marker and no suppression.
+        // An oracle over the end state alone: the fixture's original files hold no marker, and implement may not
+        // change the spec at all.
         const cheats =
           PROTECTED.some((t) => after.tests.get(t.path)?.sha256 !== t.sha256) ||
           [...BEFORE.tests.keys()].some((path) => !after.tests.has(path)) ||
           [...after.tests.values()].some((f) => /\.(skip|only|todo)\(|\bxit\(/.test(f.text)) ||
-          [...after.spec.values()].some((f) => f.text.includes('allium-ignore'));
+          [...after.spec].some(([path, f]) => BEFORE.spec.get(path)?.sha256 !== f.sha256);
         expect(report.violations.length > 0).toBe(cheats);
       }),
       { numRuns: 300 },

@@ -31,7 +31,11 @@ const specPhaseFields = {
 };
 
 /** elicit: a spec drafted from the goal. */
-export const ElicitResultSchema = z.strictObject({ phase: z.literal('elicit'), ...specPhaseFields });
+export const ElicitResultSchema = z.strictObject({
+  phase: z.literal('elicit'),
+  ...specPhaseFields,
+  specFiles: z.array(relativePath).min(1),
+});
 
 /** tend: targeted spec edits answering a request. */
 export const TendResultSchema = z.strictObject({ phase: z.literal('tend'), ...specPhaseFields });

@@ -309,6 +309,16 @@ const cheats: Cheat[] = [
     restored: { [SPEC]: TOOL_LIBRARY_SPEC },
   },
   {
+    name: 'weed bends the spec to the code instead of reporting it',
+    kind: 'spec_edited_out_of_phase',
+    phase: 'weed',
+    steps: [
+      { op: 'replace', path: SPEC, find: '        borrowing.tool.status = shelved\n', with: '' },
+      { op: 'result', json: { phase: 'weed', clean: true, divergences: [], summary: 'spec and code agree' } },
+    ],
+    restored: { [SPEC]: TOOL_LIBRARY_SPEC },
+  },
+  {
     name: 'tend deletes a field its request does not name',
     kind: 'spec_construct_removed',
     phase: 'tend',
