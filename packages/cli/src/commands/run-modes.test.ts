@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
-import { runModeCommand, splitCommand } from './run-modes.js';
+import { resumeModeCommand, runModeCommand, splitCommand } from './run-modes.js';
 
 const COUNTER_AGENT = resolve(
   dirname(fileURLToPath(import.meta.url)),
@@ -361,5 +361,27 @@ describe('state-file mode (end to end)', () => {
       unknown
     >;
     expect(final).toMatchObject({ status: 'in_progress', iteration: 5 });
+  });
+});
+
+describe('config file and resume', () => {
+  it('takes caps from allium-loop.yaml, and resume reports a run that ended at its cap', async () => {
+    const cwd = await repo({ 'allium-loop.yaml': 'caps:\n  maxTicks: 1\n' });
+    const script = await replayScript([{ phase: 'step', write: { 'x.txt': 'x\n' }, repeat: true }]);
+    const first = await run(cwd, ['get ok', '--verify', 'test -f ok.txt', '--agent-script', script]);
+    expect(first.code).toBe(3);
+    expect(first.out).toContain('max_ticks: tick cap of 1 reached');
+    const io = createRecordingIo(cwd, ENV);
+    expect(await resumeModeCommand(['get-ok'], io)).toBe(3);
+    expect(io.out()).toContain('Run get-ok already ended: max_ticks');
+    expect(await resumeModeCommand(['get-ok', '--max-ticks', '4'], createRecordingIo(cwd, ENV))).toBe(2);
+    expect(await resumeModeCommand(['no-such-run'], createRecordingIo(cwd, ENV))).toBeUndefined();
+  });
+
+  it('a bad allium-loop.yaml is a usage error', async () => {
+    const cwd = await repo({ 'allium-loop.yaml': 'caps:\n  maxTickz: 1\n' });
+    const { code, err } = await run(cwd, ['g', '--verify', 'true', '--agent-script', '/x.json']);
+    expect(code).toBe(2);
+    expect(err).toContain('maxTickz');
   });
 });

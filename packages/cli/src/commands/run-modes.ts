@@ -1,11 +1,12 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAgentConfig, type AgentRunner } from '@allium-loop/agents';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
-import type { Caps } from '@allium-loop/ledger';
+import { createFileLedgerStore, createRedactor, type Caps } from '@allium-loop/ledger';
 import {
   loadPrd,
   readAlState,
+  resumeModeRun,
   startModeRun,
   type ModeProgress,
   type ModeRunOutcome,
@@ -13,23 +14,15 @@ import {
   type ModeSpec,
 } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
+import type { Config } from '../config/config-schema.js';
+import { loadConfig } from '../config/load-config.js';
 import { ExitCode } from '../exit-codes.js';
 
 /** The flags that select a mode; without any of them `run` is the spec loop. */
 export const MODE_FLAGS = ['--verify', '--stories', '--state-file'] as const;
 
-/** Settings from `allium-loop.yaml` that modes honour (the caller loads and validates the file). */
-export interface ModeConfigDefaults {
-  readonly agent?: unknown;
-  readonly caps?: {
-    readonly maxTicks?: number;
-    readonly noProgressTicks?: number;
-    readonly wallClockSeconds?: number;
-    readonly budgetUsd?: number;
-    readonly agentTimeoutSeconds?: number;
-    readonly testTimeoutSeconds?: number;
-  };
-}
+/** Settings from `allium-loop.yaml` that modes honour: the agent and the caps (flags override them). */
+export type ModeConfigDefaults = Pick<Config, 'agent' | 'caps'>;
 
 /** What {@link runModeCommand} may be given besides its arguments and io. */
 export interface RunModeDeps {
@@ -137,9 +130,11 @@ export async function runModeCommand(
     io.stdout(HELP);
     return ExitCode.ok;
   }
+  const config = deps.config ?? (await readConfig(io));
+  if (config === undefined) return ExitCode.usage;
   let plan: { goal: string; spec: ModeSpec; settings: ModeRunSettings };
   try {
-    plan = await planModeRun(parsed.values, parsed.goal, io, deps);
+    plan = await planModeRun(parsed.values, parsed.goal, io, { ...deps, config });
   } catch (error) {
     if (error instanceof ModeUsageError) {
       io.stderr(`allium-loop run: ${error.message}\n`);
@@ -159,9 +154,13 @@ async function execute(
   io: CliIo,
   json: boolean,
 ): Promise<number> {
+  return report(io, json, () => startModeRun(plan.goal, plan.spec, plan.settings));
+}
+
+async function report(io: CliIo, json: boolean, start: () => Promise<ModeRunOutcome>): Promise<number> {
   let outcome: ModeRunOutcome;
   try {
-    outcome = await startModeRun(plan.goal, plan.spec, plan.settings);
+    outcome = await start();
   } catch (error) {
     if (!AlliumLoopError.is(error)) throw error;
     io.stderr(`allium-loop run: ${formatError(error)}\n`);
@@ -173,6 +172,55 @@ async function execute(
   }
   return outcome.exitCode;
 }
+
+async function readConfig(io: CliIo): Promise<ModeConfigDefaults | undefined> {
+  const loaded = await loadConfig(io.cwd);
+  if (loaded.ok) return loaded.value;
+  io.stderr(`allium-loop run: ${loaded.issues.join('\n')}\n`);
+  return undefined;
+}
+
+/**
+ * `allium-loop resume <slug>` for a run of one of the loop modes: returns `undefined` when `args` names no run, or
+ * a spec-loop run (the spec loop resumes it then); otherwise continues the mode run from its ledger (its mode,
+ * configuration, agent and caps are stored there) and returns the exit code. Only `--json` may accompany the slug.
+ */
+export async function resumeModeCommand(
+  args: readonly string[],
+  io: CliIo,
+  deps: RunModeDeps = {},
+): Promise<number | undefined> {
+  const slug = args.find((arg) => !arg.startsWith('-'));
+  if (slug === undefined || !SLUG.test(slug)) return undefined;
+  const loaded = await createFileLedgerStore({
+    dir: join(io.cwd, '.allium-loop'),
+    redactor: createRedactor(io.env),
+  }).load(slug);
+  if (!loaded.ok || loaded.value.ledger.mode === 'spec') return undefined;
+  const extra = args.filter((arg) => arg !== slug && arg !== '--json');
+  if (extra.length > 0) {
+    io.stderr(
+      `allium-loop resume: a ${loaded.value.ledger.mode} run resumes with its stored settings; only --json may be given (not ${extra.join(' ')}).\n`,
+    );
+    return ExitCode.usage;
+  }
+  const json = args.includes('--json');
+  const settings: ModeRunSettings = {
+    cwd: io.cwd,
+    agent: undefined,
+    caps: {},
+    env: io.env,
+    signal: deps.signal ?? io.signal ?? new AbortController().signal,
+    clock: { now: deps.now ?? io.now ?? (() => Date.now()) },
+    ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+    ...(deps.createAgent === undefined ? {} : { createAgent: deps.createAgent }),
+    onProgress: progressPrinter(io, json),
+    announce: (line) => io[json ? 'stderr' : 'stdout'](`${line}\n`),
+  };
+  return report(io, json, () => resumeModeRun(slug, settings));
+}
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** `--state-file` may stand alone: it takes the next argument only when that looks like a path to a JSON file. */
 function normalizeStateFileFlag(args: readonly string[]): string[] {
@@ -379,7 +427,7 @@ export function splitCommand(template: string): string[] {
   return argv;
 }
 
-function capsFrom(values: Values, config: ModeConfigDefaults['caps'] = {}): Partial<Caps> {
+function capsFrom(values: Values, config: NonNullable<ModeConfigDefaults['caps']> = {}): Partial<Caps> {
   const ms = (flag: string, value: string | undefined, fallback: number | undefined) => {
     const s = number(flag, value, 'positive') ?? fallback;
     return s === undefined ? undefined : Math.round(s * 1000);

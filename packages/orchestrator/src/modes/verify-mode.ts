@@ -131,6 +131,15 @@ async function frame(
   session.say(
     `baseline: exit ${String(run.exitCode)}${climb === undefined ? '' : ` · score ${formatScore(score)}`}${head === null ? '' : ` · at ${head.slice(0, 12)}`}`,
   );
+  if (climb !== undefined && checkpoint === undefined)
+    return {
+      state,
+      stop: {
+        state: 'failed',
+        reason: 'not_a_git_repository',
+        detail: `hill-climb reverts through git checkpoints, and ${session.cwd} is not in a git work tree`,
+      },
+    };
   if (climb === undefined && run.exitCode === 0)
     return {
       state,

@@ -1,0 +1,116 @@
+import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeAgentRunner, type FakeAgentScript } from '@allium-loop/agents/testing';
+import type { Caps } from '@allium-loop/ledger';
+import { describe, expect, it } from 'vitest';
+import type { ModeProgress } from './mode-session.js';
+import { resumeModeRun, startModeRun, type ModeRunSettings } from './run-mode.js';
+
+const MINUTE = 60_000;
+
+function harness(responses: FakeAgentScript[], caps: Partial<Caps> = {}, controller = new AbortController()) {
+  let offset = 0;
+  const sleeps: number[] = [];
+  const lines: string[] = [];
+  const agent = new FakeAgentRunner(responses);
+  const settings = (cwd: string): ModeRunSettings => ({
+    cwd,
+    agent: { kind: 'command', argv: ['unused'] },
+    caps,
+    env: { PATH: process.env['PATH'] },
+    signal: controller.signal,
+    clock: { now: () => Date.now() + offset },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      offset += ms;
+    },
+    createAgent: () => agent,
+    onProgress: (progress: ModeProgress) => {
+      if (progress.kind === 'line') lines.push(progress.text);
+    },
+  });
+  return { settings, sleeps, lines, agent };
+}
+
+async function journalTypes(cwd: string): Promise<{ type: string; data?: Record<string, unknown> }[]> {
+  const dir = join(cwd, '.allium-loop');
+  const file = (await readdir(dir)).find((name) => name.endsWith('.events.ndjson'))!;
+  return (await readFile(join(dir, file), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string });
+}
+
+const verify = (command: string) => ({
+  mode: 'verify' as const,
+  config: { command, intervalMs: 0 },
+  defaultCaps: { maxTicks: 5 },
+});
+
+describe('mode runs: rate limits, caps and cancellation', () => {
+  it('waits out a rate limit until its reset time without burning a tick', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-rate-'));
+    const responses: FakeAgentScript[] = [
+      { outcome: { outcome: 'rate_limited', rateLimitResetAt: Date.now() + 30 * MINUTE, detail: '429' } },
+      { files: { 'ok.txt': 'ok\n' } },
+    ];
+    const run = harness(responses);
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt'), run.settings(cwd));
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.ledger).toMatchObject({ tick: 1, spent: { agentCalls: 2, ticks: 1 } });
+    expect(run.sleeps).toHaveLength(1);
+    expect(run.sleeps[0]).toBeGreaterThan(29 * MINUTE);
+    expect(run.lines.some((line) => line.startsWith('rate limited by fake; waiting until'))).toBe(true);
+    expect(outcome.ledger.spent.wallMs).toBeGreaterThanOrEqual(29 * MINUTE);
+    const wait = (await journalTypes(cwd)).find((e) => e.type === 'x-verify.rate_limit_wait');
+    expect(wait?.data).toMatchObject({ kind: 'waited', resetKnown: true, agent: 'fake' });
+  });
+
+  it('ends timed_out when the reset lies beyond the wall-clock cap, having waited only until the cap', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-rate-'));
+    const run = harness(
+      [{ outcome: { outcome: 'rate_limited', rateLimitResetAt: Date.now() + 60 * MINUTE } }],
+      {
+        wallClockMs: 10 * MINUTE,
+      },
+    );
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt'), run.settings(cwd));
+    expect(outcome.exitCode).toBe(6);
+    expect(outcome.ledger.terminal).toMatchObject({ state: 'timed_out' });
+    expect(run.sleeps[0]).toBeLessThanOrEqual(10 * MINUTE);
+    expect(run.sleeps[0]).toBeGreaterThan(9 * MINUTE);
+  });
+
+  it('stops no_progress when the command output does not change', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-stall-'));
+    const run = harness([{}], { noProgressTicks: 2 });
+    const outcome = await startModeRun('never', verify('echo same; exit 1'), run.settings(cwd));
+    expect(outcome.exitCode).toBe(4);
+    expect(outcome.ledger.tick).toBe(3);
+    expect(outcome.summary.split('\n').filter((line) => /^\d/.test(line))).toHaveLength(4);
+  });
+
+  it('ends cancelled (exit 130) when the signal fires during a tick, and resumes from the ledger', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-cancel-'));
+    const controller = new AbortController();
+    const run = harness([{ effect: () => controller.abort() }], {}, controller);
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt'), run.settings(cwd));
+    expect(outcome.exitCode).toBe(130);
+    const again = harness([{ files: { 'ok.txt': 'ok\n' } }]);
+    const resumed = await resumeModeRun(outcome.ledger.slug, again.settings(cwd));
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.ledger.tick).toBe(2);
+    const types = (await journalTypes(cwd)).map((e) => e.type);
+    expect(types.filter((t) => t === 'run_started')).toHaveLength(2);
+    expect(types.filter((t) => t === 'x-verify.baseline')).toHaveLength(1);
+  });
+
+  it('passes the remaining budget to the agent and stops when it is spent', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-budget-'));
+    const run = harness([{ outcome: { costUsd: 0.6 } }], { budgetUsd: 1 });
+    const outcome = await startModeRun('never', verify('date +%N; exit 1'), run.settings(cwd));
+    expect(outcome.exitCode).toBe(7);
+    expect(run.agent.calls.map((call) => call.budgetUsd)).toEqual([1, expect.closeTo(0.4, 5)]);
+  });
+});
