@@ -31,21 +31,23 @@ export async function writeNewFileSynced(path: string, text: string): Promise<vo
   }
 }
 
+/** Runs the final rename of an atomic write, e.g. only after checking the lease under its mutex. */
+export type CommitGuard = (commit: () => Promise<void>) => Promise<void>;
+
 /**
- * Replaces `path` with `text` atomically: a temp file in the same directory, fsync, optional `beforeRename`
- * check, rename, fsync of the directory. A crash leaves either the old or the new content, plus at most a temp
- * file. When `beforeRename` throws, the temp file is removed and nothing changes.
+ * Replaces `path` with `text` atomically: a temp file in the same directory, fsync, the rename (run through
+ * `guard`, which may refuse by throwing), fsync of the directory. A crash leaves either the old or the new
+ * content, plus at most a temp file. When anything throws, the temp file is removed and `path` is unchanged.
  */
 export async function writeFileAtomic(
   path: string,
   text: string,
-  beforeRename?: () => Promise<void>,
+  guard: CommitGuard = (commit) => commit(),
 ): Promise<void> {
   const temp = tempPathFor(path);
   try {
     await writeNewFileSynced(temp, text);
-    await beforeRename?.();
-    await rename(temp, path);
+    await guard(() => rename(temp, path));
   } catch (cause) {
     await rm(temp, { force: true });
     throw cause;

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { link, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fsyncDirectory, tempPathFor, writeFileAtomic, writeNewFileSynced } from './atomic-write.js';
 import { LeaseHeldError, LeaseLostError, type LeaseHolder } from './ledger-errors.js';
 import type { AcquiredLease, Lease, LeaseRecord } from './ledger-store.js';
 import { judgeStaleness, parseLeaseRecord, type LeaseEnvironment } from './lease.js';
+import { withLockMutex } from './lock-mutex.js';
 
 /** A lock file as found on disk: absent, unparseable (never written by us), or a record. */
 type LockState =
@@ -57,67 +57,43 @@ async function createLockExclusively(lockPath: string, text: string): Promise<bo
   }
 }
 
-/** Where a stale lock waits for the winner of the takeover to read it and journal the takeover. */
-function stalePathOf(lockPath: string): string {
-  return join(dirname(lockPath), `.${basename(lockPath)}.stale`);
-}
-
-/**
- * Moves the lock to `target` if it still has the content `expected`. Returns false when it changed meanwhile
- * (then it is put back unless somebody created a new lock) or disappeared. Rename is atomic, so two processes
- * cannot both move the same lock.
- */
-async function moveLockIfUnchanged(lockPath: string, expected: string, target: string): Promise<boolean> {
-  try {
-    await rename(lockPath, target);
-  } catch (cause) {
-    if (errnoCode(cause) === 'ENOENT') return false;
-    throw cause;
-  }
-  const moved = await readFile(target, 'utf8');
-  if (moved === expected) return true;
-  await link(target, lockPath).catch((cause: unknown) => {
-    if (errnoCode(cause) !== 'EEXIST') throw cause;
-  });
-  await rm(target, { force: true });
-  return false;
-}
-
-/**
- * After winning the lock: takes the stale lock a taker moved aside (whoever moved it, only the winner reads it),
- * so the takeover is reported by the process that now holds the lease.
- */
-async function claimStaleLock(lockPath: string, env: LeaseEnvironment): Promise<AcquiredLease['takenOver']> {
-  const claimed = `${stalePathOf(lockPath)}.${randomBytes(6).toString('hex')}`;
-  try {
-    await rename(stalePathOf(lockPath), claimed);
-  } catch (cause) {
-    if (errnoCode(cause) === 'ENOENT') return undefined;
-    throw cause;
-  }
-  try {
-    const text = await readFile(claimed, 'utf8');
-    const record = parseLeaseRecord(text);
-    if (record === undefined) return { previous: UNKNOWN_HOLDER, reason: 'stale_heartbeat' };
-    const { pid, host, startedAt, heartbeatAt } = record;
-    return {
-      previous: { pid, host, startedAt, heartbeatAt },
-      reason: judgeStaleness(record, env) ?? 'stale_heartbeat',
-    };
-  } finally {
-    await rm(claimed, { force: true });
-  }
-}
-
 function newRecord(slug: string, env: LeaseEnvironment): LeaseRecord {
   const at = env.now().toISOString();
   return { slug, token: env.newToken(), pid: env.pid, host: env.host, startedAt: at, heartbeatAt: at };
+}
+
+function leaseOf(record: LeaseRecord): Lease {
+  return {
+    slug: record.slug,
+    token: record.token,
+    pid: record.pid,
+    host: record.host,
+    startedAt: record.startedAt,
+  };
 }
 
 function holderOf(state: LockState): LeaseHolder {
   if (state.kind !== 'held') return UNKNOWN_HOLDER;
   const { pid, host, startedAt, heartbeatAt } = state.record;
   return { pid, host, startedAt, heartbeatAt };
+}
+
+/**
+ * Replaces a stale lock with a new one, under the mutex, if the lock still has the content judged stale.
+ * The lock never disappears during a takeover, so a racer cannot slip in beside the taker.
+ */
+async function replaceIfUnchanged(
+  lockPath: string,
+  expected: string,
+  record: LeaseRecord,
+  env: LeaseEnvironment,
+): Promise<boolean> {
+  return withLockMutex(lockPath, env, async () => {
+    const current = await readLock(lockPath);
+    if (current.kind === 'absent' || current.text !== expected) return false;
+    await writeFileAtomic(lockPath, `${JSON.stringify(record)}\n`);
+    return true;
+  });
 }
 
 /**
@@ -129,26 +105,20 @@ export async function acquireFileLease(
   slug: string,
   env: LeaseEnvironment,
 ): Promise<AcquiredLease> {
-  for (let attempt = 0; attempt < 20; attempt += 1) {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
     const record = newRecord(slug, env);
     if (await createLockExclusively(lockPath, `${JSON.stringify(record)}\n`)) {
-      const lease: Lease = {
-        slug,
-        token: record.token,
-        pid: record.pid,
-        host: record.host,
-        startedAt: record.startedAt,
-      };
-      return { lease, takenOver: await claimStaleLock(lockPath, env) };
+      return { lease: leaseOf(record), takenOver: undefined };
     }
     const current = await readLock(lockPath);
     if (current.kind === 'absent') continue;
     const reason = current.kind === 'held' ? judgeStaleness(current.record, env) : 'stale_heartbeat';
     if (reason === undefined) throw new LeaseHeldError(slug, lockPath, holderOf(current));
-    await moveLockIfUnchanged(lockPath, current.text, stalePathOf(lockPath));
+    if (await replaceIfUnchanged(lockPath, current.text, record, env)) {
+      return { lease: leaseOf(record), takenOver: { previous: holderOf(current), reason } };
+    }
   }
-  const current = await readLock(lockPath);
-  throw new LeaseHeldError(slug, lockPath, holderOf(current));
+  throw new LeaseHeldError(slug, lockPath, holderOf(await readLock(lockPath)));
 }
 
 /** Throws `LeaseLostError` unless the lock at `lockPath` carries `lease.token`. */
@@ -162,21 +132,36 @@ export async function assertFileLease(lockPath: string, lease: Lease): Promise<v
   throw new LeaseLostError(lease.slug, lockPath, detail);
 }
 
+/**
+ * Runs `write` only while `lease` holds the lock, with no takeover able to slip in between the check and the
+ * write (both run under the lock's mutex). Throws `LeaseLostError` otherwise.
+ */
+export function whileHolding<T>(
+  lockPath: string,
+  lease: Lease,
+  env: LeaseEnvironment,
+  write: () => Promise<T>,
+): Promise<T> {
+  return withLockMutex(lockPath, env, async () => {
+    await assertFileLease(lockPath, lease);
+    return write();
+  });
+}
+
 /** Rewrites the heartbeat of a held lock. Throws `LeaseLostError` when it is no longer held. */
 export async function heartbeatFileLease(
   lockPath: string,
   lease: Lease,
   env: LeaseEnvironment,
 ): Promise<void> {
-  await assertFileLease(lockPath, lease);
   const record: LeaseRecord = { ...lease, heartbeatAt: env.now().toISOString() };
-  await writeFileAtomic(lockPath, `${JSON.stringify(record)}\n`, () => assertFileLease(lockPath, lease));
+  await whileHolding(lockPath, lease, env, () => writeFileAtomic(lockPath, `${JSON.stringify(record)}\n`));
 }
 
 /** Removes the lock when it still carries `lease.token`; leaves another holder's lock alone. */
-export async function releaseFileLease(lockPath: string, lease: Lease): Promise<void> {
-  const current = await readLock(lockPath);
-  if (current.kind !== 'held' || current.record.token !== lease.token) return;
-  const aside = join(dirname(lockPath), `.${basename(lockPath)}.${randomBytes(6).toString('hex')}.released`);
-  if (await moveLockIfUnchanged(lockPath, current.text, aside)) await rm(aside, { force: true });
+export async function releaseFileLease(lockPath: string, lease: Lease, env: LeaseEnvironment): Promise<void> {
+  await withLockMutex(lockPath, env, async () => {
+    const current = await readLock(lockPath);
+    if (current.kind === 'held' && current.record.token === lease.token) await rm(lockPath, { force: true });
+  });
 }

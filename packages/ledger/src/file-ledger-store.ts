@@ -10,6 +10,7 @@ import {
   heartbeatFileLease,
   readFileLease,
   releaseFileLease,
+  whileHolding,
 } from './file-lease.js';
 import { SYNC_EVENT_TYPES } from './journal-event-schema.js';
 import { assertSlug, decodeLedgerText, serializeEvents, serializeLedger } from './ledger-codec.js';
@@ -176,7 +177,7 @@ export function createFileLedgerStore(options: FileLedgerStoreOptions): LedgerSt
         const read = await readLedgerFile(dir, lease.slug);
         if (!read.ok && read.issues.kind === 'corrupt') throw read.issues.error;
       }
-      await writeFileAtomic(files.ledger, text, () => assertFileLease(files.lock, lease));
+      await writeFileAtomic(files.ledger, text, (commit) => whileHolding(files.lock, lease, env, commit));
       const identity = await fileIdentity(files.ledger);
       if (identity === undefined) known.delete(lease.slug);
       else known.set(lease.slug, { text, identity });
@@ -205,7 +206,7 @@ export function createFileLedgerStore(options: FileLedgerStoreOptions): LedgerSt
       await heartbeatFileLease(runFiles(dir, lease.slug).lock, lease, env);
     },
     async release(lease) {
-      await releaseFileLease(runFiles(dir, lease.slug).lock, lease);
+      await releaseFileLease(runFiles(dir, lease.slug).lock, lease, env);
     },
     async readLease(slug) {
       return readFileLease(runFiles(dir, slug).lock);
@@ -213,9 +214,8 @@ export function createFileLedgerStore(options: FileLedgerStoreOptions): LedgerSt
     async append(lease, events, appendOptions = {}) {
       const files = runFiles(dir, lease.slug);
       const lines = serializeEvents(events, redactor);
-      await assertFileLease(files.lock, lease);
       const sync = appendOptions.sync ?? events.some((event) => SYNC_EVENT_TYPES.has(event.type));
-      await appendJournalFile(files.journal, lines, sync);
+      await whileHolding(files.lock, lease, env, () => appendJournalFile(files.journal, lines, sync));
     },
     async readJournal(slug) {
       return readJournalFile(runFiles(dir, slug).journal);
