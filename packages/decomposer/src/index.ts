@@ -15,3 +15,4 @@ export { planSlices } from './plan-slices.js';
 export { normaliseQuestion, rollUp } from './roll-up.js';
 export { renderPlanMermaid } from './render-plan-mermaid.js';
 export { renderPlanText } from './render-plan-text.js';
+export { touchedFromDiff } from './touched-from-diff.js';
