@@ -86,9 +86,16 @@ describe('detectViolations', () => {
     ]);
   });
 
-  it('lets propagate rewrite protected tests', () => {
+  it('lets propagate rewrite the protected tests its result lists, and no other', () => {
     const after = snap({ 'spec/a.allium': SPEC }, { 'test/a.test.ts': `${TEST}// regenerated\n` });
-    expect(detectViolations(base({ phase: 'propagate', after })).violations).toEqual([]);
+    const listed = detectViolations(base({ phase: 'propagate', after, propagatedFiles: ['test/a.test.ts'] }));
+    expect(listed.violations).toEqual([]);
+    const unlisted = detectViolations(
+      base({ phase: 'propagate', after, propagatedFiles: ['test/b.test.ts'] }),
+    );
+    expect(unlisted.violations).toEqual([
+      { kind: 'protected_test_changed', path: 'test/a.test.ts', deleted: false },
+    ]);
   });
 
   it('flags a deleted protected test', () => {

@@ -70,6 +70,11 @@ export interface GuardInput {
   /** Construct ids the engine's spec diff says disappeared during the phase. */
   readonly removedConstructs: readonly string[];
   readonly tendRequest?: TendRequest;
+  /**
+   * propagate only: the test files its result lists. Propagate may rewrite those protected tests (regenerating
+   * after a tend), but no other; without a valid result it may rewrite none.
+   */
+  readonly propagatedFiles?: readonly string[];
 }
 
 /** Construct kinds whose removal needs a tend request; suppressions, questions and the like may go freely. */
@@ -100,8 +105,9 @@ export function isNamedByRequest(construct: string, request: TendRequest | undef
 function protectedViolations(input: GuardInput): { violations: GuardViolation[]; reverts: RevertAction[] } {
   const violations: GuardViolation[] = [];
   const reverts: RevertAction[] = [];
-  if (input.phase === 'propagate') return { violations, reverts };
+  const regenerated = new Set(input.phase === 'propagate' ? (input.propagatedFiles ?? []) : []);
   for (const test of input.protectedTests) {
+    if (regenerated.has(test.path)) continue;
     const now = input.after.tests.get(test.path);
     if (now?.sha256 === test.sha256) continue;
     violations.push({ kind: 'protected_test_changed', path: test.path, deleted: now === undefined });
@@ -219,7 +225,7 @@ function suppressionViolations(input: GuardInput): { violations: GuardViolation[
 
 /**
  * Compares the project before and after a phase and reports every cheat: a protected (generated) test changed
- * or deleted by any phase but propagate; any other test file deleted by any phase but propagate; any spec file
+ * or deleted, except by a propagate whose result lists it; any other test file deleted by any phase but propagate; any spec file
  * created, changed or deleted by propagate, implement or weed (only elicit, distill and tend write the spec); more `.skip`/`.only`/`.todo` markers in a test file; a rule, entity,
  * field, surface (or other named construct) removed from the spec without a tend request naming it; a new
  * `-- allium-ignore`. Pure. Each violation comes with the action that undoes it: protected tests are restored

@@ -61,6 +61,8 @@ export interface PhaseContext {
   /** Generated tests recorded so far (from the ledger); empty before the first propagate. */
   readonly protectedTests?: readonly ProtectedTest[];
   readonly timeoutMs: number;
+  /** The engine's idempotency key for the agent call, passed through to the agent adapter. */
+  readonly callKey?: string;
   readonly budgetUsd?: number;
   readonly signal?: AbortSignal;
 }

@@ -162,6 +162,26 @@ const wellBehaved: Scenario[] = [
       },
     ],
   },
+  {
+    name: 'propagate regenerates a generated test it lists',
+    phase: 'propagate',
+    steps: [
+      {
+        op: 'replace',
+        path: 'test/borrow.test.mjs',
+        find: "test('Borrow: marks the tool out'",
+        with: "test('Borrow: marks a shelved tool out'",
+      },
+      {
+        op: 'result',
+        json: {
+          phase: 'propagate',
+          testFiles: [{ path: 'test/borrow.test.mjs', covers: ['Borrow'] }],
+          summary: 'regenerated',
+        },
+      },
+    ],
+  },
   { name: 'implement fixes the code', phase: 'implement', steps: [FIX, implementResult] },
   {
     name: 'implement renames a hand-written test',
@@ -247,6 +267,29 @@ const cheats: Cheat[] = [
     phase: 'implement',
     steps: [{ op: 'delete', path: 'test/extra.test.mjs' }, implementResult],
     restored: { 'test/extra.test.mjs': EXTRA_TEST },
+  },
+  {
+    name: "propagate weakens an earlier slice's generated test it does not list",
+    kind: 'protected_test_changed',
+    phase: 'propagate',
+    steps: [
+      {
+        op: 'replace',
+        path: 'test/borrow.test.mjs',
+        find: "assert.equal(tool.status, 'out');",
+        with: 'assert.ok(tool);',
+      },
+      { op: 'write', path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
+      {
+        op: 'result',
+        json: {
+          phase: 'propagate',
+          testFiles: [{ path: 'test/give-back.test.mjs', covers: ['GiveBack'] }],
+          summary: '',
+        },
+      },
+    ],
+    restored: { 'test/borrow.test.mjs': BORROW_TEST },
   },
   {
     name: 'implement skips a failing test',

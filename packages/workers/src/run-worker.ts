@@ -79,12 +79,21 @@ interface PhaseObservation {
   readonly diff: ConstructDiff;
   readonly violations: readonly GuardViolation[];
   readonly reverts: readonly RevertOutcome[];
+  /** The result file's text as the agent left it, read before any revert. */
+  readonly resultText: string | undefined;
 }
 
 interface Verification<P extends WorkerPhase> {
   readonly failures: ClaimFailure[];
   readonly result?: PhaseResult<P>;
   readonly testRuns?: Map<string, ObservedTestRun>;
+}
+
+// The test files a propagate result lists; none when the agent wrote no valid result.
+function listedTestFiles(resultText: string | undefined): string[] {
+  if (resultText === undefined) return [];
+  const parsed = parseWorkerResult('propagate', resultText);
+  return parsed.ok ? parsed.value.testFiles.map((t) => t.path) : [];
 }
 
 async function callAgent(phase: WorkerPhase, context: PhaseContext, deps: WorkerDeps, spec: PromptSpec) {
@@ -99,6 +108,7 @@ async function callAgent(phase: WorkerPhase, context: PhaseContext, deps: Worker
     phase,
     resultFile: resultPath,
     timeoutMs: context.timeoutMs,
+    ...(context.callKey === undefined ? {} : { callKey: context.callKey }),
     ...(context.budgetUsd === undefined ? {} : { budgetUsd: context.budgetUsd }),
     ...(context.signal === undefined ? {} : { signal: context.signal }),
   });
@@ -119,6 +129,7 @@ async function observePhase(
     graph: specBefore.graph,
   });
   const after = await takeSnapshot(context.cwd, protectedPaths);
+  const resultText = await readResultText(join(context.cwd, call.resultFile));
   const specAfter = deps.spec.read(specSources(after));
   const diff = deps.spec.diff(specBefore, specAfter);
   const guard = detectViolations({
@@ -128,9 +139,10 @@ async function observePhase(
     protectedTests,
     removedConstructs: diff.removed,
     ...(context.tendRequest === undefined ? {} : { tendRequest: context.tendRequest }),
+    ...(phase === 'propagate' ? { propagatedFiles: listedTestFiles(resultText) } : {}),
   });
   const reverts = await applyReverts(context.cwd, guard.reverts);
-  return { ...call, specBefore, specAfter, diff, violations: guard.violations, reverts };
+  return { ...call, specBefore, specAfter, diff, violations: guard.violations, reverts, resultText };
 }
 
 async function verifyResult<P extends WorkerPhase>(
@@ -144,7 +156,7 @@ async function verifyResult<P extends WorkerPhase>(
     const detail = `the agent call ended ${agent.outcome} (exit ${agent.exitCode ?? 'none'})${agent.detail === undefined ? '' : `: ${agent.detail}`}`;
     return { failures: [{ reason: 'agent_failed', detail }] };
   }
-  const text = await readResultText(join(context.cwd, observed.resultFile));
+  const text = observed.resultText;
   if (text === undefined) {
     return { failures: [{ reason: 'no_result_file', detail: `no result file at ${observed.resultFile}` }] };
   }
