@@ -19,7 +19,7 @@ export interface WorkspaceSnapshot {
 export interface ProtectedTest {
   readonly path: string;
   readonly sha256: string;
-  /** The engine's copy, relative to `.allium-loop/` (`<slug>/protected/<path>`), as the ledger records it. */
+  /** The engine's copy, relative to `.allium-loop/` (`<slug>/protected/<path>.orig`), as the ledger records it. */
   readonly storedCopy: string;
   readonly recordedAtTick: number;
 }
