@@ -29,19 +29,24 @@ export function indexGraph(graph: DependencyGraph): GraphIndex {
   const nodes = new Map<string, GraphNode>();
   for (const node of graph.nodes) if (!nodes.has(node.id)) nodes.set(node.id, node);
   const ids = [...nodes.keys()].sort(compareText);
-  const unique = new Map<string, GraphEdge>();
+  const out = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
+  const seen = new Set<string>();
   for (const edge of graph.edges) {
     if (edge.from === edge.to || !nodes.has(edge.from) || !nodes.has(edge.to)) continue;
     const key = edgeKey(edge);
-    if (!unique.has(key)) unique.set(key, edge);
-  }
-  const sorted = [...unique.keys()].sort(compareText).map((key) => unique.get(key)!);
-  const out = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
-  const incoming = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
-  for (const edge of sorted) {
+    if (seen.has(key)) continue;
+    seen.add(key);
     out.get(edge.from)!.push(edge);
-    incoming.get(edge.to)!.push(edge);
   }
-  // `sorted` is ordered by (from, to, kind, via), so each incoming list is already ordered by (from, kind, via).
+  const incoming = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
+  for (const id of ids) {
+    const list = out.get(id)!.sort(byTarget);
+    // Sources are visited in ascending order, so each incoming list comes out ordered by (from, kind, via).
+    for (const edge of list) incoming.get(edge.to)!.push(edge);
+  }
   return { ids, nodes, out, in: incoming };
+}
+
+function byTarget(a: GraphEdge, b: GraphEdge): number {
+  return compareText(a.to, b.to) || compareText(a.kind, b.kind) || compareText(a.via, b.via);
 }
