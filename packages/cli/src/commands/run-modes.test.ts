@@ -161,6 +161,25 @@ describe('verify mode (end to end, real processes, real git)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'terminal', state: 'max_ticks' });
   });
 
+  it('stops the run when the agent edits the script the verify command runs', async () => {
+    const cwd = await repo({ 'check.sh': 'test -f feature.txt\n' });
+    const script = await replayScript([{ phase: 'step', write: { 'check.sh': 'exit 0\n' } }]);
+    const { code, out } = await run(cwd, [
+      'add the feature',
+      '--verify',
+      'sh check.sh',
+      '--agent-script',
+      script,
+    ]);
+    expect(code).toBe(1);
+    expect(out).toContain(
+      'failed: the verify command or what it runs changed since the run started (file:check.sh)',
+    );
+    expect((await journal(cwd)).find((e) => e.type === 'violation')).toMatchObject({
+      kind: 'verify_command_edited',
+    });
+  });
+
   it('--json prints the journal events as NDJSON', async () => {
     const cwd = await repo({ 'a.txt': 'a\n' });
     const script = await replayScript([{ phase: 'step', write: { 'ok.txt': 'ok\n' } }]);

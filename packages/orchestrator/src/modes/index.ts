@@ -64,9 +64,8 @@ export {
   type StoryModeConfig,
   type StoryModeState,
 } from './story-mode.js';
+export { formatTable, formatVerifySummary } from './verify-report.js';
 export {
-  formatTable,
-  formatVerifySummary,
   runVerifyMode,
   type VerifyModeConfig,
   type VerifyModeState,

@@ -7,12 +7,8 @@ import {
   type StateFileModeState,
 } from './state-file-mode.js';
 import { formatStorySummary, runStoryMode, type StoryModeConfig, type StoryModeState } from './story-mode.js';
-import {
-  formatVerifySummary,
-  runVerifyMode,
-  type VerifyModeConfig,
-  type VerifyModeState,
-} from './verify-mode.js';
+import { formatVerifySummary } from './verify-report.js';
+import { runVerifyMode, type VerifyModeConfig, type VerifyModeState } from './verify-mode.js';
 
 /** Which mode runs and its configuration, as stored in the ledger (`modeState.run.spec`). */
 export type ModeSpec = (

@@ -10,7 +10,7 @@ import {
   serializeAlState,
   type AlState,
 } from './state-file.js';
-import { formatTable } from './verify-mode.js';
+import { formatTable } from './verify-report.js';
 import { checksum } from './prd.js';
 
 /** The configuration of a `--state-file` run. */

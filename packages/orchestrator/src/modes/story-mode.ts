@@ -2,11 +2,11 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { JournalEvent, Ledger } from '@allium-loop/ledger';
 import { atomicWriteFile } from './atomic-write-file.js';
+import { fingerprintCommand, guardCommand, type CommandFingerprint } from './command-fingerprint.js';
 import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
 import {
   applyVerdict,
   changedCriteria,
-  checksum,
   criteriaChecksums,
   nextStory,
   parsePrd,
@@ -19,7 +19,7 @@ import {
 } from './prd.js';
 import { outputTail, runUserCommand } from './run-user-command.js';
 import { evaluatorPrompt, generatorPrompt } from './story-prompts.js';
-import { formatTable } from './verify-mode.js';
+import { formatTable } from './verify-report.js';
 
 /** The configuration of a `--stories` run. */
 export interface StoryModeConfig {
@@ -50,7 +50,10 @@ export interface StoryIteration {
 export interface StoryModeState {
   readonly config: StoryModeConfig;
   /** Checksums taken when the run started: acceptance criteria by story id, and the verify command. */
-  readonly checksums: { readonly criteria: Record<string, string>; readonly verify: string } | null;
+  readonly checksums: {
+    readonly criteria: Record<string, string>;
+    readonly verify: CommandFingerprint | null;
+  } | null;
   readonly iterations: readonly StoryIteration[];
 }
 
@@ -86,7 +89,13 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
   if (state.checksums === null) {
     state = {
       ...state,
-      checksums: { criteria: criteriaChecksums(prd), verify: checksum(config.verifyCommand ?? null) },
+      checksums: {
+        criteria: criteriaChecksums(prd),
+        verify:
+          config.verifyCommand === undefined
+            ? null
+            : await fingerprintCommand(config.verifyCommand, session.cwd),
+      },
     };
     await session.saveState(state, [
       session.event('checksums', { stories: Object.keys(state.checksums!.criteria).length }),
@@ -173,14 +182,11 @@ async function guardPrd(
   engine: Prd,
 ): Promise<{ prd: Prd } | { stop: ModeStop }> {
   const sums = state.checksums!;
-  if (checksum(state.config.verifyCommand ?? null) !== sums.verify)
-    return {
-      stop: {
-        state: 'failed',
-        reason: 'verify_command_changed',
-        detail: 'the verify command changed since the run started',
-      },
-    };
+  const command = state.config.verifyCommand;
+  if (command !== undefined || sums.verify !== null) {
+    const edited = await guardCommand(session, command ?? '', sums.verify ?? {});
+    if (edited !== undefined) return { stop: edited };
+  }
   const disk = await loadPrd(state.config.prdPath);
   if (!disk.ok) {
     await atomicWriteFile(state.config.prdPath, serializePrd(engine));

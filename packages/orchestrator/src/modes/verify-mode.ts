@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Ledger } from '@allium-loop/ledger';
+import { fingerprintCommand, guardCommand, type CommandFingerprint } from './command-fingerprint.js';
 import { createCheckpoint, gitHead, restoreCheckpoint, type CheckpointScope } from './git-checkpoint.js';
 import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
 import { outputTail, runUserCommand, type UserCommandResult } from './run-user-command.js';
+import { describeDelta, formatScore, formatVerifySummary, tickLine, verifyPrompt } from './verify-report.js';
 import { abortableSleep } from './wait-for-rate-limit.js';
 
 /** The configuration of a `--verify` run, kept in the ledger so a resume needs nothing else. */
@@ -53,6 +55,8 @@ export interface VerifyModeState {
   } | null;
   readonly ticks: readonly VerifyTickRecord[];
   readonly lastOutput: string;
+  /** The command and what it runs, fingerprinted before the first agent step (see `fingerprintCommand`). */
+  readonly fingerprint: CommandFingerprint | null;
 }
 
 /**
@@ -71,6 +75,7 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     best: null,
     ticks: [],
     lastOutput: '',
+    fingerprint: null,
   };
   const scope: CheckpointScope = { cwd: session.cwd, exclude: [session.stateDir] };
   if (state.baseline === null) {
@@ -90,6 +95,8 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     session.say(`→ tick ${String(tick)}: agent step`);
     const step = await session.callAgent('step', 'step', verifyPrompt(session.ledger.goal, state));
     if (step.kind === 'stop') return session.finish(step.stop, [summaryEvent(session, state)]);
+    const edited = await guardCommand(session, state.config.command, state.fingerprint ?? {});
+    if (edited !== undefined) return session.finish(edited, [summaryEvent(session, state)]);
     session.say(`→ tick ${String(tick)}: ${state.config.command}`);
     const run = await measure(session, state.config.command);
     if (run.aborted) return session.finish(cancelled(), [summaryEvent(session, state)]);
@@ -112,6 +119,7 @@ async function frame(
   const climb = initial.config.hillclimb;
   const score = climb === undefined ? null : (parseScore(run.output, climb.score) ?? null);
   const head = await gitHead(session.cwd);
+  const fingerprint = await fingerprintCommand(initial.config.command, session.cwd);
   const checkpoint =
     climb === undefined ? undefined : await createCheckpoint(scope, bestRef(session), 'allium-loop baseline');
   const state: VerifyModeState = {
@@ -119,6 +127,7 @@ async function frame(
     baseline: { exitCode: run.exitCode, score, head, outputTail: outputTail(run.output, 500) },
     best: climb === undefined ? null : { score, tick: 0, commit: checkpoint?.commit ?? null },
     lastOutput: outputTail(run.output),
+    fingerprint,
   };
   const checkpoints =
     checkpoint === undefined
@@ -260,21 +269,6 @@ async function judgeTick(
   return { state: next, events, line, converged };
 }
 
-function describeDelta(
-  previous: { readonly exitCode: number | null; readonly score: number | null },
-  exitCode: number | null,
-  score: number | null,
-  climbing: boolean,
-): string {
-  const parts = [
-    previous.exitCode === exitCode
-      ? `exit ${String(exitCode)} (same)`
-      : `exit ${String(previous.exitCode)} → ${String(exitCode)}`,
-  ];
-  if (climbing) parts.push(`score ${formatScore(previous.score)} → ${formatScore(score)}`);
-  return parts.join(', ');
-}
-
 /** Plain verify only: the command's exit code and output did not change for `limit` ticks in a row. */
 function noProgress(state: VerifyModeState, limit: number): ModeStop | undefined {
   if (state.config.hillclimb !== undefined || state.ticks.length <= limit) return undefined;
@@ -285,66 +279,6 @@ function noProgress(state: VerifyModeState, limit: number): ModeStop | undefined
     reason: 'no_progress',
     detail: `the command's exit code and output did not change for ${String(limit)} ticks`,
   };
-}
-
-function tickLine(record: VerifyTickRecord, best: VerifyModeState['best'], ledger: Ledger): string {
-  const parts = [
-    `tick ${String(record.tick)}`,
-    record.timedOut ? 'verify timed out' : `verify exit ${String(record.exitCode)}`,
-  ];
-  if (record.kept !== null)
-    parts.push(
-      `score ${formatScore(record.score)} (best ${formatScore(best?.score ?? null)})`,
-      record.kept ? 'kept' : 'reverted',
-    );
-  const usd =
-    ledger.spent.usd === null
-      ? '$?'
-      : `$${ledger.spent.usd.toFixed(2)}${ledger.spent.usdUnknownCalls > 0 ? '+' : ''}`;
-  parts.push(usd);
-  return parts.join(' · ');
-}
-
-/**
- * The summary table of a verify run: one row per tick (agent outcome, exit code, score, kept or reverted, delta).
- */
-export function formatVerifySummary(state: VerifyModeState): string {
-  const climbing = state.config.hillclimb !== undefined;
-  const header = ['tick', 'agent', 'exit', ...(climbing ? ['score', 'kept'] : []), 'delta'];
-  const rows = [
-    [
-      '0',
-      'baseline',
-      String(state.baseline?.exitCode ?? '-'),
-      ...(climbing ? [formatScore(state.baseline?.score ?? null), '-'] : []),
-      '',
-    ],
-    ...state.ticks.map((t) => [
-      String(t.tick),
-      t.agentOutcome,
-      t.timedOut ? 'timeout' : String(t.exitCode),
-      ...(climbing ? [formatScore(t.score), t.kept === true ? 'kept' : 'reverted'] : []),
-      t.delta,
-    ]),
-  ];
-  const table = formatTable(header, rows);
-  if (!climbing || state.best === null) return table;
-  return `${table}\nbest score ${formatScore(state.best.score)} at tick ${String(state.best.tick)}${state.best.commit === null ? '' : ` (${state.best.commit.slice(0, 12)})`}\n`;
-}
-
-/** A plain-text table with padded columns. */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return `${[line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')}\n`;
-}
-
-function formatScore(score: number | null): string {
-  return score === null ? '-' : String(score);
 }
 
 function summaryEvent(session: ModeSession, state: VerifyModeState) {
@@ -365,29 +299,4 @@ function checkpointEntry(session: ModeSession, tick: number, made: { ref: string
 
 function cancelled(): ModeStop {
   return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
-}
-
-function verifyPrompt(goal: string, state: VerifyModeState): string {
-  const climb = state.config.hillclimb;
-  const lines = [
-    `You are working towards this goal in the current repository: ${goal}`,
-    '',
-    `After you finish, the engine runs this command itself: ${state.config.command}`,
-    climb === undefined
-      ? 'The goal is reached when that command exits 0. Make one focused step that brings it closer.'
-      : `The command prints a score (pattern /${climb.score}/); ${climb.direction === 'max' ? 'higher' : 'lower'} is better. Best so far: ${formatScore(state.best?.score ?? null)}. A change that does not improve it is thrown away, so make one focused change you expect to improve it.`,
-    'Do not edit the verification command, its tests or its scoring to make it pass; such changes are detected and reverted.',
-    'Your reply text is ignored: only the files you change count.',
-  ];
-  if (state.ticks.length > 0) {
-    lines.push(
-      '',
-      'Previous ticks:',
-      ...state.ticks
-        .slice(-5)
-        .map((t) => `- tick ${String(t.tick)}: ${t.delta}${t.kept === false ? ' (reverted)' : ''}`),
-    );
-  }
-  lines.push('', 'Last output of the command (tail):', '```', state.lastOutput, '```');
-  return lines.join('\n');
 }
