@@ -21,6 +21,7 @@ const { values } = parseArgs({
     state: { type: 'string' },
     phase: { type: 'string' },
     'result-file': { type: 'string' },
+    'call-key': { type: 'string' },
   },
 });
 
@@ -56,8 +57,12 @@ function inside(root, path) {
   return target;
 }
 
-function pickStep(script, phase, state) {
+function pickStep(script, phase, state, callKey) {
   const steps = script.steps.filter((step) => step.phase === phase);
+  // A call the engine re-runs after an interruption carries the same key: replay the same step again.
+  const replayed = callKey === undefined ? undefined : state.keys?.[callKey];
+  if (replayed !== undefined && replayed.phase === phase && steps[replayed.call - 1] !== undefined)
+    return { step: steps[replayed.call - 1], call: replayed.call, again: true };
   const count = state.calls[phase] ?? 0;
   if (steps.length === 0) fail(`the script has no step for phase ${phase}`);
   const step = count < steps.length ? steps[count] : steps.at(-1).repeat === true ? steps.at(-1) : undefined;
@@ -75,8 +80,10 @@ async function main() {
     fail('usage: --script S --state STATE --phase P --result-file R', 2);
   const script = readJson(scriptPath, undefined);
   const state = readJson(statePath, { calls: {} });
-  const { step, call } = pickStep(script, phase, state);
-  state.calls[phase] = call;
+  const callKey = values['call-key'];
+  const { step, call, again } = pickStep(script, phase, state, callKey);
+  if (!again) state.calls[phase] = call;
+  if (callKey !== undefined) state.keys = { ...state.keys, [callKey]: { phase, call } };
   writeAtomically(statePath, JSON.stringify(state));
   say({ type: 'replay.step', phase, call, description: step.description ?? null });
   if (step.delayMs) await new Promise((done) => setTimeout(done, step.delayMs));

@@ -33,6 +33,11 @@ export interface AgentRunRequest {
    * (`.allium-loop/<slug>/results/x.json` → `.allium-loop/<slug>/transcripts/`).
    */
   readonly transcriptDir?: string;
+  /**
+   * The engine's idempotency key for this call (its intent key). A call re-run after an interruption carries the
+   * same key; the replay agent uses it to replay the same step instead of the next one.
+   */
+  readonly callKey?: string;
 }
 
 /** Token usage as reported by the CLI; absent fields were not reported. `input` excludes cache reads. */

@@ -95,6 +95,7 @@ export function createReplayAgentRunner(options: ReplayOptions, runtime?: AgentR
           request.phase,
           '--result-file',
           request.resultFile,
+          ...(request.callKey === undefined ? [] : ['--call-key', request.callKey]),
         ],
       }),
       createParser: () => createReplayParser(),

@@ -194,10 +194,17 @@ function reopen(ledger: Ledger): Ledger | undefined {
   const resumable = ['awaiting_input', 'cancelled', 'timed_out', 'failed'];
   if (!resumable.includes(state)) return undefined;
   const answered = ledger.questions.filter((q) => q.status === 'answered').map((q) => q.id);
-  if (state === 'awaiting_input' && answered.length === 0) return undefined;
+  const unanswered = ledger.questions.some((q) => q.classification === 'blocking' && q.status === 'open');
+  // Waiting on questions: resume once they are answered. Escalated for another reason (failed fix attempts):
+  // the user has stepped in, so the next tick measures again.
+  if (state === 'awaiting_input' && answered.length === 0 && unanswered) return undefined;
   const { terminal: _terminal, ...rest } = loop;
   const stage =
-    state === 'awaiting_input' ? 'gather' : rest['stage'] === 'done' ? 'tick_start' : rest['stage'];
+    answered.length > 0
+      ? 'gather'
+      : rest['stage'] === 'done' || state === 'awaiting_input'
+        ? 'tick_start'
+        : rest['stage'];
   return {
     ...ledger,
     status: 'running',
@@ -219,7 +226,9 @@ async function drive(
   let current = ledger;
   const stored = ledger.modeState['config'] as
     { caps?: LoopCaps; strictQuestions?: boolean; agent?: unknown } | undefined;
-  const caps = stored?.caps ?? loopCaps(settings);
+  // Caps recorded when the run started hold across resumes; caps given again now (flags, config) override them.
+  const { agentTimeoutMs: _agent, testTimeoutMs: _test, ...given } = settings.caps;
+  const caps: LoopCaps = { ...(stored?.caps ?? loopCaps(settings)), ...given };
   const entry = ledger.entry ?? { path: 'weed', mode: 'spec-first' as const };
   const mode: LoopMode = entry.mode;
   const config: LoopConfig = {

@@ -38,7 +38,8 @@ function step(initial: LoopState, config: LoopConfig, events: LoopEvent[]): Deci
   // Each stage either yields an action or moves to a later stage; a tick has fewer than 12 stages.
   for (let guard = 0; guard < 32; guard += 1) {
     if (state.terminal !== undefined) {
-      return { state: { ...state, stage: 'done' }, action: { kind: 'terminal', ...state.terminal }, events };
+      // The stage is kept, so a resumed run (after cancel, time-out or an answer) continues where it stopped.
+      return { state, action: { kind: 'terminal', ...state.terminal }, events };
     }
     const outcome = STAGES[state.stage](state, config, events);
     if ('action' in outcome) return { state: outcome.state, action: outcome.action, events };

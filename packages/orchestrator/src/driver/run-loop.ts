@@ -133,6 +133,7 @@ class LoopDriver {
           detail: decision.action.reason,
         });
       }
+      if (decision.action.kind === 'terminal') ledger = this.abandonPending(ledger, at, journal);
       await this.persist(ledger, journal);
       if (decision.action.kind === 'terminal') return this.ledger;
       this.progress({
@@ -173,19 +174,24 @@ class LoopDriver {
   }
 
   private request(phase: LoopPhase, focus: PhaseRequest['focus']): PhaseRequest {
-    const attempt =
-      (this.state.phaseFailures[phase] ?? 0) + (phase === 'implement' ? this.state.innerAttempts : 0);
     const budget = this.options.config.caps.budgetUsd;
     const remaining = budget === undefined ? undefined : Math.max(0, budget - this.state.spentUsd);
     const cap = this.options.config.caps.maxCallUsd;
     const callBudget =
       remaining === undefined ? cap : cap === undefined ? remaining : Math.min(cap, remaining);
     const prefix = this.options.slice === undefined ? '' : `slice:${this.options.slice.id}/`;
+    const stem = `${prefix}tick-${String(this.state.tick)}/${phase}/`;
+    // An interrupted call of this phase is re-run under its own key (so replayed agents replay the same step);
+    // otherwise calls of a phase within a tick are numbered in order.
+    const interrupted = this.ledger.intents.find(
+      (intent) => intent.outcome === null && intent.key.startsWith(stem),
+    );
+    const calls = this.ledger.intents.filter((intent) => intent.key.startsWith(stem)).length;
     return {
       phase,
       focus: this.options.slice === undefined ? focus : { ...focus, slice: this.options.slice },
       tick: this.state.tick,
-      key: `${prefix}tick-${String(this.state.tick)}/${phase}/${String(attempt + 1)}`,
+      key: interrupted?.key ?? `${stem}${String(calls + 1)}`,
       ...(callBudget === undefined ? {} : { budgetUsd: callBudget }),
       signal: this.options.signal,
     };
@@ -276,19 +282,13 @@ class LoopDriver {
         observation = await this.recordPhase(request, report, 'reconciled');
         continue;
       }
-      const at = this.now();
-      const ledger = endIntent(this.ledger, intent.key, {
-        status: 'abandoned',
-        detail: 'no valid result after an interruption; the phase runs again',
-        at,
-      });
-      await this.persist(ledger, [
+      const at = this.now().toISOString();
+      await this.persist(this.ledger, [
         {
-          type: 'intent_ended',
-          at: at.toISOString(),
+          type: 'note',
+          at,
           tick: intent.tick,
-          key: intent.key,
-          status: 'abandoned',
+          message: `call ${intent.key} was interrupted without a valid result; it runs again under the same key`,
         },
       ]);
     }
@@ -321,6 +321,31 @@ class LoopDriver {
       })),
     );
     return { kind: 'answers', answered: answers.map((a) => a.id) };
+  }
+
+  /** Ends this scope's calls that never got an outcome: the run stopped before re-running them. */
+  private abandonPending(ledger: Ledger, at: Date, journal: JournalEvent[]): Ledger {
+    let next = ledger;
+    for (const intent of pendingIntents(ledger).filter((i) => this.inScope(i.key))) {
+      next = endIntent(next, intent.key, {
+        status: 'abandoned',
+        detail: 'the run ended before this call was re-run',
+        at,
+      });
+      journal.push({
+        type: 'intent_ended',
+        at: at.toISOString(),
+        tick: intent.tick,
+        key: intent.key,
+        status: 'abandoned',
+      });
+    }
+    return next;
+  }
+
+  private inScope(key: string): boolean {
+    const prefix = this.options.slice === undefined ? undefined : `slice:${this.options.slice.id}/`;
+    return prefix === undefined ? !key.startsWith('slice:') : key.startsWith(prefix);
   }
 
   private async plan(): Promise<LoopObservation> {

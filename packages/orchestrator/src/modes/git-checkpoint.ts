@@ -86,18 +86,16 @@ export async function restoreCheckpoint(scope: CheckpointScope, commit: string):
   const top = await gitTopLevel(scope.cwd);
   if (top === undefined)
     throw new Error(`cannot restore checkpoint ${commit}: ${scope.cwd} is not in a git work tree`);
-  const wanted = new Set(splitZ(await git(top, ['ls-tree', '-r', '-z', '--name-only', commit])));
-  const present = splitZ(
-    await git(top, ['ls-files', '-z', '-c', '-o', '--exclude-standard', ...pathspecs(top, scope.exclude)]),
-  );
-  for (const file of new Set(present)) {
-    if (wanted.has(file)) continue;
-    await unlink(join(top, file)).catch(() => undefined);
-    await removeEmptyParents(top, dirname(join(top, file)));
-  }
   await withTempIndex(top, async (env) => {
-    await git(top, ['read-tree', commit], env);
-    await git(top, ['checkout-index', '-a', '-f'], env);
+    // The private index mirrors the working tree (stat data carried over), so the one-tree merge below touches
+    // only the files that differ from the checkpoint and removes those it does not hold.
+    await git(top, ['add', '-A', ...pathspecs(top, scope.exclude)], env);
+    for (const path of scope.exclude) {
+      const rel = relative(top, path);
+      if (rel !== '' && !rel.startsWith('..'))
+        await git(top, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', rel], env);
+    }
+    await git(top, ['read-tree', '-m', '-u', commit], env);
   });
 }
 

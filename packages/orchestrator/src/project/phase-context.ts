@@ -90,6 +90,7 @@ export function buildPhaseContext(input: PhaseContextInput): PhaseContext {
       : {}),
     protectedTests: ledger.protectedTests,
     timeoutMs: input.timeoutMs,
+    callKey: request.key,
     ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
     signal: request.signal,
   };

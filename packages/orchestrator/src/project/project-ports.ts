@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
-import { planSlices } from '@allium-loop/decomposer';
+import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger, Question } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/spec';
 import { checkStructure, runTests, toTestTerm, type TestCommand } from '@allium-loop/verify';
@@ -342,13 +342,7 @@ async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice
   const after = analyzeSpecs(await readSpecSources(cwd, (await listProjectFiles(cwd)).spec));
   const diff = diffInventory(before.inventory, after.inventory);
   const nodes = new Set(after.graph.nodes.map((n) => n.id));
-  const touched = new Set<string>();
-  for (const construct of [...diff.added, ...diff.changed]) {
-    const id = construct.id.startsWith('field:')
-      ? `entity:${construct.id.slice(6).split('.')[0] ?? ''}`
-      : construct.id;
-    if (nodes.has(id)) touched.add(id);
-  }
+  const touched = new Set(touchedFromDiff(diff).filter((id) => nodes.has(id)));
   if (touched.size === 0) return [];
   const plan = planSlices(after.graph, touched);
   const byId = new Map(plan.slices.map((s) => [s.id, s]));
