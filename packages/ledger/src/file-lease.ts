@@ -50,7 +50,8 @@ async function createLockExclusively(lockPath: string, text: string): Promise<bo
     await fsyncDirectory(dirname(lockPath));
     return true;
   } catch (cause) {
-    if (errnoCode(cause) === 'EEXIST') return false;
+    // ENOENT: a new lease holder removed our temp file as an orphan; try again.
+    if (errnoCode(cause) === 'EEXIST' || errnoCode(cause) === 'ENOENT') return false;
     throw cause;
   } finally {
     await rm(temp, { force: true });

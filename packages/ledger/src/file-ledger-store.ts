@@ -123,13 +123,16 @@ async function readLedgerFile(
   });
 }
 
-/** Removes temp files a crashed writer of this slug's ledger left behind. Only called by the lease holder. */
+/**
+ * Removes temp files crashed processes left for this slug (ledger, lock and mutex temps). Called by the new lease
+ * holder; a racer whose in-flight temp disappears simply retries.
+ */
 async function removeOrphanTemps(dir: string, slug: string): Promise<void> {
-  const prefix = `.${slug}.json.`;
+  const prefix = `.${slug}.`;
   const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     names
-      .filter((n) => n.startsWith(prefix) && n.endsWith('.tmp'))
+      .filter((n) => n.startsWith(prefix) && (n.endsWith('.tmp') || n.endsWith('.broken')))
       .map((n) => rm(join(dir, n), { force: true })),
   );
 }

@@ -26,7 +26,8 @@ async function tryCreate(mutex: string, env: LeaseEnvironment): Promise<boolean>
     await link(temp, mutex);
     return true;
   } catch (cause) {
-    if (errnoCode(cause) === 'EEXIST') return false;
+    // ENOENT: a new lease holder removed our temp file as an orphan; try again.
+    if (errnoCode(cause) === 'EEXIST' || errnoCode(cause) === 'ENOENT') return false;
     throw cause;
   } finally {
     await rm(temp, { force: true });
