@@ -1,19 +1,21 @@
 import type { Command } from '../command.js';
 import { demoCommand } from './demo.js';
 import { planCommand } from './plan.js';
+import { runModeCommand } from './run-modes.js';
 import { resumeCommand, runCommand } from './run.js';
 import { answerCommand, listCommand, reportCommand, statusCommand } from './runs.js';
 import { specCommand } from './spec.js';
+import { readLedgerFacts } from './ledger-facts.js';
 import { verifyCommand } from './verify.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
-  runCommand(),
+  runCommand((args, io) => runModeCommand(args, io)),
   resumeCommand(),
   statusCommand(),
   answerCommand(),
   planCommand(),
-  verifyCommand(),
+  verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd) }),
   specCommand,
   listCommand(),
   reportCommand(),

@@ -1,0 +1,63 @@
+import type { Ledger } from '@allium-loop/ledger';
+import { openStore, readLoopState } from '@allium-loop/orchestrator';
+import type { LedgerFacts } from './verify.js';
+
+/**
+ * The weed verdict and parked questions `verify` takes from the most recently updated spec-loop ledger in
+ * `.allium-loop/`: the weed term of its last tick (for a decomposed run, of its last slice loop), and the texts of
+ * its open parked questions. Without a ledger, weed is `not_run` and the note says why.
+ */
+export async function readLedgerFacts(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<LedgerFacts> {
+  const store = openStore(cwd, env);
+  let latest: Ledger | undefined;
+  for (const slug of await store.list()) {
+    const loaded = await store.load(slug);
+    if (!loaded.ok || loaded.value.ledger.mode !== 'spec') continue;
+    if (latest === undefined || loaded.value.ledger.updatedAt > latest.updatedAt)
+      latest = loaded.value.ledger;
+  }
+  if (latest === undefined) {
+    return {
+      weed: { status: 'not_run' },
+      parkedQuestions: new Set(),
+      note: 'no weed verdict: no spec-loop ledger in .allium-loop/',
+    };
+  }
+  const parkedQuestions = new Set(
+    latest.questions.filter((q) => q.classification === 'parked' && q.status === 'open').map((q) => q.text),
+  );
+  const verdict = latest.verdicts.at(-1);
+  if (verdict !== undefined) {
+    const weed = verdict.weed;
+    return {
+      weed:
+        weed.status === 'clean'
+          ? { status: 'clean' }
+          : weed.status === 'dirty'
+            ? { status: 'dirty', divergences: weed.divergences.length }
+            : { status: 'not_run' },
+      parkedQuestions,
+      note: `weed verdict from ledger ${latest.slug} (tick ${String(verdict.tick)})`,
+    };
+  }
+  const slices = latest.subGoals
+    .map((goal) => ({ goal, state: readLoopState(latest, goal.id) }))
+    .filter((s) => (s.state?.verdicts.length ?? 0) > 0);
+  const last = slices.at(-1);
+  const sliceVerdict = last?.state?.verdicts.at(-1);
+  if (last === undefined || sliceVerdict === undefined) {
+    return {
+      weed: { status: 'not_run' },
+      parkedQuestions,
+      note: `no weed verdict yet in ledger ${latest.slug}`,
+    };
+  }
+  return {
+    weed: sliceVerdict.observation.weed,
+    parkedQuestions,
+    note: `weed verdict from ledger ${latest.slug}, slice ${last.goal.id} (tick ${String(sliceVerdict.tick)})`,
+  };
+}
