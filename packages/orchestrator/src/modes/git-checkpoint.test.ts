@@ -47,6 +47,16 @@ describe('git checkpoints', () => {
     expect(await gitOut(dir, 'status', '--porcelain')).toBe('?? .allium-loop/\n?? u.txt');
   });
 
+  it('leaves the state directory alone even when the user tracks it', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'one\n', '.allium-loop/tracked.json': '{}' });
+    const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+    const best = await createCheckpoint(scope, 'refs/allium-loop/demo/best', 'best');
+    await writeFiles(dir, { 'a.txt': 'two\n', '.allium-loop/tracked.json': '{"tick":3}' });
+    await restoreCheckpoint(scope, best!.commit);
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(dir, '.allium-loop/tracked.json'), 'utf8')).toBe('{"tick":3}');
+  });
+
   it('returns undefined outside a git work tree', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'allium-loop-nogit-'));
     expect(await createCheckpoint({ cwd: dir, exclude: [] }, 'refs/allium-loop/x/best', 'x')).toBeUndefined();

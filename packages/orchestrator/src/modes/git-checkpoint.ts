@@ -1,6 +1,6 @@
-import { copyFile, mkdtemp, rm, rmdir, unlink } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { execa } from 'execa';
 
 /** A snapshot of the working tree as git objects: a commit (never on a branch) and its tree. */
@@ -54,6 +54,20 @@ async function withTempIndex<T>(top: string, body: (env: Record<string, string>)
   }
 }
 
+/** Makes the private index hold the working tree minus the excluded paths (even ones the user tracks). */
+async function mirrorWorkingTree(
+  top: string,
+  exclude: readonly string[],
+  env: Record<string, string>,
+): Promise<void> {
+  await git(top, ['add', '-A', ...pathspecs(top, exclude)], env);
+  for (const path of exclude) {
+    const rel = relative(top, path);
+    if (rel !== '' && !rel.startsWith('..'))
+      await git(top, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', rel], env);
+  }
+}
+
 /**
  * Records the working tree — tracked files and untracked ones that are not ignored — as a commit object whose
  * parent is HEAD, and points `ref` (e.g. `refs/allium-loop/<slug>/best`) at it. No branch, no index and no file of
@@ -68,7 +82,7 @@ export async function createCheckpoint(
   if (top === undefined) return undefined;
   const head = await gitHead(top);
   return withTempIndex(top, async (env) => {
-    await git(top, ['add', '-A', ...pathspecs(top, scope.exclude)], env);
+    await mirrorWorkingTree(top, scope.exclude, env);
     const tree = await git(top, ['write-tree'], env);
     const parent = head === null ? [] : ['-p', head];
     const commit = await git(top, [...IDENTITY, 'commit-tree', tree, ...parent, '-m', message], env);
@@ -89,28 +103,7 @@ export async function restoreCheckpoint(scope: CheckpointScope, commit: string):
   await withTempIndex(top, async (env) => {
     // The private index mirrors the working tree (stat data carried over), so the one-tree merge below touches
     // only the files that differ from the checkpoint and removes those it does not hold.
-    await git(top, ['add', '-A', ...pathspecs(top, scope.exclude)], env);
-    for (const path of scope.exclude) {
-      const rel = relative(top, path);
-      if (rel !== '' && !rel.startsWith('..'))
-        await git(top, ['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', rel], env);
-    }
+    await mirrorWorkingTree(top, scope.exclude, env);
     await git(top, ['read-tree', '-m', '-u', commit], env);
   });
-}
-
-function splitZ(text: string): string[] {
-  return text.split('\0').filter((entry) => entry.length > 0);
-}
-
-async function removeEmptyParents(top: string, dir: string): Promise<void> {
-  let current = dir;
-  while (current.startsWith(top) && current !== top) {
-    try {
-      await rmdir(current);
-    } catch {
-      return;
-    }
-    current = dirname(current);
-  }
 }

@@ -1,0 +1,63 @@
+// Times the hill-climb checkpoint primitives on a repository of realistic size: createCheckpoint (snapshot the
+// working tree under refs/allium-loop/…) and restoreCheckpoint (revert a regressing tick). Prints medians.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCheckpoint, restoreCheckpoint } from '@allium-loop/orchestrator';
+
+const RUNS = 5;
+
+function makeRepo(files: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-checkpoint-'));
+  for (let i = 0; i < files; i += 1) {
+    const folder = join(dir, 'src', `m${String(i % 50)}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, `f${String(i)}.ts`),
+      `export const v${String(i)} = ${String(i)};\n`.repeat(20),
+    );
+  }
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+  git('init', '-q', '-b', 'main');
+  git('-c', 'user.name=b', '-c', 'user.email=b@b', 'add', '-A');
+  git('-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '-m', 'init');
+  return dir;
+}
+
+function touch(dir: string, run: number): void {
+  for (let i = 0; i < 100; i += 1)
+    writeFileSync(join(dir, 'src', 'm1', `f${String(i * 50 + 1)}.ts`), `changed ${String(run)}\n`);
+  for (let i = 0; i < 20; i += 1) writeFileSync(join(dir, `new-${String(run)}-${String(i)}.txt`), 'new\n');
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function bench(files: number): Promise<void> {
+  const dir = makeRepo(files);
+  const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+  const create: number[] = [];
+  const restore: number[] = [];
+  try {
+    const best = await createCheckpoint(scope, 'refs/allium-loop/bench/best', 'best');
+    for (let run = 0; run < RUNS; run += 1) {
+      touch(dir, run);
+      let started = performance.now();
+      await createCheckpoint(scope, 'refs/allium-loop/bench/tick', 'tick');
+      create.push(performance.now() - started);
+      started = performance.now();
+      await restoreCheckpoint(scope, best!.commit);
+      restore.push(performance.now() - started);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(
+    `${String(files)} files (100 edited, 20 new per tick): createCheckpoint median ${median(create).toFixed(0)} ms, restoreCheckpoint median ${median(restore).toFixed(0)} ms (${String(RUNS)} runs)`,
+  );
+}
+
+for (const files of [500, 5000]) await bench(files);
