@@ -1,0 +1,118 @@
+import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TALLY_PROJECT, readJournal, type LooseJson } from '../e2e/e2e.test-helpers.js';
+
+/** Where the suite writes its figures, one JSON line each; `tools/reliability/report.mjs` reads them. */
+export const RESULTS_FILE = fileURLToPath(new URL('../../reliability-results.ndjson', import.meta.url));
+
+/** The scripted `command` agent (see the fixture's header) and the hanging test command. */
+export const PLAN_AGENT = fileURLToPath(new URL('./fixtures/plan-agent.mjs', import.meta.url));
+export const HANG_TESTS = fileURLToPath(new URL('./fixtures/hang-tests.mjs', import.meta.url));
+
+/** A test command that costs one short node process: it passes when `src/tally.js` closes the tally. */
+const CHECK_TESTS = `import { readFileSync } from 'node:fs';
+const ok = readFileSync(new URL('../src/tally.js', import.meta.url), 'utf8').includes("'closed'; }");
+console.log(ok ? 'ok 1 - closes' : 'not ok 1 - closes');
+console.log('1..1');
+console.log(ok ? '# pass 1' : '# pass 0');
+console.log(ok ? '# fail 0' : '# fail 1');
+`;
+
+/** The tally project with a one-process test command instead of `node --test` (cheaper on a loaded machine). */
+export const FAST_TALLY: Record<string, string> = {
+  ...TALLY_PROJECT,
+  'allium-loop.yaml': 'testCommand: node test/check.mjs\n',
+  'test/check.mjs': CHECK_TESTS,
+};
+
+/** `src/tally.js` that does not close the tally: the check fails. */
+export const BROKEN_TALLY = 'export function closeTally(t) { return t; }\n';
+
+/** Records one figure of this run of the suite (appended; small appends are atomic across concurrent tests). */
+export async function recordFigure(
+  id: string,
+  figure: string,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  await appendFile(
+    RESULTS_FILE,
+    `${JSON.stringify({ id, figure, ...data, at: new Date().toISOString() })}\n`,
+  );
+}
+
+/** Writes a plan for {@link PLAN_AGENT} next to the project and returns the `--agent-command` value. */
+export async function writePlan(
+  dir: string,
+  plan: Record<string, LooseJson[]>,
+): Promise<{ command: string; calls: () => Promise<Record<string, number>> }> {
+  const path = `${dir}-plan.json`;
+  await writeFile(path, JSON.stringify(plan));
+  return {
+    command: `node ${PLAN_AGENT} ${path} {phase} {result_file}`,
+    calls: async () =>
+      JSON.parse(await readFile(`${path}.calls.json`, 'utf8').catch(() => '{}')) as Record<string, number>,
+  };
+}
+
+/** Polls the journal until `found` holds for its events, or `timeoutMs` passes; returns the events last read. */
+export async function waitForJournal(
+  dir: string,
+  slug: string,
+  found: (events: LooseJson[]) => boolean,
+  timeoutMs = 60_000,
+  everyMs = 25,
+): Promise<LooseJson[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await readJournal(dir, slug).catch(() => [] as LooseJson[]);
+    if (found(events) || Date.now() > until) return events;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Whether a process (pid > 0) or a process group (pid < 0) still exists. */
+export function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Every file under `root`, recursively, as paths relative to it. */
+export async function listFiles(root: string, prefix = ''): Promise<string[]> {
+  const entries = await readdir(join(root, prefix), { withFileTypes: true }).catch(() => []);
+  const nested = await Promise.all(
+    entries.map((entry) => {
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      return entry.isDirectory() ? listFiles(root, path) : Promise.resolve([path]);
+    }),
+  );
+  return nested.flat().sort();
+}
+
+/** A weed result naming the tally's one code bug. */
+export const DIRTY_WEED = {
+  phase: 'weed',
+  clean: false,
+  divergences: [
+    {
+      construct: 'rule:CloseTally',
+      spec: { file: 'specs/tally.allium', line: 7 },
+      code: { file: 'src/tally.js', line: 1 },
+      classification: 'code-bug',
+      description: 'closeTally does not close the tally',
+    },
+  ],
+  summary: 'one divergence',
+};
+
+/** A clean weed result. */
+export const CLEAN_WEED = { phase: 'weed', clean: true, divergences: [], summary: 'clean' };
+
+/** An implement result listing `files`. */
+export function implementResult(files: readonly string[], summary = 'fixed'): LooseJson {
+  return { phase: 'implement', filesChanged: files, contestedTests: [], summary };
+}
