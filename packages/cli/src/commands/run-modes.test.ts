@@ -156,6 +156,10 @@ describe('verify mode (end to end, real processes, real git)', () => {
     expect(git(cwd, 'rev-parse', 'HEAD')).toBe(head);
     const best = git(cwd, 'rev-parse', 'refs/allium-loop/raise-the-score/best');
     expect(git(cwd, 'show', `${best}:score.txt`)).toBe('30');
+    expect(git(cwd, 'rev-parse', 'refs/allium-loop/raise-the-score/tick-3')).toBe(best);
+    expect(git(cwd, 'for-each-ref', '--format=%(refname)', 'refs/allium-loop/').split('\n').sort()).toEqual(
+      ['best', 'tick-0', 'tick-1', 'tick-3'].map((name) => `refs/allium-loop/raise-the-score/${name}`),
+    );
     const events = await journal(cwd);
     expect(events.filter((e) => e.type === 'x-verify.reverted')).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: 'terminal', state: 'max_ticks' });
@@ -255,6 +259,27 @@ describe('story mode (end to end)', () => {
     const progress = await readFile(join(cwd, '.loop/progress.md'), 'utf8');
     expect(progress.match(/^## Iteration/gm)).toHaveLength(3);
     expect(progress).toContain('- verdict: REJECT — no CSV file is written');
+  });
+
+  it('gates a story on the verify command and, with --skip-eval, passes it once the command exits 0', async () => {
+    const cwd = await repo({ 'prd.json': JSON.stringify({ userStories: [PRD.userStories[0]] }, null, 2) });
+    const script = await replayScript([
+      { phase: 'generate', write: { 'draft.txt': 'draft\n' } },
+      { phase: 'generate', write: { 'export.csv': 'id,amount\n' } },
+    ]);
+    const { code, out } = await run(cwd, [
+      '--stories',
+      'prd.json',
+      '--verify',
+      'test -f export.csv',
+      '--skip-eval',
+      '--agent-script',
+      script,
+    ]);
+    expect(code).toBe(0);
+    expect(out).toContain('tick 1 · US-1 · REJECT (the verify command exited 1: )');
+    expect(out).toContain('tick 2 · US-1 · PASS');
+    expect(out).toContain('converged: 1 story passes');
   });
 
   it('stops the run when an agent edits acceptance criteria', async () => {

@@ -107,3 +107,10 @@ export async function restoreCheckpoint(scope: CheckpointScope, commit: string):
     await git(top, ['read-tree', '-m', '-u', commit], env);
   });
 }
+
+/** Points `ref` at an existing checkpoint commit (e.g. `refs/allium-loop/<slug>/best` at the tick that won). */
+export async function pointRef(scope: CheckpointScope, ref: string, commit: string): Promise<void> {
+  const top = await gitTopLevel(scope.cwd);
+  if (top === undefined) throw new Error(`cannot point ${ref}: ${scope.cwd} is not in a git work tree`);
+  await git(top, ['update-ref', ref, commit]);
+}

@@ -4,6 +4,7 @@
  */
 export {
   createCheckpoint,
+  pointRef,
   restoreCheckpoint,
   type Checkpoint as GitCheckpoint,
   type CheckpointScope,

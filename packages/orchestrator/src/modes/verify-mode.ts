@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Ledger } from '@allium-loop/ledger';
 import { fingerprintCommand, guardCommand, type CommandFingerprint } from './command-fingerprint.js';
-import { createCheckpoint, gitHead, restoreCheckpoint, type CheckpointScope } from './git-checkpoint.js';
+import {
+  createCheckpoint,
+  gitHead,
+  pointRef,
+  restoreCheckpoint,
+  type CheckpointScope,
+} from './git-checkpoint.js';
 import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
 import { outputTail, runUserCommand, type UserCommandResult } from './run-user-command.js';
@@ -120,8 +126,7 @@ async function frame(
   const score = climb === undefined ? null : (parseScore(run.output, climb.score) ?? null);
   const head = await gitHead(session.cwd);
   const fingerprint = await fingerprintCommand(initial.config.command, session.cwd);
-  const checkpoint =
-    climb === undefined ? undefined : await createCheckpoint(scope, bestRef(session), 'allium-loop baseline');
+  const checkpoint = climb === undefined ? undefined : await keepCheckpoint(session, scope, 0);
   const state: VerifyModeState = {
     ...initial,
     baseline: { exitCode: run.exitCode, score, head, outputTail: outputTail(run.output, 500) },
@@ -203,7 +208,7 @@ async function judgeTick(
   if (climb !== undefined) {
     kept = isImprovement(parsed, best?.score ?? null, climb.direction);
     if (kept) {
-      const made = await createCheckpoint(scope, bestRef(session), `allium-loop tick ${String(tick)}`);
+      const made = await keepCheckpoint(session, scope, tick);
       best = { score: parsed ?? null, tick, commit: made?.commit ?? null };
       if (made !== undefined)
         await session.persist({
@@ -287,6 +292,14 @@ function summaryEvent(session: ModeSession, state: VerifyModeState) {
     best: state.best,
     ticks: state.ticks.length,
   });
+}
+
+/** Snapshots the tree as `refs/allium-loop/<slug>/tick-<n>` and makes it the best (`…/best`). */
+async function keepCheckpoint(session: ModeSession, scope: CheckpointScope, tick: number) {
+  const ref = `refs/allium-loop/${session.ledger.slug}/tick-${String(tick)}`;
+  const made = await createCheckpoint(scope, ref, `allium-loop ${session.ledger.slug} tick ${String(tick)}`);
+  if (made !== undefined) await pointRef(scope, bestRef(session), made.commit);
+  return made;
 }
 
 function bestRef(session: ModeSession): string {
