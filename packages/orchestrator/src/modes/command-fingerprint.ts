@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import type { ModeSession, ModeStop } from './mode-session.js';
+import type { ModeStop } from './mode-context.js';
+import type { ModeSession } from './mode-session.js';
 
 /** What a verify command depends on, by label (`command`, `file:check.sh`, `npm script:test`), as sha256 hex. */
 export type CommandFingerprint = Readonly<Record<string, string>>;

@@ -9,13 +9,8 @@ export {
   type Checkpoint as GitCheckpoint,
   type CheckpointScope,
 } from './git-checkpoint.js';
-export {
-  ModeSession,
-  type AgentStep,
-  type ModeContext,
-  type ModeProgress,
-  type ModeStop,
-} from './mode-session.js';
+export type { AgentStep, ModeContext, ModeProgress, ModeStop } from './mode-context.js';
+export { ModeSession } from './mode-session.js';
 export { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
 export {
   applyVerdict,
@@ -56,10 +51,9 @@ export {
   type StateFileModeConfig,
   type StateFileModeState,
 } from './state-file-mode.js';
+export { formatStorySummary, progressEntry } from './story-report.js';
 export {
-  formatStorySummary,
   loadPrd,
-  progressEntry,
   runStoryMode,
   type StoryIteration,
   type StoryModeConfig,

@@ -1,52 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentPhase, AgentRunner, AgentRunResult } from '@allium-loop/agents';
-import {
-  beginIntent,
-  endIntent,
-  pendingIntents,
-  type JournalEvent,
-  type Lease,
-  type Ledger,
-  type LedgerStore,
-  type TerminalState,
-} from '@allium-loop/ledger';
+import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
+import { beginIntent, endIntent, pendingIntents, type JournalEvent, type Ledger } from '@allium-loop/ledger';
+import { addSpend, seconds } from './add-agent-spend.js';
+import type { AgentStep, ModeContext, ModeStop } from './mode-context.js';
 import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
-
-/** Progress a mode shows as it happens; every event is also in the journal. */
-export type ModeProgress =
-  { readonly kind: 'line'; readonly text: string } | { readonly kind: 'event'; readonly event: JournalEvent };
-
-/** What every mode loop needs: the leased ledger, the agent, the project and the effects it may use. */
-export interface ModeContext {
-  readonly store: LedgerStore;
-  readonly lease: Lease;
-  readonly ledger: Ledger;
-  readonly agent: AgentRunner;
-  /** The project directory the agent and the commands work in. */
-  readonly cwd: string;
-  /** The state directory, normally `<cwd>/.allium-loop`. */
-  readonly stateDir: string;
-  /** Environment of the user's own commands (`--verify`); agents build their own minimal one. */
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly clock: { now(): number };
-  /** Cancellable sleep; default a real timer. */
-  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  readonly signal: AbortSignal;
-  readonly onProgress?: (progress: ModeProgress) => void;
-}
-
-/** Why a mode loop stops. */
-export interface ModeStop {
-  readonly state: TerminalState;
-  readonly reason: string;
-  readonly detail: string;
-}
-
-/** One agent call's outcome as a mode sees it: done (any outcome but a rate limit), or a stop of the run. */
-export type AgentStep =
-  | { readonly kind: 'done'; readonly result: AgentRunResult; readonly resultFile: string }
-  | { readonly kind: 'stop'; readonly stop: ModeStop };
 
 const MAX_RATE_LIMIT_WAITS = 20;
 
@@ -345,29 +303,4 @@ export class ModeSession {
     ]);
     return this.current;
   }
-}
-
-function addSpend(ledger: Ledger, result: AgentRunResult): Ledger {
-  const tokens = result.tokens ?? {};
-  const spent = ledger.spent;
-  return {
-    ...ledger,
-    spent: {
-      ...spent,
-      agentCalls: spent.agentCalls + 1,
-      usd: result.costUsd === undefined ? spent.usd : (spent.usd ?? 0) + result.costUsd,
-      usdUnknownCalls: spent.usdUnknownCalls + (result.costUsd === undefined ? 1 : 0),
-      tokens: {
-        input: spent.tokens.input + (tokens.input ?? 0),
-        output: spent.tokens.output + (tokens.output ?? 0),
-        cacheRead: spent.tokens.cacheRead + (tokens.cacheRead ?? 0),
-        cacheWrite: spent.tokens.cacheWrite + (tokens.cacheWrite ?? 0),
-      },
-    },
-  };
-}
-
-/** `90 s`, `12 min`. */
-export function seconds(ms: number): string {
-  return ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`;
 }

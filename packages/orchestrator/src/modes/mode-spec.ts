@@ -1,12 +1,13 @@
 import type { Caps, Ledger } from '@allium-loop/ledger';
-import type { ModeContext } from './mode-session.js';
+import type { ModeContext } from './mode-context.js';
 import {
   formatStateFileSummary,
   runStateFileMode,
   type StateFileModeConfig,
   type StateFileModeState,
 } from './state-file-mode.js';
-import { formatStorySummary, runStoryMode, type StoryModeConfig, type StoryModeState } from './story-mode.js';
+import { formatStorySummary } from './story-report.js';
+import { runStoryMode, type StoryModeConfig, type StoryModeState } from './story-mode.js';
 import { formatVerifySummary } from './verify-report.js';
 import { runVerifyMode, type VerifyModeConfig, type VerifyModeState } from './verify-mode.js';
 

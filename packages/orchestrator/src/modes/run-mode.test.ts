@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FakeAgentRunner, type FakeAgentScript } from '@allium-loop/agents/testing';
 import type { Caps } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
-import type { ModeProgress } from './mode-session.js';
+import type { ModeProgress } from './mode-context.js';
 import { resumeModeRun, startModeRun, type ModeRunSettings } from './run-mode.js';
 
 const MINUTE = 60_000;

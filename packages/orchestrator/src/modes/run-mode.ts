@@ -13,7 +13,7 @@ import {
   type LedgerStore,
 } from '@allium-loop/ledger';
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
-import type { ModeContext, ModeProgress } from './mode-session.js';
+import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
 
 /** What a mode run needs from the command line. */

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { JournalEvent, Ledger } from '@allium-loop/ledger';
 import { atomicWriteFile } from './atomic-write-file.js';
-import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
+import type { ModeContext, ModeStop } from './mode-context.js';
+import { ModeSession } from './mode-session.js';
 import {
   checkDoneClaim,
   initialAlState,

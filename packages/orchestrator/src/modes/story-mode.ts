@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import type { JournalEvent, Ledger } from '@allium-loop/ledger';
 import { atomicWriteFile } from './atomic-write-file.js';
 import { fingerprintCommand, guardCommand, type CommandFingerprint } from './command-fingerprint.js';
-import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
+import type { ModeContext, ModeStop } from './mode-context.js';
+import { ModeSession } from './mode-session.js';
 import {
   applyVerdict,
   changedCriteria,
@@ -19,7 +20,7 @@ import {
 } from './prd.js';
 import { outputTail, runUserCommand } from './run-user-command.js';
 import { evaluatorPrompt, generatorPrompt } from './story-prompts.js';
-import { formatTable } from './verify-report.js';
+import { formatStorySummary, progressEntry } from './story-report.js';
 
 /** The configuration of a `--stories` run. */
 export interface StoryModeConfig {
@@ -267,19 +268,6 @@ async function record(
   return next;
 }
 
-/** One `progress.md` entry: the iteration, the story, the time, the verdict. */
-export function progressEntry(iteration: StoryIteration): string {
-  const verdict = iteration.verdict === 'PASS' ? 'PASS' : `REJECT — ${iteration.reason ?? ''}`;
-  return [
-    `## Iteration ${String(iteration.tick)}: ${iteration.story} — ${iteration.title}`,
-    `- time: ${iteration.at}`,
-    `- verdict: ${verdict}`,
-    ...(iteration.blocked ? ['- story blocked: rejection limit reached'] : []),
-    '',
-    '',
-  ].join('\n');
-}
-
 function endState(prd: Prd, config: StoryModeConfig): ModeStop {
   const scope = prd.userStories.filter((s) => config.storyId === undefined || s.id === config.storyId);
   if (scope.length === 0)
@@ -300,19 +288,6 @@ function endState(prd: Prd, config: StoryModeConfig): ModeStop {
     reason: 'stories_blocked',
     detail: `blocked after ${String(config.evalRetries)} rejections: ${blocked.join(', ')}`,
   };
-}
-
-/** The summary table of a story run: one row per iteration. */
-export function formatStorySummary(state: StoryModeState): string {
-  return formatTable(
-    ['tick', 'story', 'verdict', 'reason'],
-    state.iterations.map((i) => [
-      String(i.tick),
-      i.story,
-      i.blocked ? `${i.verdict} (blocked)` : i.verdict,
-      i.reason ?? '',
-    ]),
-  );
 }
 
 function summaryEvent(session: ModeSession, state: StoryModeState): JournalEvent {

@@ -8,7 +8,8 @@ import {
   restoreCheckpoint,
   type CheckpointScope,
 } from './git-checkpoint.js';
-import { ModeSession, type ModeContext, type ModeStop } from './mode-session.js';
+import type { ModeContext, ModeStop } from './mode-context.js';
+import { ModeSession } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
 import { outputTail, runUserCommand, type UserCommandResult } from './run-user-command.js';
 import { describeDelta, formatScore, formatVerifySummary, tickLine, verifyPrompt } from './verify-report.js';

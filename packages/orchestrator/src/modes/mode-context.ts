@@ -1,0 +1,37 @@
+import type { AgentRunner, AgentRunResult } from '@allium-loop/agents';
+import type { JournalEvent, Lease, Ledger, LedgerStore, TerminalState } from '@allium-loop/ledger';
+
+/** Progress a mode shows as it happens; every event is also in the journal. */
+export type ModeProgress =
+  { readonly kind: 'line'; readonly text: string } | { readonly kind: 'event'; readonly event: JournalEvent };
+
+/** What every mode loop needs: the leased ledger, the agent, the project and the effects it may use. */
+export interface ModeContext {
+  readonly store: LedgerStore;
+  readonly lease: Lease;
+  readonly ledger: Ledger;
+  readonly agent: AgentRunner;
+  /** The project directory the agent and the commands work in. */
+  readonly cwd: string;
+  /** The state directory, normally `<cwd>/.allium-loop`. */
+  readonly stateDir: string;
+  /** Environment of the user's own commands (`--verify`); agents build their own minimal one. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly clock: { now(): number };
+  /** Cancellable sleep; default a real timer. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (progress: ModeProgress) => void;
+}
+
+/** Why a mode loop stops. */
+export interface ModeStop {
+  readonly state: TerminalState;
+  readonly reason: string;
+  readonly detail: string;
+}
+
+/** One agent call's outcome as a mode sees it: done (any outcome but a rate limit), or a stop of the run. */
+export type AgentStep =
+  | { readonly kind: 'done'; readonly result: AgentRunResult; readonly resultFile: string }
+  | { readonly kind: 'stop'; readonly stop: ModeStop };
