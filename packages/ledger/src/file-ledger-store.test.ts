@@ -91,7 +91,7 @@ describe('file store specifics', () => {
     await store.save(lease, sampleLedger('gift-cards'));
     await store.release(lease);
     await writeFile(join(dir, '.gift-cards.json.abc123.tmp'), '{"half":');
-    await writeFile(join(dir, '.gift-cards.lock.mutex.def456.tmp'), '123 host');
+    await writeFile(join(dir, '..gift-cards.lock.mutex.def456.tmp'), '123 host');
     await writeFile(join(dir, '.other.json.abc123.tmp'), '{"half":');
     await writeFile(join(dir, 'gift-cards.corrupt-0123456789ab.json'), '{}');
     expect(await store.list()).toEqual(['gift-cards']);

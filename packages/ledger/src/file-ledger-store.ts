@@ -128,11 +128,12 @@ async function readLedgerFile(
  * holder; a racer whose in-flight temp disappears simply retries.
  */
 async function removeOrphanTemps(dir: string, slug: string): Promise<void> {
-  const prefix = `.${slug}.`;
+  // Temps of hidden files (the mutex) start with two dots.
+  const prefixes = [`.${slug}.`, `..${slug}.`];
   const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     names
-      .filter((n) => n.startsWith(prefix) && (n.endsWith('.tmp') || n.endsWith('.broken')))
+      .filter((n) => prefixes.some((p) => n.startsWith(p)) && (n.endsWith('.tmp') || n.endsWith('.broken')))
       .map((n) => rm(join(dir, n), { force: true })),
   );
 }

@@ -100,6 +100,12 @@ export {
   type DecodedLedger,
   type LedgerMigration,
 } from './migrate-ledger.js';
+export {
+  ensureGitIgnored,
+  GITIGNORE_ENTRY,
+  type EnsureGitIgnoredOptions,
+  type GitIgnoreOutcome,
+} from './ensure-git-ignored.js';
 export { LEDGER_JSON_SCHEMA_PATH, renderLedgerJsonSchema } from './ledger-json-schema.js';
 export { formatIssuePath, formatIssues, parseLedger } from './parse-ledger.js';
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor } from './redact.js';
