@@ -198,10 +198,9 @@ async function judgeTick(
   run: UserCommandResult,
 ): Promise<TickJudgement> {
   const climb = state.config.hillclimb;
-  const previous = state.ticks.at(-1) ?? {
-    exitCode: state.baseline?.exitCode ?? null,
-    score: state.baseline?.score ?? null,
-  };
+  const last = state.ticks.at(-1) ?? state.baseline;
+  // A climb compares with the best kept tree (what this tick started from), not with a reverted tick.
+  const previous = { exitCode: last?.exitCode ?? null, score: state.best?.score ?? last?.score ?? null };
   const parsed = climb === undefined ? undefined : parseScore(run.output, climb.score);
   let best = state.best;
   let kept: boolean | null = null;

@@ -1,4 +1,5 @@
 import type { Ledger } from '@allium-loop/ledger';
+import { formatUsd } from '../driver/format-tick-line.js';
 import type { VerifyModeState, VerifyTickRecord } from './verify-mode.js';
 
 /** The change since the previous measurement, in words: `exit 1 → 0, score 4 → 7`. */
@@ -28,11 +29,7 @@ export function tickLine(record: VerifyTickRecord, best: VerifyModeState['best']
       `score ${formatScore(record.score)} (best ${formatScore(best?.score ?? null)})`,
       record.kept ? 'kept' : 'reverted',
     );
-  const usd =
-    ledger.spent.usd === null
-      ? '$?'
-      : `$${ledger.spent.usd.toFixed(2)}${ledger.spent.usdUnknownCalls > 0 ? '+' : ''}`;
-  parts.push(usd);
+  parts.push(formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls));
   return parts.join(' · ');
 }
 
@@ -60,7 +57,7 @@ export function formatVerifySummary(state: VerifyModeState): string {
   ];
   const table = formatTable(header, rows);
   if (!climbing || state.best === null) return table;
-  return `${table}\nbest score ${formatScore(state.best.score)} at tick ${String(state.best.tick)}${state.best.commit === null ? '' : ` (${state.best.commit.slice(0, 12)})`}\n`;
+  return `${table}best score ${formatScore(state.best.score)} at tick ${String(state.best.tick)}${state.best.commit === null ? '' : ` (${state.best.commit.slice(0, 12)})`}\n`;
 }
 
 /** A plain-text table with padded columns. */
