@@ -16,6 +16,7 @@ export type {
 export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
 export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree } from './project/git.js';
 export { createProjectPorts, recordSpecBaseline, type ProjectPortsOptions } from './project/project-ports.js';
+export { detectDrift, resetToCheckpoint, type Drift, type DriftPolicy } from './project/drift.js';
 export { questionId } from './project/phase-context.js';
 export {
   openStore,

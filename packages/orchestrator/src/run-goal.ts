@@ -7,6 +7,7 @@ import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import {
   chooseSlug,
   createFileLedgerStore,
+  ensureGitIgnored,
   createLedger,
   createRedactor,
   type Lease,
@@ -17,6 +18,7 @@ import { discoverTestCommand, probeProject, type TestCommand } from '@allium-loo
 import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
 import type { Clock, LoopPorts } from './driver/loop-ports.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
+import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drift.js';
 import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
 
@@ -35,6 +37,8 @@ export interface RunSettings {
   /** Announces decisions the user should see once (entry path, test command, lease takeover). */
   readonly announce?: (line: string) => void;
   readonly ask?: LoopPorts['ask'];
+  /** What resume does when the working tree changed since the last tick (default `reverify`). */
+  readonly onDrift?: DriftPolicy;
   /** `testCommand` from the config file, when set; otherwise it is discovered. */
   readonly testCommand?: string;
 }
@@ -70,6 +74,7 @@ export async function startRun(
   settings: RunSettings,
   entryOverride?: EntryPoint,
 ): Promise<RunOutcome> {
+  await ignoreStateDir(settings);
   const store = openStore(settings.cwd, settings.env);
   const choice = await chooseSlug(goal, async (slug) => {
     const loaded = await store.load(slug);
@@ -142,6 +147,7 @@ export async function resumeRun(
   settings: RunSettings,
   options: { readonly startedAs?: string } = {},
 ): Promise<RunOutcome> {
+  await ignoreStateDir(settings);
   const store = openStore(settings.cwd, settings.env);
   return withLease(store, slug, settings, async (lease) => {
     const loaded = await store.load(slug);
@@ -163,6 +169,7 @@ export async function resumeRun(
       }
       ledger = reopened;
     }
+    ledger = await handleDrift(ledger, settings);
     settings.announce?.(
       `Resuming ${slug}${options.startedAs === undefined ? '' : ' (same goal as an unfinished run)'} at tick ${String(ledger.tick)}.`,
     );
@@ -303,6 +310,45 @@ async function resolveTestCommand(settings: RunSettings): Promise<TestCommand> {
     } as TestCommand;
   }
   return discoverTestCommand(settings.cwd);
+}
+
+/**
+ * Announces drift since the last checkpoint and applies the policy: `stop` refuses to continue, `reset` restores
+ * the checkpoint's files, `reverify` (the default) continues and makes sure this tick is measured again.
+ */
+async function handleDrift(ledger: Ledger, settings: RunSettings): Promise<Ledger> {
+  const drift = await detectDrift(settings.cwd, ledger);
+  if (drift === undefined) return ledger;
+  const policy = settings.onDrift ?? 'reverify';
+  settings.announce?.(
+    `The working tree changed since tick ${String(drift.tick)} was recorded (${drift.recordedTree.slice(0, 8)} → ${drift.currentTree.slice(0, 8)}); --on-drift ${policy}.`,
+  );
+  if (policy === 'stop') {
+    throw new RunError(
+      `Run ${ledger.slug} stopped: the working tree drifted since its last checkpoint (${drift.ref}).`,
+      {
+        code: 'run.drift',
+        context: { slug: ledger.slug, ref: drift.ref },
+        hint: `Resume with --on-drift reverify to re-check from here, or --on-drift reset to restore ${drift.ref}.`,
+      },
+    );
+  }
+  if (policy === 'reset') {
+    await resetToCheckpoint(settings.cwd, drift);
+    settings.announce?.(`Restored the files of ${drift.ref}.`);
+  }
+  const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
+  if (loop === undefined || !['weed', 'evaluate'].includes(String(loop['stage']))) return ledger;
+  return { ...ledger, modeState: { ...ledger.modeState, loop: { ...loop, stage: 'measure' } } };
+}
+
+/** Keeps `.allium-loop/` out of git (ARCHITECTURE.md §6); says once what it did or why it could not. */
+async function ignoreStateDir(settings: RunSettings): Promise<void> {
+  const outcome = await ensureGitIgnored(settings.cwd);
+  if (outcome.kind === 'created' || outcome.kind === 'appended') {
+    settings.announce?.(`Added .allium-loop/ to ${outcome.file} so run state stays out of git.`);
+  }
+  if (outcome.kind === 'unwritable') settings.announce?.(outcome.warning);
 }
 
 async function withLease<T>(

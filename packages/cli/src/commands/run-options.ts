@@ -127,6 +127,7 @@ export function runSettings(
       if (values.json !== true) io.stdout(`${line}\n`);
     },
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
+    ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
     ...(interactive && io.prompt !== undefined
       ? {
           ask: async (questions) => {

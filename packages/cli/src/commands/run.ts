@@ -5,6 +5,7 @@ import type { JournalEvent } from '@allium-loop/ledger';
 import {
   resumeRun,
   startRun,
+  type DriftPolicy,
   type LoopProgress,
   type RunOutcome,
   type RunSettings,
@@ -17,6 +18,7 @@ import { renderReport } from '../render/render-report.js';
 import { FlagError, RUN_FLAGS, runSettings, type RunFlagValues } from './run-options.js';
 
 const MAX_GOAL_LENGTH = 4000;
+const DRIFT_POLICIES: readonly string[] = ['reverify', 'reset', 'stop'];
 
 const RUN_HELP = `Usage: allium-loop run "<goal>" [options]
 
@@ -192,10 +194,18 @@ export function resumeCommand(): Command {
         );
         return ExitCode.usage;
       }
+      const onDrift = parsed.values['on-drift'] as string | undefined;
+      if (onDrift !== undefined && !DRIFT_POLICIES.includes(onDrift)) {
+        io.stderr(
+          `allium-loop resume: --on-drift takes one of ${DRIFT_POLICIES.join(', ')}, not '${onDrift}'.\n`,
+        );
+        return ExitCode.usage;
+      }
       const settings = await settingsFor(parsed.values, io);
       if (settings === undefined) return ExitCode.usage;
+      const withDrift = onDrift === undefined ? settings : { ...settings, onDrift: onDrift as DriftPolicy };
       return guarded(io, async () =>
-        finish(io, await resumeRun(slug, settings), parsed.values.json === true),
+        finish(io, await resumeRun(slug, withDrift), parsed.values.json === true),
       );
     },
   };

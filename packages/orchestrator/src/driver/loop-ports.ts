@@ -72,8 +72,11 @@ export interface LoopPorts {
    * pass is not listed: the driver adds it whenever there is more than one slice.
    */
   plan?(): Promise<readonly PlannedSlice[]>;
-  /** Records the working tree as a git object under `refs/allium-loop/<slug>/`; `undefined` outside git. */
-  checkpoint?(tick: number): Promise<{ readonly ref: string; readonly object: string } | undefined>;
+  /**
+   * Records the working tree as a git object under `refs/allium-loop/<slug>/<name>` (`tick-3`, or
+   * `<slice>/tick-2`); `undefined` outside git.
+   */
+  checkpoint?(name: string): Promise<{ readonly ref: string; readonly object: string } | undefined>;
 }
 
 /** One slice of a decomposed goal, as the driver runs it. */

@@ -108,6 +108,7 @@ class LoopDriver {
             usd: ledger.spent.usd,
           });
           this.progress({ kind: 'tick', line });
+          ledger = await this.checkpoint(ledger, event.verdict.tick);
           continue;
         }
         const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
@@ -234,6 +235,8 @@ class LoopDriver {
       at,
     });
     ledger = addSpend(ledger, report);
+    // After every agent phase, so that resume can tell the loop's own edits from drift made by someone else.
+    ledger = await this.checkpoint(ledger, request.tick, 'after-last-phase');
     const known = new Set(ledger.questions.map((q) => q.id));
     const raised = report.questions
       .filter((q) => !known.has(q.id))
@@ -424,11 +427,15 @@ class LoopDriver {
     return { kind: 'slices_done' };
   }
 
-  private async checkpoint(ledger: Ledger, tick: number): Promise<Ledger> {
-    const made = await this.options.ports.checkpoint?.(tick).catch(() => undefined);
+  /** Records the working tree under `tick-<n>` (or, with `label`, under that name, replaced each time). */
+  private async checkpoint(ledger: Ledger, tick: number, label?: string): Promise<Ledger> {
+    const slice = this.options.slice?.id.replace(/[^\w.-]+/g, '-');
+    const local = label ?? `tick-${String(tick)}`;
+    const name = slice === undefined ? local : `${slice}/${local}`;
+    const made = await this.options.ports.checkpoint?.(name).catch(() => undefined);
     if (made === undefined) return ledger;
     const entry = { tick, ref: made.ref, object: made.object, at: this.now().toISOString() };
-    return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.tick !== tick), entry] };
+    return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.ref !== made.ref), entry] };
   }
 
   private async persist(ledger: Ledger, events: readonly JournalEvent[]): Promise<void> {

@@ -26,6 +26,12 @@ export async function gitWorkingTree(cwd: string): Promise<string | null> {
     const head = await gitHead(cwd);
     if (head !== null) await execa('git', ['read-tree', head], { cwd, env });
     const added = await execa('git', ['add', '-A', '.'], { cwd, env, reject: false });
+    // The state directory never counts, whether or not .gitignore could be written.
+    await execa('git', ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', '.allium-loop'], {
+      cwd,
+      env,
+      reject: false,
+    });
     if (added.exitCode !== 0) return null;
     const tree = await execa('git', ['write-tree'], { cwd, env, reject: false });
     return tree.exitCode === 0 ? tree.stdout.trim() : null;

@@ -167,8 +167,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
     async plan() {
       return planFromBaseline(cwd, slug);
     },
-    async checkpoint(tick) {
-      return gitCheckpoint(cwd, slug, `tick-${String(tick)}`);
+    async checkpoint(name) {
+      return gitCheckpoint(cwd, slug, name);
     },
   };
 }
