@@ -94,7 +94,7 @@ describe('runModeCommand: dispatch and usage', () => {
   });
 });
 
-describe('verify mode (end to end, real processes, real git)', () => {
+describe.concurrent('verify mode (end to end, real processes, real git)', () => {
   it('converges when the command exits 0 after an agent step (command agent)', async () => {
     const cwd = await repo({ 'README.md': 'x\n' });
     const planDir = await mkdtemp(join(tmpdir(), 'cli-modes-plan-'));
@@ -225,7 +225,7 @@ const PRD = {
   ],
 };
 
-describe('story mode (end to end)', () => {
+describe.concurrent('story mode (end to end)', () => {
   it('passes one story and blocks another after two rejections', async () => {
     const cwd = await repo({ '.loop/prd.json': JSON.stringify(PRD, null, 2) });
     const script = await replayScript([
@@ -334,7 +334,7 @@ describe('story mode (end to end)', () => {
   });
 });
 
-describe('state-file mode (end to end)', () => {
+describe.concurrent('state-file mode (end to end)', () => {
   it('turns a done claim with a missing result file back into in_progress, then accepts the real result', async () => {
     const cwd = await repo({ 'README.md': 'x\n' });
     const goal = 'list the three primary colours';
@@ -408,7 +408,7 @@ describe('state-file mode (end to end)', () => {
   });
 });
 
-describe('config file and resume', () => {
+describe.concurrent('config file and resume', () => {
   it('takes caps from allium-loop.yaml, and resume reports a run that ended at its cap', async () => {
     const cwd = await repo({ 'allium-loop.yaml': 'caps:\n  maxTicks: 1\n' });
     const script = await replayScript([{ phase: 'step', write: { 'x.txt': 'x\n' }, repeat: true }]);
