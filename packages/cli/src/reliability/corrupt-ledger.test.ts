@@ -19,7 +19,7 @@ beforeAll(async () => {
   ];
   const run = await runCli(['run', DRIFT_GOAL, ...agent], template);
   expect(run.code).toBe(0);
-});
+}, 240_000);
 
 const CORRUPTIONS: Record<string, (text: string) => string> = {
   truncated: (text) => text.slice(0, Math.floor(text.length / 2)),
@@ -39,7 +39,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-describe.concurrent('a corrupt ledger', () => {
+describe.concurrent('a corrupt ledger', { timeout: 240_000 }, () => {
   for (const [name, corrupt] of Object.entries(CORRUPTIONS)) {
     it(`${name}: resume, status and run stop with exit 1 naming the file and the backup; nothing is overwritten`, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'allium-loop-corrupt-'));

@@ -27,7 +27,7 @@ function expectClearError(run: CliRun, code: number, message: RegExp): void {
   expect(run.stderr).not.toMatch(STACK_FRAME);
 }
 
-describe.concurrent('secrets and hostile input through the CLI', () => {
+describe.concurrent('secrets and hostile input through the CLI', { timeout: 240_000 }, () => {
   it('API-key-shaped values in the environment and in agent output appear nowhere in .allium-loop/, stdout or the report', async () => {
     const dir = await makeProject(FAST_TALLY);
     const leak = `debug: ANTHROPIC_API_KEY=${ENV_SECRETS.ANTHROPIC_API_KEY} token ${ENV_SECRETS.GITHUB_TOKEN} header Authorization: Bearer ${OUTPUT_ONLY_SECRET}`;
