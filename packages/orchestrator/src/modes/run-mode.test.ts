@@ -113,4 +113,21 @@ describe('mode runs: rate limits, caps and cancellation', () => {
     expect(outcome.exitCode).toBe(7);
     expect(run.agent.calls.map((call) => call.budgetUsd)).toEqual([1, expect.closeTo(0.4, 5)]);
   });
+
+  it('refuses to replace a run of the same goal in another mode, and restarts one whose settings changed', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-slug-'));
+    const run = harness([{}], { maxTicks: 1 });
+    await startModeRun('shared goal', verify('exit 1'), run.settings(cwd));
+    const stateFile = { mode: 'state-file' as const, config: { path: join(cwd, 's.json') }, defaultCaps: {} };
+    await expect(startModeRun('shared goal', stateFile, run.settings(cwd))).rejects.toMatchObject({
+      code: 'modes.slug_taken',
+    });
+    const lines: string[] = [];
+    const again = await startModeRun('shared goal', verify('exit 2'), {
+      ...run.settings(cwd),
+      announce: (line) => lines.push(line),
+    });
+    expect(lines[0]).toContain('replacing the ended run of the same goal');
+    expect(again.ledger.tick).toBe(1);
+  });
 });

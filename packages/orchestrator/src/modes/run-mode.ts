@@ -55,9 +55,10 @@ function openModeStore(settings: ModeRunSettings): { store: LedgerStore; dir: st
 }
 
 /**
- * Starts a run of one of the loop modes for `goal`, or continues the unfinished run of the same goal. A run of the
- * same goal that already ended is replaced by a fresh one under the same slug (its journal keeps the history).
- * Holds the lease for the whole run and heartbeats it. Throws `LeaseHeldError` when another process runs it.
+ * Starts a run of one of the loop modes for `goal`, or continues the unfinished run of the same goal and settings.
+ * A run of the same goal and mode that ended, or that has other settings, is replaced by a fresh one under the same
+ * slug (its journal keeps the history). Holds the lease for the whole run and heartbeats it. Throws `LeaseHeldError`
+ * when another process runs it, and `ModeRunError` `modes.slug_taken` when the goal's run is of another mode.
  */
 export async function startModeRun(
   goal: string,
@@ -74,7 +75,16 @@ export async function startModeRun(
     const loaded = choice.existing ? await store.load(choice.slug) : undefined;
     if (loaded !== undefined && !loaded.ok && loaded.issues.kind === 'corrupt') throw loaded.issues.error;
     const previous = loaded?.ok === true ? loaded.value.ledger : undefined;
-    if (previous !== undefined && previous.status === 'running' && previous.mode === spec.mode) {
+    if (previous !== undefined && previous.mode !== spec.mode)
+      throw new ModeRunError(
+        `Run "${choice.slug}" of the same goal is a ${previous.mode} run; a ${spec.mode} run would replace it.`,
+        {
+          code: 'modes.slug_taken',
+          context: { slug: choice.slug, mode: previous.mode },
+          hint: `Resume it with 'allium-loop resume ${choice.slug}', or word the goal differently.`,
+        },
+      );
+    if (previous?.status === 'running' && sameSpec(previous, spec)) {
       settings.announce?.(`Continuing the unfinished run ${choice.slug} at tick ${String(previous.tick)}.`);
       return drive(store, lease, dir, previous, settings, true);
     }
@@ -93,7 +103,7 @@ export async function startModeRun(
     };
     await store.save(lease, ledger);
     settings.announce?.(
-      `Run ${choice.slug} (${spec.mode} mode)${previous === undefined ? '' : ', replacing the ended run of the same goal'}.`,
+      `Run ${choice.slug} (${spec.mode} mode)${previous === undefined ? '' : `, replacing the ${previous.status === 'running' ? 'unfinished run of the same goal, which had other settings' : 'ended run of the same goal'}`}.`,
     );
     return drive(store, lease, dir, ledger, settings, false);
   });
@@ -126,6 +136,11 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
     settings.announce?.(`Resuming ${slug} (${ledger.mode} mode) at tick ${String(ledger.tick)}.`);
     return drive(store, lease, dir, { ...ledger, status: 'running', terminal: null }, settings, true);
   });
+}
+
+function sameSpec(ledger: Ledger, spec: ModeSpec): boolean {
+  const stored = (ledger.modeState['run'] as unknown as StoredRun | undefined)?.spec;
+  return JSON.stringify(stored?.config) === JSON.stringify(JSON.parse(JSON.stringify(spec.config)));
 }
 
 async function drive(
