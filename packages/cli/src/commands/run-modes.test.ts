@@ -123,6 +123,15 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
       status: 'terminal',
       spent: { agentCalls: 2 },
     });
+    const verdicts = (await ledger(cwd))['verdicts'] as {
+      tick: number;
+      converged: boolean;
+      tests: { reason: string };
+    }[];
+    expect(verdicts.map((v) => [v.tick, v.converged, v.tests.reason])).toEqual([
+      [1, false, 'verify exit 1'],
+      [2, true, 'verify exit 0'],
+    ]);
   });
 
   it('hill-climb: a regressing tick is reverted to the best checkpoint, never committed to the branch', async () => {

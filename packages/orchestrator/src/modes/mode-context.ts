@@ -35,3 +35,15 @@ export interface ModeStop {
 export type AgentStep =
   | { readonly kind: 'done'; readonly result: AgentRunResult; readonly resultFile: string }
   | { readonly kind: 'stop'; readonly stop: ModeStop };
+
+/** What a mode measured at the end of a tick, for the ledger's verdict. */
+export interface TickMeasure {
+  readonly tick: number;
+  /** One line: `verify exit 1`, `US-2: REJECT (no tests)`, `state done → in_progress`. */
+  readonly measured: string;
+  /** Equal on two ticks when nothing measurable changed. */
+  readonly fingerprint: string;
+  /** Whether the mode's goal held after this tick. */
+  readonly converged: boolean;
+  readonly head?: string | null;
+}

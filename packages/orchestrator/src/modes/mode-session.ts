@@ -1,9 +1,16 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
-import { beginIntent, endIntent, pendingIntents, type JournalEvent, type Ledger } from '@allium-loop/ledger';
+import {
+  beginIntent,
+  endIntent,
+  pendingIntents,
+  type JournalEvent,
+  type Ledger,
+  type TickVerdict,
+} from '@allium-loop/ledger';
 import { addSpend, seconds } from './add-agent-spend.js';
-import type { AgentStep, ModeContext, ModeStop } from './mode-context.js';
+import type { AgentStep, ModeContext, ModeStop, TickMeasure } from './mode-context.js';
 import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
 
 const MAX_RATE_LIMIT_WAITS = 20;
@@ -105,6 +112,30 @@ export class ModeSession {
   async saveState(state: unknown, events: readonly JournalEvent[] = []): Promise<void> {
     const modeState = { ...this.current.modeState, [this.mode]: JSON.parse(JSON.stringify(state)) as never };
     await this.persist({ ...this.current, modeState }, events);
+  }
+
+  /**
+   * Saves this mode's state together with the tick's verdict in `ledger.verdicts`, the shape `status` and `report`
+   * read for every run: the mode's own measurement goes in the test term's reason (its check is the test), the
+   * spec-only terms are empty, and `converged` says whether the mode's goal held after this tick.
+   */
+  async saveTick(state: unknown, tick: TickMeasure, events: readonly JournalEvent[] = []): Promise<void> {
+    const at = new Date(this.now()).toISOString();
+    const verdict: TickVerdict = {
+      tick: tick.tick,
+      at,
+      tests: { status: 'unknown', reason: tick.measured },
+      weed: { status: 'skipped', divergences: [] },
+      structural: { errors: 0, messages: [] },
+      openQuestions: { blocking: 0, parked: 0 },
+      distillNew: null,
+      fingerprint: tick.fingerprint,
+      git: { head: tick.head ?? null, tree: null },
+      converged: tick.converged,
+    };
+    const verdicts = [...this.current.verdicts.filter((v) => v.tick !== tick.tick), verdict];
+    this.current = { ...this.current, verdicts };
+    await this.saveState(state, [{ type: 'verdict', at, tick: tick.tick, verdict }, ...events]);
   }
 
   /** Closes intents a crashed process left open: the step they announced runs again in a new tick. */

@@ -106,7 +106,13 @@ export async function runStateFileMode(context: ModeContext, config: StateFileMo
       digests: [...state.digests, checksum([current.status, current.progress, current.result])],
     };
     const line = `tick ${String(tick)} · state ${judged.claimed}${judged.claimed === current.status ? '' : ` → ${current.status}`}${judged.note === null ? '' : ` (${judged.note})`}`;
-    await session.saveState(state, [
+    const measure = {
+      tick,
+      measured: `state ${judged.claimed}${judged.claimed === current.status ? '' : ` → ${current.status}`}`,
+      fingerprint: `state ${state.digests.at(-1) ?? ''}`,
+      converged: current.status === 'done',
+    };
+    await session.saveTick(state, measure, [
       ...judged.events,
       session.event('iteration', { ...iteration }),
       {

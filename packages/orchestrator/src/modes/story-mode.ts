@@ -260,7 +260,14 @@ async function record(
   await appendFile(join(dirname(state.config.prdPath), 'progress.md'), progressEntry(iteration));
   const next = { ...state, iterations: [...state.iterations, iteration] };
   const line = `tick ${String(tick)} · ${story.id} · ${verdict.verdict}${reason === null ? '' : ` (${reason})`}${blocked ? ' · blocked' : ''}`;
-  await session.saveState(next, [
+  const open = nextStory(prd, state.config.storyId);
+  const measure = {
+    tick,
+    measured: `${story.id}: ${verdict.verdict}${reason === null ? '' : ` (${reason})`}`,
+    fingerprint: `stories ${prd.userStories.map((s) => `${s.id}:${s.passes ? 'P' : s.blocked === true ? 'B' : String(s.rejections ?? 0)}`).join(',')}`,
+    converged: open === undefined && endState(prd, state.config).state === 'converged',
+  };
+  await session.saveTick(next, measure, [
     session.event('verdict', { ...iteration }),
     { type: 'tick_recorded', at, tick, line, usd: session.ledger.spent.usd },
   ]);

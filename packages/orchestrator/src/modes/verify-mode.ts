@@ -109,7 +109,17 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     if (run.aborted) return session.finish(cancelled(), [summaryEvent(session, state)]);
     const outcome = await judgeTick(session, state, scope, tick, step.result.outcome, run);
     state = outcome.state;
-    await session.saveState(state, outcome.events);
+    const record = state.ticks.at(-1)!;
+    await session.saveTick(
+      state,
+      {
+        tick,
+        measured: `verify ${record.timedOut ? 'timed out' : `exit ${String(record.exitCode)}`}${record.kept === null ? '' : ` · score ${String(record.score ?? '-')} · ${record.kept ? 'kept' : 'reverted'}`}`,
+        fingerprint: `verify ${record.outputHash}`,
+        converged: outcome.converged !== undefined,
+      },
+      outcome.events,
+    );
     session.say(outcome.line);
     if (outcome.converged) return session.finish(outcome.converged, [summaryEvent(session, state)]);
   }
