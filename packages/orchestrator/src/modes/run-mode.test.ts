@@ -130,4 +130,18 @@ describe('mode runs: rate limits, caps and cancellation', () => {
     expect(lines[0]).toContain('replacing the ended run of the same goal');
     expect(again.ledger.tick).toBe(1);
   });
+
+  it('waits --interval between ticks, on the run clock', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-interval-'));
+    const run = harness([{}, { files: { 'ok.txt': 'ok\n' } }]);
+    const spec = {
+      mode: 'verify' as const,
+      config: { command: 'test -f ok.txt', intervalMs: 5_000 },
+      defaultCaps: {},
+    };
+    const outcome = await startModeRun('make ok', spec, run.settings(cwd));
+    expect(outcome.exitCode).toBe(0);
+    expect(run.sleeps).toEqual([5_000]);
+    expect(run.lines).toContain('waiting 5 s before tick 2');
+  });
 });
