@@ -110,10 +110,12 @@ describe.concurrent(
         'allium-loop.yaml': 'testCommand: node --test\n',
         'src/tally.js': 'export {};\n',
       });
-      const weakened = TEST.replace("assert.equal(t.status, 'closed');", 'assert.ok(true);').replace(
-        'closeTally(t); ',
-        '',
-      );
+      const generated = `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as tally from '../src/tally.js';
+test('CloseTally closes an open tally', () => { const t = { status: 'open' }; tally.closeTally(t); assert.equal(t.status, 'closed'); });
+`;
+      const weakened = generated.replace("assert.equal(t.status, 'closed');", 'assert.ok(true);');
       const script = await writeScript(dir, [
         {
           phase: 'elicit',
@@ -122,7 +124,7 @@ describe.concurrent(
         },
         {
           phase: 'propagate',
-          write: { 'test/tally.test.js': TEST },
+          write: { 'test/tally.test.js': generated },
           result: {
             phase: 'propagate',
             testFiles: [{ path: 'test/tally.test.js', covers: ['CloseTally'] }],
@@ -158,7 +160,7 @@ describe.concurrent(
         run.stdout,
       ).toContain('protected_test_changed');
       expect(violations.every((v) => v['reverted'] === true)).toBe(true);
-      expect(await readFile(join(dir, 'test/tally.test.js'), 'utf8')).toBe(TEST);
+      expect(await readFile(join(dir, 'test/tally.test.js'), 'utf8')).toBe(generated);
       const ledger = await readLedger(dir, slug);
       expectNeverConverged(ledger);
       await recordFigure(

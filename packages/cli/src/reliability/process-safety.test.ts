@@ -9,6 +9,7 @@ import {
   readLedger,
   runCli,
   startCli,
+  type CliRun,
   type LooseJson,
 } from '../e2e/e2e.test-helpers.js';
 import {
@@ -33,6 +34,17 @@ async function survivors(pids: readonly number[], ms = 5000): Promise<number[]> 
     if (alive.length === 0 || Date.now() > until) return alive;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The pids the fixtures recorded, one JSON line per process they started; fails with the CLI's output if none. */
+async function readPids(file: string, run: CliRun): Promise<Record<string, number>[]> {
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new Error(`no pid file ${file}; the CLI printed:\n${run.stdout}${run.stderr}`);
+  });
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, number>);
 }
 
 describe.concurrent(
@@ -62,8 +74,10 @@ describe.concurrent(
         dir,
       );
       const elapsed = Date.now() - began;
-      const pids = JSON.parse(await readFile(pidFile, 'utf8')) as { runner: number; child: number };
-      expect(await survivors([pids.runner, pids.child, -pids.runner])).toEqual([]);
+      const runs = await readPids(pidFile, run);
+      const all = runs.flatMap((p) => [p['runner']!, p['child']!, -p['runner']!]);
+      expect(all.length).toBeGreaterThan(0);
+      expect(await survivors(all)).toEqual([]);
       const ledger = await readLedger(dir, DRIFT_SLUG);
       expect(ledger['terminal'].state).not.toBe('converged');
       expect(run.code).not.toBe(0);
@@ -72,7 +86,7 @@ describe.concurrent(
       expect(verdicts.every((v) => v['tests'].status !== 'known' || v['tests'].failed > 0)).toBe(true);
       await recordFigure(
         'hanging-tests',
-        `test command killed at its 2 s timeout, 0 of 2 group processes left; run ended ${String(ledger['terminal'].state)} (exit ${String(run.code)}) in ${(elapsed / 1000).toFixed(1)} s`,
+        `test command killed at its 2 s timeout, ${String(all.length - runs.length)} processes and ${String(runs.length)} group(s), 0 left; run ended ${String(ledger['terminal'].state)} (exit ${String(run.code)}) in ${(elapsed / 1000).toFixed(1)} s`,
       );
     });
 
@@ -94,16 +108,14 @@ describe.concurrent(
           '--agent-timeout',
           '2',
           '--max-ticks',
-          '1',
+          '2',
         ],
         dir,
       );
-      const pids = JSON.parse(await readFile(pidFile, 'utf8')) as {
-        agent: number;
-        child: number;
-        pgid: number;
-      };
-      expect(await survivors([pids.agent, pids.child, -pids.pgid])).toEqual([]);
+      const calls = await readPids(pidFile, run);
+      const all = calls.flatMap((p) => [p['agent']!, p['child']!, -p['pgid']!]);
+      expect(all.length).toBeGreaterThan(0);
+      expect(await survivors(all)).toEqual([]);
       const journal = await readJournal(dir, DRIFT_SLUG);
       const failed = journal.filter((e) => e['type'] === 'phase_ended' && e['phase'] === 'implement');
       expect(failed.length).toBeGreaterThan(0);
@@ -113,7 +125,7 @@ describe.concurrent(
       expect(run.code).not.toBe(0);
       await recordFigure(
         'hanging-agent',
-        `${String(failed.length)} hanging implement call(s) killed at the 2 s timeout, 0 of 2 group processes left; run ended ${String(ledger['terminal'].state)} (exit ${String(run.code)})`,
+        `${String(failed.length)} hanging implement call(s) killed at the 2 s timeout, ${String(all.length - calls.length)} processes and ${String(calls.length)} group(s), 0 left; run ended ${String(ledger['terminal'].state)} (exit ${String(run.code)})`,
       );
     });
 
