@@ -11,7 +11,7 @@
 // Usage: node --conditions=development --import tsx tools/bench/loop/loop-overhead.ts
 //          [--cli packages/cli/dist/main.js] [--ticks 10] [--reps 5] [--keep]
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
