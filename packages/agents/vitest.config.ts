@@ -5,7 +5,6 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     environment: 'node',
     watch: false,
-    passWithNoTests: true,
     // Agent tests mostly wait on child processes (timeouts, kill grace, reaping), not on the CPU.
     maxWorkers: 4,
     testTimeout: 60_000,

@@ -5,7 +5,6 @@ export default defineConfig({
     include: ['src/**/*.test.ts'],
     environment: 'node',
     watch: false,
-    passWithNoTests: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

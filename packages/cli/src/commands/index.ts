@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { demoCommand } from './demo.js';
 import { planCommand } from './plan.js';
-import { runModeCommand } from './run-modes.js';
+import { resumeModeCommand, runModeCommand } from './run-modes.js';
 import { resumeCommand, runCommand } from './run.js';
 import { answerCommand, listCommand, reportCommand, statusCommand } from './runs.js';
 import { specCommand } from './spec.js';
@@ -11,7 +11,7 @@ import { verifyCommand } from './verify.js';
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
   runCommand((args, io) => runModeCommand(args, io)),
-  resumeCommand(),
+  resumeCommand((args, io) => resumeModeCommand(args, io)),
   statusCommand(),
   answerCommand(),
   planCommand(),

@@ -178,13 +178,20 @@ export function runCommand(
   };
 }
 
-/** `allium-loop resume <slug>`: continues a run from its ledger in this (fresh) process. */
-export function resumeCommand(): Command {
+/**
+ * `allium-loop resume <slug>`: continues a run from its ledger in this (fresh) process. `modes` takes the runs of
+ * the other loop modes (`--verify`, `--stories`, `--state-file`) and returns `undefined` for spec-loop runs.
+ */
+export function resumeCommand(
+  modes?: (args: readonly string[], io: CliIo) => Promise<number | undefined>,
+): Command {
   return {
     name: 'resume',
     synopsis: 'resume <slug> [options]',
     summary: 'Continue a run from its ledger in a fresh process.',
     run: async (args, io) => {
+      const delegated = await modes?.(args, io);
+      if (delegated !== undefined) return delegated;
       const parsed = parseRunArgs(args, io, { 'on-drift': { type: 'string' } });
       if (parsed === undefined) return ExitCode.usage;
       const [slug, ...rest] = parsed.positionals;
