@@ -27,39 +27,72 @@ function expectClearError(run: CliRun, code: number, message: RegExp): void {
   expect(run.stderr).not.toMatch(STACK_FRAME);
 }
 
+/** Runs a one-weed goal whose agent prints the secrets (and may put them in `result`); lists where they appear. */
+async function secretRun(result: Record<string, unknown>) {
+  const dir = await makeProject(FAST_TALLY);
+  const leak = `debug: ANTHROPIC_API_KEY=${ENV_SECRETS.ANTHROPIC_API_KEY} token ${ENV_SECRETS.GITHUB_TOKEN} header Authorization: Bearer ${OUTPUT_ONLY_SECRET}`;
+  const script = await writeScript(dir, [{ phase: 'weed', stdout: leak, result }]);
+  const run = await runCli(
+    ['run', DRIFT_GOAL, '--agent', 'replay', '--agent-script', script],
+    dir,
+    ENV_SECRETS,
+  );
+  expect(run.code, run.stderr).toBe(0);
+  const report = await runCli(['report', DRIFT_SLUG], dir, ENV_SECRETS);
+  expect(report.code).toBe(0);
+  const files = await listFiles(join(dir, '.allium-loop'));
+  expect(files.some((f) => f.includes('transcripts/'))).toBe(true);
+  const texts: [string, string][] = [
+    ['stdout', run.stdout + run.stderr],
+    ['report', report.stdout + report.stderr],
+  ];
+  for (const file of files) texts.push([file, await readFile(join(dir, '.allium-loop', file), 'utf8')]);
+  const secrets = [...Object.values(ENV_SECRETS), OUTPUT_ONLY_SECRET];
+  const leaks = texts.flatMap(([where, text]) =>
+    secrets.filter((s) => text.includes(s)).map((s) => `${where}: ${s.slice(0, 8)}…`),
+  );
+  const transcript = texts.find(([where]) => where.includes('transcripts/'))?.[1] ?? '';
+  return { leaks, places: texts.length, files: files.length, transcript };
+}
+
+let resultLeakRun: ReturnType<typeof secretRun> | undefined;
+
+/** One shared run whose weed result's summary names the secrets (two tests read it). */
+function resultLeak(): ReturnType<typeof secretRun> {
+  resultLeakRun ??= secretRun({
+    ...CLEAN_WEED,
+    summary: `clean; used ${ENV_SECRETS.ANTHROPIC_API_KEY} and ${OUTPUT_ONLY_SECRET}`,
+  });
+  return resultLeakRun;
+}
+
 describe.concurrent('secrets and hostile input through the CLI', { timeout: 240_000 }, () => {
   it('API-key-shaped values in the environment and in agent output appear nowhere in .allium-loop/, stdout or the report', async () => {
-    const dir = await makeProject(FAST_TALLY);
-    const leak = `debug: ANTHROPIC_API_KEY=${ENV_SECRETS.ANTHROPIC_API_KEY} token ${ENV_SECRETS.GITHUB_TOKEN} header Authorization: Bearer ${OUTPUT_ONLY_SECRET}`;
-    const script = await writeScript(dir, [{ phase: 'weed', stdout: leak, result: CLEAN_WEED }]);
-    const run = await runCli(
-      ['run', DRIFT_GOAL, '--agent', 'replay', '--agent-script', script],
-      dir,
-      ENV_SECRETS,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const report = await runCli(['report', DRIFT_SLUG], dir, ENV_SECRETS);
-    expect(report.code).toBe(0);
-    const files = await listFiles(join(dir, '.allium-loop'));
-    expect(files.some((f) => f.includes('transcripts/'))).toBe(true);
-    const texts: [string, string][] = [
-      ['stdout', run.stdout + run.stderr],
-      ['report', report.stdout + report.stderr],
-    ];
-    for (const file of files) texts.push([file, await readFile(join(dir, '.allium-loop', file), 'utf8')]);
-    const secrets = [...Object.values(ENV_SECRETS), OUTPUT_ONLY_SECRET];
-    const leaks = texts.flatMap(([where, text]) =>
-      secrets.filter((s) => text.includes(s)).map((s) => `${where}: ${s.slice(0, 8)}…`),
-    );
+    const { leaks, places, files, transcript } = await secretRun(CLEAN_WEED);
     expect(leaks).toEqual([]);
     // The transcript still shows that the agent printed something there.
-    const transcript = texts.find(([where]) => where.includes('transcripts/'))?.[1] ?? '';
     expect(transcript).toContain('debug:');
     await recordFigure(
       'secrets',
-      `3 key-shaped values (2 in env, 1 only in agent output) × ${String(texts.length)} places searched (${String(files.length)} files under .allium-loop/, stdout, report): 0 found`,
+      `3 key-shaped values (2 in env, 1 only in agent output) × ${String(places)} places searched (${String(files)} files under .allium-loop/, stdout, report): 0 found`,
     );
   });
+
+  it('key-shaped values inside a result file reach neither the ledger, the journal, transcripts, stdout nor the report', async () => {
+    const { leaks } = await resultLeak();
+    expect(leaks.filter((l) => !l.startsWith(`${DRIFT_SLUG}/results/`))).toEqual([]);
+  });
+
+  // BUG (for the lead): the engine reads the agent's result file but leaves it as written, so a secret the agent put
+  // in its result stays verbatim in .allium-loop/<slug>/results/<n>-<phase>.json. Remove `.fails` once result files
+  // are redacted after reading (or moved out of .allium-loop/).
+  it.fails(
+    'BUG: key-shaped values inside a result file stay verbatim in .allium-loop/<slug>/results/',
+    async () => {
+      const { leaks } = await resultLeak();
+      expect(leaks).toEqual([]);
+    },
+  );
 
   it('a goal with shell metacharacters is plain text: no command runs, the run works', async () => {
     const dir = await makeProject(FAST_TALLY);
