@@ -7,7 +7,6 @@ import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import {
   chooseSlug,
   createFileLedgerStore,
-  ensureGitIgnored,
   createLedger,
   createRedactor,
   type Lease,
@@ -19,6 +18,7 @@ import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './d
 import type { Clock, LoopPorts } from './driver/loop-ports.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
 import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drift.js';
+import { ignoreStateDir } from './project/ignore-state-dir.js';
 import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
 
@@ -74,7 +74,7 @@ export async function startRun(
   settings: RunSettings,
   entryOverride?: EntryPoint,
 ): Promise<RunOutcome> {
-  await ignoreStateDir(settings);
+  await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
   const choice = await chooseSlug(goal, async (slug) => {
     const loaded = await store.load(slug);
@@ -147,7 +147,7 @@ export async function resumeRun(
   settings: RunSettings,
   options: { readonly startedAs?: string } = {},
 ): Promise<RunOutcome> {
-  await ignoreStateDir(settings);
+  await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
   return withLease(store, slug, settings, async (lease) => {
     const loaded = await store.load(slug);
@@ -340,15 +340,6 @@ async function handleDrift(ledger: Ledger, settings: RunSettings): Promise<Ledge
   const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
   if (loop === undefined || !['weed', 'evaluate'].includes(String(loop['stage']))) return ledger;
   return { ...ledger, modeState: { ...ledger.modeState, loop: { ...loop, stage: 'measure' } } };
-}
-
-/** Keeps `.allium-loop/` out of git (ARCHITECTURE.md §6); says once what it did or why it could not. */
-async function ignoreStateDir(settings: RunSettings): Promise<void> {
-  const outcome = await ensureGitIgnored(settings.cwd);
-  if (outcome.kind === 'created' || outcome.kind === 'appended') {
-    settings.announce?.(`Added .allium-loop/ to ${outcome.file} so run state stays out of git.`);
-  }
-  if (outcome.kind === 'unwritable') settings.announce?.(outcome.warning);
 }
 
 async function withLease<T>(

@@ -15,6 +15,7 @@ import {
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
+import { ignoreStateDir } from '../project/ignore-state-dir.js';
 
 /** What a mode run needs from the command line. */
 export interface ModeRunSettings {
@@ -65,6 +66,7 @@ export async function startModeRun(
   spec: ModeSpec,
   settings: ModeRunSettings,
 ): Promise<ModeRunOutcome> {
+  await ignoreStateDir(settings.cwd, settings.announce);
   const { store, dir } = openModeStore(settings);
   const choice = await chooseSlug(goal, async (slug) => {
     const loaded = await store.load(slug);
@@ -114,6 +116,7 @@ export async function startModeRun(
  * A run that ended `cancelled`, `timed_out` or `failed` is reopened; other ended runs are reported as they are.
  */
 export async function resumeModeRun(slug: string, settings: ModeRunSettings): Promise<ModeRunOutcome> {
+  await ignoreStateDir(settings.cwd, settings.announce);
   const { store, dir } = openModeStore(settings);
   return withModeLease(store, slug, settings, async (lease) => {
     const loaded = await store.load(slug);

@@ -145,6 +145,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
             known.id === questionId(q.text) && known.classification === 'blocking' && known.status === 'open',
         ),
       ).length;
+      // One tree hash serves both the repeated-action check and the verdict's git state.
+      const tree = await gitWorkingTree(cwd);
       const report: MeasureReport = {
         observation: {
           kind: 'measured',
@@ -153,10 +155,10 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
             structuralErrors: structure.errors,
             openQuestions: { blocking, parked: structure.openQuestions.length - blocking },
           },
-          ...(await treeHash(cwd)),
+          ...(tree === null ? {} : { treeHash: tree }),
         },
         structuralMessages: lastStructural.map((e) => `${e.file}:${String(e.line)} ${e.message}`),
-        git: { head: await gitHead(cwd), tree: await gitWorkingTree(cwd) },
+        git: { head: await gitHead(cwd), tree },
       };
       return report;
     },
@@ -171,11 +173,6 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       return gitCheckpoint(cwd, slug, name);
     },
   };
-}
-
-async function treeHash(cwd: string): Promise<{ treeHash?: string }> {
-  const tree = await gitWorkingTree(cwd);
-  return tree === null ? {} : { treeHash: tree };
 }
 
 /** The slug under which a phase's result file lives: slices get their own folder so their results never mix. */
