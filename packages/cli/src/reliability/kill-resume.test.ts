@@ -57,6 +57,8 @@ interface FinalState {
   readonly terminal: string;
   readonly fingerprints: readonly string[];
   readonly files: Record<string, string>;
+  /** How many scripted steps the replay agent played per phase: a re-run under the same key replays, not advances. */
+  readonly steps: Record<string, number>;
 }
 
 async function finalState(dir: string): Promise<FinalState> {
@@ -68,7 +70,11 @@ async function finalState(dir: string): Promise<FinalState> {
   );
   const files: Record<string, string> = {};
   for (const path of paths) files[path] = await readFile(join(dir, path), 'utf8');
+  const replay = JSON.parse(
+    await readFile(join(dir, '.allium-loop', DRIFT_SLUG, 'replay-state.json'), 'utf8'),
+  ) as LooseJson;
   return {
+    steps: replay['calls'] as Record<string, number>,
     terminal: String(ledger['terminal']?.state),
     fingerprints: (ledger['verdicts'] as LooseJson[]).map((v) => String(v['fingerprint'])),
     files,
