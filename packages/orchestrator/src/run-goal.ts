@@ -13,7 +13,13 @@ import {
   type Ledger,
   type LedgerStore,
 } from '@allium-loop/ledger';
-import { discoverTestCommand, probeProject, type TestCommand } from '@allium-loop/verify';
+import {
+  discoverTestCommand,
+  probeProject,
+  VerifyError,
+  writeTestCommandConfig,
+  type TestCommand,
+} from '@allium-loop/verify';
 import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
 import type { Clock, LoopPorts } from './driver/loop-ports.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
@@ -37,6 +43,8 @@ export interface RunSettings {
   /** Announces decisions the user should see once (entry path, test command, lease takeover). */
   readonly announce?: (line: string) => void;
   readonly ask?: LoopPorts['ask'];
+  /** Asks the user one line on a terminal (absent when not interactive): used when no test command is found. */
+  readonly promptLine?: (question: string) => Promise<string | undefined>;
   /** What resume does when the working tree changed since the last tick (default `reverify`). */
   readonly onDrift?: DriftPolicy;
   /** `testCommand` from the config file, when set; otherwise it is discovered. */
@@ -309,7 +317,28 @@ async function resolveTestCommand(settings: RunSettings): Promise<TestCommand> {
       reason: 'configured',
     } as TestCommand;
   }
-  return discoverTestCommand(settings.cwd);
+  try {
+    return await discoverTestCommand(settings.cwd);
+  } catch (error) {
+    if (
+      !VerifyError.is(error) ||
+      error.code !== 'verify.no_test_command' ||
+      settings.promptLine === undefined
+    )
+      throw error;
+    // Asked once: the answer is remembered in allium-loop.yaml, so the next run finds it.
+    const answer = (
+      (await settings.promptLine('No test command found. Which command runs your tests? ')) ?? ''
+    ).trim();
+    if (answer === '') throw error;
+    await writeTestCommandConfig(settings.cwd, answer);
+    settings.announce?.(`Saved testCommand: ${answer} in allium-loop.yaml.`);
+    return {
+      command: answer,
+      source: 'allium-loop.yaml testCommand',
+      reason: 'asked on the terminal',
+    } as TestCommand;
+  }
 }
 
 /**

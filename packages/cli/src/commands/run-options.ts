@@ -129,6 +129,9 @@ export function runSettings(
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
     ...(interactive && io.prompt !== undefined
+      ? { promptLine: async (q: string) => (await io.prompt!(q)) ?? '' }
+      : {}),
+    ...(interactive && io.prompt !== undefined
       ? {
           ask: async (questions) => {
             const answers: { id: string; answer: string }[] = [];
