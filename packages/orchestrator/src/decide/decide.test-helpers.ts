@@ -5,7 +5,7 @@ import { DEFAULT_CAPS, initialLoopState, type LoopConfig, type LoopState } from 
 
 /** A loop config for tests: spec-first from elicit, default caps, non-interactive. */
 export function testConfig(
-  overrides: Partial<LoopConfig> & { caps?: Partial<LoopConfig['caps']> } = {},
+  overrides: Omit<Partial<LoopConfig>, 'caps'> & { caps?: Partial<LoopConfig['caps']> } = {},
 ): LoopConfig {
   return {
     entry: 'elicit',
