@@ -74,9 +74,12 @@ export interface LoopPorts {
   plan?(): Promise<readonly PlannedSlice[]>;
   /**
    * Records the working tree as a git object under `refs/allium-loop/<slug>/<name>` (`tick-3`, or
-   * `<slice>/tick-2`); `undefined` outside git.
+   * `<slice>/tick-2`); `undefined` outside git. `knownTree` is a tree hash just measured, reused as is.
    */
-  checkpoint?(name: string): Promise<{ readonly ref: string; readonly object: string } | undefined>;
+  checkpoint?(
+    name: string,
+    knownTree?: string,
+  ): Promise<{ readonly ref: string; readonly object: string } | undefined>;
 }
 
 /** One slice of a decomposed goal, as the driver runs it. */

@@ -432,7 +432,9 @@ class LoopDriver {
     const slice = this.options.slice?.id.replace(/[^\w.-]+/g, '-');
     const local = label ?? `tick-${String(tick)}`;
     const name = slice === undefined ? local : `${slice}/${local}`;
-    const made = await this.options.ports.checkpoint?.(name).catch(() => undefined);
+    // A tick's checkpoint reuses the tree its measurement hashed (weed, which follows, does not edit files).
+    const tree = label === undefined ? (this.lastMeasure?.git.tree ?? undefined) : undefined;
+    const made = await this.options.ports.checkpoint?.(name, tree).catch(() => undefined);
     if (made === undefined) return ledger;
     const entry = { tick, ref: made.ref, object: made.object, at: this.now().toISOString() };
     return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.ref !== made.ref), entry] };

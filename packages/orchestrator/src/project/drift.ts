@@ -22,7 +22,9 @@ export interface Drift {
 export async function detectDrift(cwd: string, ledger: Ledger): Promise<Drift | undefined> {
   // A call in flight when the supervisor stopped may have edited files: those edits are the loop's own.
   if (ledger.intents.some((intent) => intent.outcome === null)) return undefined;
-  const latest = [...ledger.checkpoints].sort((a, b) => a.at.localeCompare(b.at)).at(-1);
+  // The checkpoint after the last agent phase hashes the tree fresh; tick checkpoints reuse the measured tree.
+  const byTime = [...ledger.checkpoints].sort((a, b) => a.at.localeCompare(b.at));
+  const latest = byTime.filter((c) => c.ref.endsWith('/after-last-phase')).at(-1) ?? byTime.at(-1);
   if (latest === undefined) return undefined;
   const recorded = await execa('git', ['rev-parse', `${latest.object}^{tree}`], { cwd, reject: false });
   if (recorded.exitCode !== 0) return undefined;

@@ -42,14 +42,16 @@ export async function gitWorkingTree(cwd: string): Promise<string | null> {
 
 /**
  * Records the working copy as a commit object under `refs/allium-loop/<slug>/tick-<n>` — never on the user's
- * branch. Returns the ref and object, or `undefined` outside git.
+ * branch. Returns the ref and object, or `undefined` outside git. `knownTree` skips hashing the working copy.
  */
 export async function gitCheckpoint(
   cwd: string,
   slug: string,
   name: string,
+  knownTree?: string,
 ): Promise<{ ref: string; object: string } | undefined> {
-  const tree = await gitWorkingTree(cwd);
+  // A tree hashed moments ago (the measurement of this tick) is reused instead of hashing the working copy again.
+  const tree = knownTree ?? (await gitWorkingTree(cwd));
   if (tree === null) return undefined;
   const head = await gitHead(cwd);
   const parents = head === null ? [] : ['-p', head];

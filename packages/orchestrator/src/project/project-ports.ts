@@ -169,8 +169,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
     async plan() {
       return planFromBaseline(cwd, slug);
     },
-    async checkpoint(name) {
-      return gitCheckpoint(cwd, slug, name);
+    async checkpoint(name, knownTree) {
+      return gitCheckpoint(cwd, slug, name, knownTree);
     },
   };
 }
