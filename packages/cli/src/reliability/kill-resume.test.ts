@@ -168,6 +168,7 @@ async function chain(
       const reruns = rerunsAfterSuccess(await readJournal(dir, DRIFT_SLUG));
       if (KNOWN_BUG && reruns.length > 0) {
         tally.knownBug += 1;
+        console.log(`kill suite: ${dir} hit the known weed re-run bug (${reruns.join(', ')})`);
         return;
       }
       expect(run.code, `${dir}\n${run.stdout}${run.stderr}`).toBe(0);
