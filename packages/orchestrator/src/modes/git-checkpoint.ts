@@ -37,10 +37,6 @@ export async function gitHead(cwd: string): Promise<string | null> {
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
-function pathspecs(top: string, exclude: readonly string[]): string[] {
-  return ['--', '.', ...exclude.map((path) => `:(exclude)${relative(top, path) || '.'}`)];
-}
-
 /** Runs `body` with a private index file seeded from the repository's own, so the user's index is never touched. */
 async function withTempIndex<T>(top: string, body: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
@@ -60,7 +56,8 @@ async function mirrorWorkingTree(
   exclude: readonly string[],
   env: Record<string, string>,
 ): Promise<void> {
-  await git(top, ['add', '-A', ...pathspecs(top, exclude)], env);
+  // Plain `add -A`, then drop the excluded paths: an `:(exclude)` pathspec naming an ignored path makes git fail.
+  await git(top, ['add', '-A', '--', '.'], env);
   for (const path of exclude) {
     const rel = relative(top, path);
     if (rel !== '' && !rel.startsWith('..'))
