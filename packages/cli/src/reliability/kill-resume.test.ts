@@ -105,13 +105,14 @@ function rerunsAfterSuccess(journal: readonly LooseJson[]): string[] {
 }
 
 /**
- * KNOWN BUG (reported to the lead; the test prints the project of every chain that hits it): a `resume` accepts
- * the result an interrupted weed call left (journal: phase_ended + intent_ended tick-N/weed/1 right after
- * run_started) and is killed before the tick's verdict; the next `resume` begins weed again in the same tick under
- * a new key (tick-N/weed/2) instead of using the recorded outcome, so a finished phase runs twice and the replay
- * script runs out of steps. Not yet reproduced deterministically (killing right after that intent_ended does not
- * trigger it). A chain that hits it is counted and reported in the figure rather than failed, so CI stays green
- * until the fix; RELIABILITY_STRICT=1 makes it fail.
+ * KNOWN BUG (reported to the lead; the test prints the project of every chain that hits it): a weed call's intent
+ * ends `succeeded` (normally, or reconciled on resume from the result file an interrupted call left) and the
+ * supervisor is killed before the tick's verdict is recorded; the next `resume` begins weed again in the same tick
+ * under a new key (tick-N/weed/2) with no drift event, instead of using the recorded outcome, so a finished phase
+ * runs twice and the replay script runs out of steps. Not yet reproduced deterministically: a kill 2 ms after that
+ * intent_ended does not trigger it; the chains that did were killed seconds later, still before the verdict. A chain
+ * that hits it is counted and reported in the figure rather than failed, so CI stays green until the fix;
+ * RELIABILITY_STRICT=1 makes it fail.
  */
 const KNOWN_BUG = process.env['RELIABILITY_STRICT'] !== '1';
 
