@@ -264,6 +264,7 @@ async function drive(
       env: settings.env,
     },
   );
+  const redactor = createRedactor(settings.env);
   const ports = createProjectPorts({
     cwd: settings.cwd,
     slug: ledger.slug,
@@ -274,6 +275,7 @@ async function drive(
     agentTimeoutMs: ledger.caps.agentTimeoutMs,
     testTimeoutMs: ledger.caps.testTimeoutMs,
     ledger: () => current,
+    redact: (text) => redactor.text(text),
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
   });
   const final = await runLoop({

@@ -83,16 +83,10 @@ describe.concurrent('secrets and hostile input through the CLI', { timeout: 240_
     expect(leaks.filter((l) => !l.startsWith(`${DRIFT_SLUG}/results/`))).toEqual([]);
   });
 
-  // BUG (for the lead): the engine reads the agent's result file but leaves it as written, so a secret the agent put
-  // in its result stays verbatim in .allium-loop/<slug>/results/<n>-<phase>.json. Remove `.fails` once result files
-  // are redacted after reading (or moved out of .allium-loop/).
-  it.fails(
-    'BUG: key-shaped values inside a result file stay verbatim in .allium-loop/<slug>/results/',
-    async () => {
-      const { leaks } = await resultLeak();
-      expect(leaks).toEqual([]);
-    },
-  );
+  it('key-shaped values inside a result file are redacted once the engine has read it', async () => {
+    const { leaks } = await resultLeak();
+    expect(leaks).toEqual([]);
+  });
 
   it('a goal with shell metacharacters is plain text: no command runs, the run works', async () => {
     const dir = await makeProject(FAST_TALLY);

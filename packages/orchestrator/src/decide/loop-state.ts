@@ -135,6 +135,8 @@ export interface LoopState {
   readonly elapsedMs: number;
   readonly agentCalls: number;
   readonly terminal?: { readonly state: TerminalState; readonly reason: string };
+  /** Intent key of the last agent call whose outcome this state has taken in (set by the driver, not by decide). */
+  readonly appliedCall?: string;
   /** Set once the goal was planned: how many slices it split into. */
   readonly slices?: number;
 }

@@ -267,3 +267,55 @@ describe('runLoop: decomposed goals', () => {
     );
   });
 });
+
+describe('runLoop: an outcome recorded just before the supervisor stopped', () => {
+  it('is replayed on resume instead of running the finished call again', async () => {
+    const { store, lease, ledger } = await start();
+    const abort = new AbortController();
+    const calls: string[] = [];
+    const ports = scriptedPorts(calls);
+    // The weed call ends and its outcome is recorded, then the supervisor is stopped before acting on it.
+    const stopped = await runLoop({
+      store,
+      lease,
+      ledger,
+      config,
+      clock,
+      signal: abort.signal,
+      ports: {
+        ...ports,
+        runPhase: async (r) => {
+          const out = await ports.runPhase(r);
+          if (r.phase === 'weed') abort.abort();
+          return out;
+        },
+      },
+    });
+    expect(stopped.terminal?.state).toBe('cancelled');
+    expect(calls.at(-1)).toBe('tick-1/weed/1');
+    const loop = stopped.modeState['loop'] as Record<string, unknown>;
+    const { terminal: _terminal, ...reopened } = loop;
+    const resumedLedger: Ledger = {
+      ...stopped,
+      status: 'running',
+      terminal: null,
+      modeState: { ...stopped.modeState, loop: reopened },
+    };
+    const again: string[] = [];
+    const resumed = await runLoop({
+      store,
+      lease,
+      ledger: resumedLedger,
+      config,
+      clock,
+      signal: new AbortController().signal,
+      ports: scriptedPorts(again, { measure: async () => measure([]) }),
+    });
+    expect(again).toEqual([]);
+    expect(resumed.terminal?.state).toBe('converged');
+    const journal = await store.readJournal('add-lending');
+    expect(
+      journal.events.some((e) => e.type === 'note' && e.message.includes('its recorded outcome is used')),
+    ).toBe(true);
+  });
+});

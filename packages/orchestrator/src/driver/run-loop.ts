@@ -74,6 +74,8 @@ class LoopDriver {
   private readonly startedAt: number;
   private readonly baseWallMs: number;
   private lastMeasure: MeasureReport | undefined;
+  /** The intent key whose outcome the next decision takes in. */
+  private observedCall: string | undefined;
   private cachedRedCheck: { passing: readonly string[]; failing: readonly string[] } | undefined;
 
   constructor(private readonly options: RunLoopOptions) {
@@ -86,10 +88,18 @@ class LoopDriver {
   async run(): Promise<Ledger> {
     let observation = await this.reconcile();
     for (;;) {
-      if (this.options.signal.aborted) observation = { kind: 'cancelled' };
+      if (this.options.signal.aborted) {
+        // The observation is dropped; a recorded call outcome stays unapplied, so resume replays it.
+        observation = { kind: 'cancelled' };
+        this.observedCall = undefined;
+      }
       const elapsedMs = this.elapsed();
       const decision = decide(this.state, observation, this.options.config, { elapsedMs });
-      this.state = decision.state;
+      this.state =
+        this.observedCall === undefined
+          ? decision.state
+          : { ...decision.state, appliedCall: this.observedCall };
+      this.observedCall = undefined;
       const at = this.now();
       let ledger =
         this.options.slice === undefined
@@ -235,6 +245,21 @@ class LoopDriver {
       at,
     });
     ledger = addSpend(ledger, report);
+    // The outcome is kept with the intent's end, so a supervisor killed before acting on it does not lose it.
+    ledger = {
+      ...ledger,
+      modeState: {
+        ...ledger.modeState,
+        lastCalls: {
+          ...lastCalls(ledger),
+          [this.scopeId()]: {
+            key: request.key,
+            observation: JSON.parse(JSON.stringify(report.observation)) as unknown,
+          },
+        },
+      },
+    };
+    this.observedCall = request.key;
     // After every agent phase, so that resume can tell the loop's own edits from drift made by someone else.
     ledger = await this.checkpoint(ledger, request.tick, 'after-last-phase');
     const known = new Set(ledger.questions.map((q) => q.id));
@@ -295,7 +320,34 @@ class LoopDriver {
         },
       ]);
     }
+    if (observation.kind === 'start') observation = await this.replayRecordedOutcome();
     return observation;
+  }
+
+  /**
+   * The last call of this scope ended (its outcome is recorded) but the loop state never took it in: the
+   * supervisor stopped in between. Its recorded outcome is replayed into the decision instead of running it again.
+   */
+  private async replayRecordedOutcome(): Promise<LoopObservation> {
+    const last = lastCalls(this.ledger)[this.scopeId()] as
+      { key?: string; observation?: LoopObservation } | undefined;
+    if (last?.key === undefined || last.observation === undefined || last.key === this.state.appliedCall) {
+      return { kind: 'start' };
+    }
+    this.observedCall = last.key;
+    await this.persist(this.ledger, [
+      {
+        type: 'note',
+        at: this.now().toISOString(),
+        tick: this.state.tick,
+        message: `call ${last.key} had ended before the supervisor stopped; its recorded outcome is used, not a re-run`,
+      },
+    ]);
+    return last.observation;
+  }
+
+  private scopeId(): string {
+    return this.options.slice?.id ?? '';
   }
 
   private async ask(ids: readonly string[]): Promise<LoopObservation> {
@@ -459,6 +511,12 @@ class LoopDriver {
   private elapsed(): number {
     return this.baseWallMs + Math.max(0, this.options.clock.now() - this.startedAt);
   }
+}
+
+/** The last agent call of each loop scope ('' for the run, a slice id for a slice) and its observed outcome. */
+function lastCalls(ledger: Ledger): Record<string, unknown> {
+  const calls = ledger.modeState['lastCalls'];
+  return typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>) : {};
 }
 
 /** The id of the integration pass in `subGoals`. */

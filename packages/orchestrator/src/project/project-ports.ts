@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger, Question } from '@allium-loop/ledger';
@@ -42,6 +42,8 @@ export interface ProjectPortsOptions {
   /** The ledger as it stands now (questions, protected tests). */
   readonly ledger: () => Ledger;
   readonly ask?: LoopPorts['ask'];
+  /** Redaction applied to the result files agents leave under `.allium-loop/` once they have been read. */
+  readonly redact?: (text: string) => string;
 }
 
 /** Where the spec as it was before the run is kept, to find what the first gather touched. */
@@ -124,6 +126,10 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       const before = await specDigest();
       const started = Date.now();
       const outcome = await runWorker(request.phase as WorkerPhase, await context(request), deps);
+      await redactFile(
+        isAbsolute(outcome.resultFile) ? outcome.resultFile : join(cwd, outcome.resultFile),
+        options.redact,
+      );
       const specChanged = (await specDigest()) !== before;
       return toPhaseReport(outcome, request, specChanged, options.ledger(), Date.now() - started);
     },
@@ -173,6 +179,15 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       return gitCheckpoint(cwd, slug, name, knownTree);
     },
   };
+}
+
+/** Rewrites a file with secrets redacted, when redaction changes it; a missing file is left alone. */
+async function redactFile(file: string, redact: ((text: string) => string) | undefined): Promise<void> {
+  if (redact === undefined) return;
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return;
+  const clean = redact(text);
+  if (clean !== text) await writeFile(file, clean);
 }
 
 /** The slug under which a phase's result file lives: slices get their own folder so their results never mix. */
