@@ -25,6 +25,7 @@ import type { Clock, LoopPorts } from './driver/loop-ports.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
 import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drift.js';
 import { ignoreStateDir } from './project/ignore-state-dir.js';
+import { withLease } from './project/with-lease.js';
 import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
 
@@ -99,7 +100,7 @@ export async function startRun(
   );
   settings.announce?.(entry.announcement);
   settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
-  return withLease(store, choice.slug, settings, async (lease) => {
+  return withLease(store, choice.slug, settings.announce, async (lease) => {
     const caps = loopCaps(settings);
     const ledger: Ledger = {
       ...createLedger({
@@ -157,7 +158,7 @@ export async function resumeRun(
 ): Promise<RunOutcome> {
   await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
-  return withLease(store, slug, settings, async (lease) => {
+  return withLease(store, slug, settings.announce, async (lease) => {
     const loaded = await store.load(slug);
     if (!loaded.ok) {
       if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
@@ -371,28 +372,4 @@ async function handleDrift(ledger: Ledger, settings: RunSettings): Promise<Ledge
   const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
   if (loop === undefined || !['weed', 'evaluate'].includes(String(loop['stage']))) return ledger;
   return { ...ledger, modeState: { ...ledger.modeState, loop: { ...loop, stage: 'measure' } } };
-}
-
-async function withLease<T>(
-  store: LedgerStore,
-  slug: string,
-  settings: RunSettings,
-  work: (lease: Lease) => Promise<T>,
-): Promise<T> {
-  const acquired = await store.acquire(slug);
-  if (acquired.takenOver !== undefined) {
-    settings.announce?.(
-      `Took over the lease of ${slug} from pid ${String(acquired.takenOver.previous.pid)} on ${acquired.takenOver.previous.host} (${acquired.takenOver.reason === 'dead_pid' ? 'process is gone' : 'heartbeat went stale'}).`,
-    );
-  }
-  const timer = setInterval(() => {
-    store.heartbeat(acquired.lease).catch(() => undefined);
-  }, 10_000);
-  timer.unref();
-  try {
-    return await work(acquired.lease);
-  } finally {
-    clearInterval(timer);
-    await store.release(acquired.lease).catch(() => undefined);
-  }
 }

@@ -16,6 +16,7 @@ import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
 import { ignoreStateDir } from '../project/ignore-state-dir.js';
+import { withLease } from '../project/with-lease.js';
 
 /** What a mode run needs from the command line. */
 export interface ModeRunSettings {
@@ -73,7 +74,7 @@ export async function startModeRun(
     if (loaded.ok) return { kind: 'goal', goal: loaded.value.ledger.goal };
     return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
   });
-  return withModeLease(store, choice.slug, settings, async (lease) => {
+  return withLease(store, choice.slug, settings.announce, async (lease) => {
     const loaded = choice.existing ? await store.load(choice.slug) : undefined;
     if (loaded !== undefined && !loaded.ok && loaded.issues.kind === 'corrupt') throw loaded.issues.error;
     const previous = loaded?.ok === true ? loaded.value.ledger : undefined;
@@ -118,7 +119,7 @@ export async function startModeRun(
 export async function resumeModeRun(slug: string, settings: ModeRunSettings): Promise<ModeRunOutcome> {
   await ignoreStateDir(settings.cwd, settings.announce);
   const { store, dir } = openModeStore(settings);
-  return withModeLease(store, slug, settings, async (lease) => {
+  return withLease(store, slug, settings.announce, async (lease) => {
     const loaded = await store.load(slug);
     if (!loaded.ok) {
       if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
@@ -186,29 +187,4 @@ async function drive(
   const final = await runModeLoop(context, stored.spec);
   const state = final.terminal?.state ?? 'failed';
   return { ledger: final, exitCode: TERMINAL_EXIT_CODES[state], summary: summarizeMode(final) };
-}
-
-async function withModeLease<T>(
-  store: LedgerStore,
-  slug: string,
-  settings: ModeRunSettings,
-  work: (lease: Lease) => Promise<T>,
-): Promise<T> {
-  const acquired = await store.acquire(slug);
-  if (acquired.takenOver !== undefined) {
-    const { previous, reason } = acquired.takenOver;
-    settings.announce?.(
-      `Took over the lease of ${slug} from pid ${String(previous.pid)} on ${previous.host} (${reason === 'dead_pid' ? 'process is gone' : 'heartbeat went stale'}).`,
-    );
-  }
-  const timer = setInterval(() => {
-    store.heartbeat(acquired.lease).catch(() => undefined);
-  }, 20_000);
-  timer.unref();
-  try {
-    return await work(acquired.lease);
-  } finally {
-    clearInterval(timer);
-    await store.release(acquired.lease).catch(() => undefined);
-  }
 }
