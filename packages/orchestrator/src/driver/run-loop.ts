@@ -234,6 +234,7 @@ class LoopDriver {
     request: PhaseRequest,
     report: PhaseReport,
     status: 'succeeded' | 'reconciled',
+    alreadyJournaled = false,
   ): Promise<LoopObservation> {
     const at = this.now();
     const stamp = { at: at.toISOString(), tick: request.tick };
@@ -292,7 +293,7 @@ class LoopDriver {
         status: report.observation.ok ? 'succeeded' : 'failed',
       },
     ];
-    await this.persist(ledger, journal);
+    await this.persist(ledger, alreadyJournaled ? [] : journal);
     return report.observation;
   }
 
@@ -303,11 +304,21 @@ class LoopDriver {
       prefix === undefined ? !intent.key.startsWith('slice:') : intent.key.startsWith(prefix),
     );
     let observation: LoopObservation = { kind: 'start' };
+    // A supervisor killed between appending a call's end to the journal and saving the ledger leaves the intent
+    // pending in the ledger but ended in the journal: its end is recorded again in the ledger only.
+    const journaled =
+      pending.length === 0
+        ? new Set<string>()
+        : new Set(
+            (await this.options.store.readJournal(this.ledger.slug)).events.flatMap((e) =>
+              e.type === 'intent_ended' ? [e.key] : [],
+            ),
+          );
     for (const intent of pending) {
       const request = requestFromIntent(intent, this.options.signal);
       const report = intent.action === 'agent-call' ? await this.options.ports.reconcile(request) : undefined;
       if (report !== undefined) {
-        observation = await this.recordPhase(request, report, 'reconciled');
+        observation = await this.recordPhase(request, report, 'reconciled', journaled.has(intent.key));
         continue;
       }
       const at = this.now().toISOString();
