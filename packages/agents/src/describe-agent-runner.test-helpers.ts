@@ -243,7 +243,8 @@ export function describeAgentRunner(harness: AgentRunnerHarness): void {
     it.skipIf(skips.has('huge-output'))(
       'bounds what it keeps of 50 MB of output and still reads the final report',
       async () => {
-        const call = await prepare('huge-output', { outputBytes: 50 * 1024 * 1024 });
+        // A generous call limit: on a loaded two-core machine, piping 50 MB can take longer than the default 20 s.
+        const call = await prepare('huge-output', { outputBytes: 50 * 1024 * 1024, timeoutMs: 120_000 });
         const result = await call.runner.run(call.request);
         expect(result.outcome).toBe('ok');
         expect(result.output?.stdoutBytes).toBeGreaterThanOrEqual(50 * 1024 * 1024);

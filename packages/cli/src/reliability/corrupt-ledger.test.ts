@@ -48,11 +48,10 @@ describe.concurrent('a corrupt ledger', { timeout: 240_000 }, () => {
       const bad = corrupt(await readFile(ledgerPath, 'utf8'));
       await writeFile(ledgerPath, bad);
       const before = await snapshot(dir);
-      const [resume, status, run] = await Promise.all([
-        runCli(['resume', DRIFT_SLUG, ...agent], dir),
-        runCli(['status', DRIFT_SLUG], dir),
-        runCli(['run', DRIFT_GOAL, ...agent], dir),
-      ]);
+      // One after another: two supervisors started at once race for the lease (process-safety covers that).
+      const resume = await runCli(['resume', DRIFT_SLUG, ...agent], dir);
+      const status = await runCli(['status', DRIFT_SLUG], dir);
+      const run = await runCli(['run', DRIFT_GOAL, ...agent], dir);
       for (const result of [resume, status, run]) {
         expect(result.code, result.stdout + result.stderr).toBe(1);
         expect(result.stderr).toContain(`The ledger ${ledgerPath} is corrupt and was not modified`);

@@ -23,7 +23,7 @@ import {
   waitForJournal,
 } from './reliability.test-helpers.js';
 
-const KILLS = Number(process.env['RELIABILITY_KILLS'] ?? 12);
+const KILLS = Number(process.env['RELIABILITY_KILLS'] ?? 50);
 const CHAINS = Number(process.env['RELIABILITY_CHAINS'] ?? 3);
 const SEED = Number(process.env['RELIABILITY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 /** The longest wait after a process's first journal line before it is killed. */
