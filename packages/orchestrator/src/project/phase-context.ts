@@ -4,7 +4,6 @@ import type { PhaseContext } from '@allium-loop/workers';
 import type { LoopMode } from '../decide/loop-state.js';
 import type { PhaseRequest } from '../driver/loop-ports.js';
 import type { ProjectFiles } from './project-files.js';
-import { phaseSlug } from './project-ports.js';
 
 /** A stable id for an open question: its normalised text, hashed, so the same question keeps its id across ticks. */
 export function questionId(text: string): string {
@@ -94,4 +93,10 @@ export function buildPhaseContext(input: PhaseContextInput): PhaseContext {
     ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
     signal: request.signal,
   };
+}
+
+/** The slug under which a phase's result file lives: slices get their own folder so their results never mix. */
+export function phaseSlug(slug: string, request: PhaseRequest): string {
+  const slice = request.focus.slice;
+  return slice === undefined ? slug : `${slug}/slices/${slice.id.replace(/[^\w.-]+/g, '-')}`;
 }

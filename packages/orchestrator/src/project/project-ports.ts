@@ -3,7 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
-import type { Ledger, Question } from '@allium-loop/ledger';
+import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/spec';
 import { checkStructure, runTests, toTestTerm, type TestCommand } from '@allium-loop/verify';
 import {
@@ -27,7 +27,7 @@ import type {
 } from '../driver/loop-ports.js';
 import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
-import { buildPhaseContext, questionId } from './phase-context.js';
+import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
 
 /** What {@link createProjectPorts} needs to act on a real project. */
 export interface ProjectPortsOptions {
@@ -111,15 +111,13 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
     return hash.digest('hex');
   };
 
-  const runAll = async (name: string, signal?: AbortSignal) => {
-    void signal;
-    return runTests({
+  const runAll = async (name: string) =>
+    runTests({
       command: options.testCommand,
       cwd,
       outputDir: join(runs, name),
       timeoutMs: options.testTimeoutMs,
     });
-  };
 
   return {
     async runPhase(request) {
@@ -138,8 +136,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       const passed = new Set(run.cases.filter((c) => c.status === 'passed').map((c) => c.name));
       return { passing: tests.filter((t) => passed.has(t)), failing: tests.filter((t) => !passed.has(t)) };
     },
-    async measure(signal) {
-      const run = await runAll('measure', signal);
+    async measure() {
+      const run = await runAll('measure');
       const structure = await checkStructure({ cwd });
       lastStructural = structure.diagnostics
         .filter((d) => d.severity === 'error')
@@ -188,12 +186,6 @@ async function redactFile(file: string, redact: ((text: string) => string) | und
   if (text === undefined) return;
   const clean = redact(text);
   if (clean !== text) await writeFile(file, clean);
-}
-
-/** The slug under which a phase's result file lives: slices get their own folder so their results never mix. */
-export function phaseSlug(slug: string, request: PhaseRequest): string {
-  const slice = request.focus.slice;
-  return slice === undefined ? slug : `${slug}/slices/${slice.id.replace(/[^\w.-]+/g, '-')}`;
 }
 
 function toPhaseReport(
@@ -365,5 +357,3 @@ async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice
       : [{ id: slice.id, constructs: [...slice.constructs], dependsOn: [...slice.dependsOn] }];
   });
 }
-
-export type { Question };
