@@ -14,7 +14,7 @@ const cases = [
   { fixture: 'pure-imports-fs.ts', as: 'packages/evaluator/src/__selftest__.ts', expect: /is effectful/ },
   {
     fixture: 'pure-imports-child-process.ts',
-    as: 'packages/spec/src/__selftest__.ts',
+    as: 'packages/allium/src/__selftest__.ts',
     expect: /is effectful/,
   },
   { fixture: 'pure-imports-execa.ts', as: 'packages/decomposer/src/__selftest__.ts', expect: /is effectful/ },

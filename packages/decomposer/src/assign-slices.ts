@@ -1,4 +1,4 @@
-import type { GraphEdge, GraphEdgeKind } from '@allium-loop/spec';
+import type { GraphEdge, GraphEdgeKind } from '@allium-loop/allium';
 import { compareText, type GraphIndex } from './graph-index.js';
 import type { SliceKind } from './plan-types.js';
 

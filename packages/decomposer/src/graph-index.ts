@@ -1,4 +1,4 @@
-import type { DependencyGraph, GraphEdge, GraphNode } from '@allium-loop/spec';
+import type { DependencyGraph, GraphEdge, GraphNode } from '@allium-loop/allium';
 
 /** A dependency graph indexed for slicing: nodes by id and edges by source and by target, all in a fixed order. */
 export interface GraphIndex {

@@ -1,4 +1,4 @@
-import type { GraphEdge } from '@allium-loop/spec';
+import type { GraphEdge } from '@allium-loop/allium';
 import { compareText, type GraphIndex } from './graph-index.js';
 import type { PlanLink } from './plan-types.js';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { analyzeSpecs, type DependencyGraph } from '@allium-loop/spec';
+import { analyzeSpecs, type DependencyGraph } from '@allium-loop/allium';
 import { describe, expect, it } from 'vitest';
 import { planSlices, type Plan } from './index.js';
 
-/** The graph `@allium-loop/spec` builds for one fixture (copied from juxt/allium-tools; licence beside it). */
+/** The graph `@allium-loop/allium` builds for one fixture (copied from juxt/allium-tools; licence beside it). */
 function graphOf(name: string): DependencyGraph {
   const path = `${name}.allium`;
   const text = readFileSync(new URL(`./fixtures/${path}`, import.meta.url), 'utf8');

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { DependencyGraph, GraphEdge, GraphEdgeKind } from '@allium-loop/spec';
+import type { DependencyGraph, GraphEdge, GraphEdgeKind } from '@allium-loop/allium';
 import { describe, expect, it } from 'vitest';
 import { edge, node } from './graph-builder.test-helpers.js';
 import { planSlices, type Plan } from './index.js';

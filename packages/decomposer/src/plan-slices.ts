@@ -1,4 +1,4 @@
-import type { DependencyGraph } from '@allium-loop/spec';
+import type { DependencyGraph } from '@allium-loop/allium';
 import { assignSlices, type SliceSeed } from './assign-slices.js';
 import { findCyclePath } from './find-cycle-path.js';
 import { compareText, indexGraph } from './graph-index.js';

@@ -1,4 +1,4 @@
-import type { GraphEdgeKind } from '@allium-loop/spec';
+import type { GraphEdgeKind } from '@allium-loop/allium';
 
 /**
  * How a slice was formed: around an entity (the entity and the rules that create and transition it), around a

@@ -1,4 +1,4 @@
-import { analyzeSpecs, diffInventory } from '@allium-loop/spec';
+import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { describe, expect, it } from 'vitest';
 import { planSlices, touchedFromDiff } from './index.js';
 

@@ -1,4 +1,4 @@
-import type { InventoryDiff } from '@allium-loop/spec';
+import type { InventoryDiff } from '@allium-loop/allium';
 import { compareText } from './graph-index.js';
 
 /** The graph node an inventory id stands for: a field or variant counts as its entity; other ids are kept. */

@@ -1,4 +1,4 @@
-import type { DependencyGraph } from '@allium-loop/spec';
+import type { DependencyGraph } from '@allium-loop/allium';
 import type { LoopMode, PhaseContext, PreviousVerdict } from './phase-context.js';
 import { loadTemplate, renderTemplate } from './render-template.js';
 import { resultFilePath } from './result-file-path.js';

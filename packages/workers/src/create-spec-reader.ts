@@ -1,4 +1,4 @@
-import { analyzeSpecs, diffInventory, type Inventory } from '@allium-loop/spec';
+import { analyzeSpecs, diffInventory, type Inventory } from '@allium-loop/allium';
 import type { ConstructDiff, SpecReader, SpecReading, SpecSource } from './worker-ports.js';
 
 // Each reading remembers the spec package's own inventory, so diffs are the spec package's diffs.
@@ -38,7 +38,7 @@ function diff(before: SpecReading, after: SpecReading): ConstructDiff {
 }
 
 /**
- * The {@link SpecReader} over `@allium-loop/spec`: `analyzeSpecs` for diagnostics (parse and structural, with
+ * The {@link SpecReader} over `@allium-loop/allium`: `analyzeSpecs` for diagnostics (parse and structural, with
  * suppressions applied), open questions, the construct inventory and the dependency graph; `diffInventory` for
  * what a phase added, removed or changed. Pure.
  */

@@ -1,4 +1,4 @@
-import type { DependencyGraph } from '@allium-loop/spec';
+import type { DependencyGraph } from '@allium-loop/allium';
 import { splitDeclarations, type SpecDeclaration } from './split-declarations.js';
 import type { SpecSource } from './worker-ports.js';
 

@@ -1,4 +1,4 @@
-import type { DependencyGraph, GraphEdge, GraphNode } from '@allium-loop/spec';
+import type { DependencyGraph, GraphEdge, GraphNode } from '@allium-loop/allium';
 import type { PhaseContext } from './phase-context.js';
 import type { SliceSelection } from './select-slice-excerpt.js';
 import type { SpecSource } from './worker-ports.js';

@@ -1,5 +1,5 @@
 import type { AgentRunner } from '@allium-loop/agents';
-import type { DependencyGraph, Diagnostic } from '@allium-loop/spec';
+import type { DependencyGraph, Diagnostic } from '@allium-loop/allium';
 
 /** One spec file as text, path relative to the project root. */
 export interface SpecSource {
@@ -36,7 +36,7 @@ export interface ConstructDiff {
 
 /**
  * Port over the spec package: analyse a spec set and diff two readings. Pure; the adapter over
- * `@allium-loop/spec` (`analyzeSpecs`, `diffInventory`) implements it.
+ * `@allium-loop/allium` (`analyzeSpecs`, `diffInventory`) implements it.
  */
 export interface SpecReader {
   read(sources: readonly SpecSource[]): SpecReading;

@@ -3,7 +3,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { planSlices } from '@allium-loop/decomposer';
-import type { DependencyGraph, GraphEdge, GraphEdgeKind, GraphNode } from '@allium-loop/spec';
+import type { DependencyGraph, GraphEdge, GraphEdgeKind, GraphNode } from '@allium-loop/allium';
 
 const AT = { file: 'generated.allium', line: 1, col: 1 };
 

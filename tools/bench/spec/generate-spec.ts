@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../packages/spec/src/fixtures');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../../packages/allium/src/fixtures');
 const SOURCES = ['v3-lifecycle', 'comprehensive-edge-cases', 'language-reference-constructs'];
 const BUILTINS = new Set([
   'String',

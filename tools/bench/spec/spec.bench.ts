@@ -1,4 +1,4 @@
-import { analyzeSpecs, parseSpec } from '@allium-loop/spec';
+import { analyzeSpecs, parseSpec } from '@allium-loop/allium';
 import { generateSpec } from './generate-spec.js';
 
 const SIZES = [10_000, 50_000, 100_000];

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { planSlices, renderPlanMermaid, renderPlanText, type Plan } from '@allium-loop/decomposer';
 import { detectEntry, type EntryDecision } from '@allium-loop/entry';
 import { AlliumLoopError } from '@allium-loop/errors';
-import { analyzeSpecs, type SpecAnalysis, type SpecSource } from '@allium-loop/spec';
+import { analyzeSpecs, type SpecAnalysis, type SpecSource } from '@allium-loop/allium';
 import { discoverTestCommand, findSpecFiles, probeProject } from '@allium-loop/verify';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';

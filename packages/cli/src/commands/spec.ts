@@ -7,7 +7,7 @@ import {
   type DependencyGraph,
   type SpecAnalysis,
   type SpecSource,
-} from '@allium-loop/spec';
+} from '@allium-loop/allium';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger } from '@allium-loop/ledger';
-import { analyzeSpecs, diffInventory } from '@allium-loop/spec';
+import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { checkStructure, runTests, toTestTerm, type TestCommand } from '@allium-loop/verify';
 import {
   createSpecReader,

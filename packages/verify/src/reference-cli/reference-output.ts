@@ -1,4 +1,4 @@
-import type { Diagnostic } from '@allium-loop/spec';
+import type { Diagnostic } from '@allium-loop/allium';
 import { z } from 'zod';
 
 const diagnosticSchema = z.object({

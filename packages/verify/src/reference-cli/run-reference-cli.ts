@@ -1,4 +1,4 @@
-import type { Diagnostic } from '@allium-loop/spec';
+import type { Diagnostic } from '@allium-loop/allium';
 import { execa } from 'execa';
 import { findAllium } from './find-allium.js';
 import { documentDiagnostics, toReferenceReport, type ReferenceReport } from './reference-output.js';

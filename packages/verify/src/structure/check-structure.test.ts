@@ -2,7 +2,7 @@ import { cp, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Diagnostic } from '@allium-loop/spec';
+import type { Diagnostic } from '@allium-loop/allium';
 import { describe, expect, it } from 'vitest';
 import { checkStructure, mergeDiagnostics } from './check-structure.js';
 import { classifyOpenQuestions } from './open-questions.js';

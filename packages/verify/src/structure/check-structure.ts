@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { checkSpecs, parseSpec, type Diagnostic, type Severity } from '@allium-loop/spec';
+import { checkSpecs, parseSpec, type Diagnostic, type Severity } from '@allium-loop/allium';
 import { runReferenceCheck, type ReferenceCliOptions } from '../reference-cli/run-reference-cli.js';
 import { findSpecFiles } from './find-spec-files.js';
 import { collectOpenQuestions, type OpenQuestion } from './open-questions.js';

@@ -1,4 +1,4 @@
-import type { SourceLocation } from '@allium-loop/spec';
+import type { SourceLocation } from '@allium-loop/allium';
 
 /** An `open question "…"` declaration found in a spec by the parser. */
 export interface OpenQuestion {
