@@ -79,5 +79,15 @@ async function dispatch(
     io.stderr(`allium-loop: unknown command '${name}'.\nRun 'allium-loop --help' to see the commands.\n`);
     return ExitCode.usage;
   }
+  if (command.usage !== undefined && asksForHelp(rest)) {
+    io.stdout(command.usage);
+    return ExitCode.ok;
+  }
   return command.run(rest, io);
+}
+
+/** Whether `-h` or `--help` comes before any `--` (after which every argument is a value). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
