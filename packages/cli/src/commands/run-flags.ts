@@ -290,7 +290,7 @@ export interface ParsedRunFlags {
  * incompatible modes are {@link FlagError}s. Numeric flags are checked here once; read them with {@link numberFlag}.
  */
 export function parseRunFlags(args: readonly string[], command: 'run' | 'resume'): ParsedRunFlags {
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({
       args: withStateFileDefault(args),
