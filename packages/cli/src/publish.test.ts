@@ -75,7 +75,10 @@ describe('the published allium-loop package, installed from its tarball outside 
 
   it('runs --version, demo, report, verify and spec check', async () => {
     const version = await allium(['--version'], home);
-    expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(/^allium-loop \d+\.\d+\.\d+\n$/) });
+    expect(version).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^allium-loop \d+\.\d+\.\d+\n$/),
+    });
 
     const demo = await allium(['demo'], home);
     expect(demo.stderr).toBe('');

@@ -173,6 +173,8 @@ export function createProgressRenderer(io: CliIo, options: ProgressOptions): Pro
   };
   const onLine = (line: string) => {
     status.slice = sliceOf(line) ?? status.slice;
+    // A tick line (formatTickLine of the orchestrator) carries the tests of the tick's measure.
+    status.tests = /\btests (\d+\/\d+|\?\/\?)/.exec(line)?.[0] ?? status.tests;
     if (options.mode === 'text' && line !== '') print(`${line}\n`);
   };
   return {
