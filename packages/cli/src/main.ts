@@ -51,9 +51,13 @@ async function prompt(question: string): Promise<string | undefined> {
   }
 }
 
-/** `allium-loop` when that name on PATH is this very program; otherwise `node <this script>`. */
+/**
+ * `allium-loop` when that name on the user's PATH is this very program; otherwise `node <this script>`. Under
+ * `npx`/`npm exec` the PATH holds npm's temporary additions, which the user's shell will not have.
+ */
 function self(): string {
   const script = process.argv[1] === undefined ? '' : realpathSync(process.argv[1]);
+  if (process.env['npm_command'] === 'exec') return `node ${script}`;
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     try {
       if (dir !== '' && realpathSync(join(dir, 'allium-loop')) === script) return 'allium-loop';
