@@ -19,11 +19,17 @@ import {
   FLAG_DEFAULTS,
   FlagError,
   numberFlag,
-  parseRunFlags,
   type ParsedRunFlags,
   type RunFlagValues,
 } from './run-flags.js';
-import { agentFromFlags, capsFromFlags, outputMode, progressFor, readConfig } from './run-options.js';
+import {
+  agentFromFlags,
+  capsFromFlags,
+  outputMode,
+  parseOrReport,
+  progressFor,
+  readConfig,
+} from './run-options.js';
 
 /** Settings from `allium-loop.yaml` that modes honour: the agent and the caps (flags override them). */
 export type ModeConfigDefaults = Pick<Config, 'agent' | 'caps'>;
@@ -84,14 +90,8 @@ export async function runModeCommand(
   io: CliIo,
   deps: RunModeDeps = {},
 ): Promise<number | undefined> {
-  let parsed: ParsedRunFlags;
-  try {
-    parsed = parseRunFlags(args, 'run');
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    io.stderr(`allium-loop run: ${error.message}\nRun 'allium-loop run --help' for the flags.\n`);
-    return ExitCode.usage;
-  }
+  const parsed = parseOrReport(args, io, 'run');
+  if (parsed === undefined) return ExitCode.usage;
   if (parsed.loop === 'spec') return undefined;
   return runModeRun(parsed, io, deps);
 }
@@ -164,12 +164,8 @@ export async function resumeModeCommand(
   io: CliIo,
   deps: RunModeDeps = {},
 ): Promise<number | undefined> {
-  let parsed: ParsedRunFlags;
-  try {
-    parsed = parseRunFlags(args, 'resume');
-  } catch {
-    return ExitCode.usage;
-  }
+  const parsed = parseOrReport(args, io, 'resume');
+  if (parsed === undefined) return ExitCode.usage;
   const slug = parsed.positionals[0];
   return slug === undefined ? undefined : resumeModeRun(slug, parsed, io, deps);
 }

@@ -10,7 +10,14 @@ import {
   type OutputMode,
   type ProgressRenderer,
 } from '../progress/progress-renderer.js';
-import { FlagError, numberFlag, splitCommand, type RunFlagValues } from './run-flags.js';
+import {
+  FlagError,
+  numberFlag,
+  parseRunFlags,
+  splitCommand,
+  type ParsedRunFlags,
+  type RunFlagValues,
+} from './run-flags.js';
 
 /**
  * The agent configuration from the flags over the config file, checked before anything starts: an unknown agent
@@ -127,4 +134,21 @@ export async function readConfig(io: CliIo, command: string): Promise<Config | u
     `allium-loop ${command}: the config file is invalid:\n${config.issues.map((i) => `  ${i}`).join('\n')}\n`,
   );
   return undefined;
+}
+
+/** Parses the flags of run/resume, printing a usage error; `undefined` means exit 2. */
+export function parseOrReport(
+  args: readonly string[],
+  io: CliIo,
+  command: 'run' | 'resume',
+): ParsedRunFlags | undefined {
+  try {
+    return parseRunFlags(args, command);
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    io.stderr(
+      `allium-loop ${command}: ${error.message}\nRun 'allium-loop ${command} --help' for the flags.\n`,
+    );
+    return undefined;
+  }
 }

@@ -7,8 +7,8 @@ import { ExitCode } from '../exit-codes.js';
 import type { ProgressRenderer } from '../progress/progress-renderer.js';
 import { renderReport } from '../render/render-report.js';
 import { resumeModeRun, runModeRun } from './run-modes.js';
-import { FlagError, parseRunFlags, renderRunHelp, type ParsedRunFlags } from './run-flags.js';
-import { outputMode, progressFor, readConfig, runSettings } from './run-options.js';
+import { FlagError, renderRunHelp, type ParsedRunFlags } from './run-flags.js';
+import { outputMode, parseOrReport, progressFor, readConfig, runSettings } from './run-options.js';
 
 const MAX_GOAL_LENGTH = 4000;
 const DRIFT_POLICIES: readonly string[] = ['reverify', 'reset', 'stop'];
@@ -40,23 +40,6 @@ export async function guarded(
     return AlliumLoopError.is(error) && USAGE_ERROR_CODES.has(error.code) ? ExitCode.usage : ExitCode.failure;
   } finally {
     progress?.close();
-  }
-}
-
-/** Parses the flags of run/resume, printing a usage error; `undefined` means exit 2. */
-function parseOrReport(
-  args: readonly string[],
-  io: CliIo,
-  command: 'run' | 'resume',
-): ParsedRunFlags | undefined {
-  try {
-    return parseRunFlags(args, command);
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    io.stderr(
-      `allium-loop ${command}: ${error.message}\nRun 'allium-loop ${command} --help' for the flags.\n`,
-    );
-    return undefined;
   }
 }
 
