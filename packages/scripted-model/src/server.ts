@@ -108,6 +108,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const requests: RecordedRequest[] = [];
   const waiters: { predicate: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
   const open = new Set<ServerResponse>();
+  /** Calls started but not answered with their final text, by conversation text: a retry replays the same call. */
+  const unfinished = new Map<string, number>();
   let seq = 0;
 
   const record = (entry: RecordedRequest): void => {
@@ -172,7 +174,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       callIndex = Number(own[1]);
       turn = Number(own[2]) + 1;
     } else if (conversation.tools.size > 0) {
-      callIndex = player.take(conversation.userText);
+      callIndex = unfinished.get(conversation.userText) ?? player.take(conversation.userText);
+      if (callIndex !== undefined) unfinished.set(conversation.userText, callIndex);
     }
     const call = callIndex === undefined ? undefined : player.call(callIndex);
     const messageId = `${api === 'anthropic' ? 'msg' : 'resp'}_sm${base.seq}`;
@@ -219,6 +222,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       step === undefined
         ? { kind: 'text', text: fault?.kind === 'long_stream' ? 'x'.repeat(fault.bytes) : (call.finalText ?? 'done') }
         : { kind: 'tool', id: `${idPrefix}_sm${callIndex}t${turn}`, invocation: step };
+    if (reply.kind === 'text') for (const [text, index] of unfinished) if (index === callIndex) unfinished.delete(text);
     record({
       ...entry,
       status: 200,
@@ -227,7 +231,6 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       ...(fault === undefined ? {} : { fault: fault.kind }),
     });
     sendTurn(api, conversation, reply, usage, messageId, res);
-    void body;
   };
 
   const writeEvents = (res: ServerResponse, events: readonly SseEvent[]): void => {
@@ -325,7 +328,10 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     url,
     openaiBaseUrl: `${url}/v1`,
     requests,
-    setScript: (script) => player.reset(script),
+    setScript: (script) => {
+      player.reset(script);
+      unfinished.clear();
+    },
     clearRequests: () => {
       requests.length = 0;
     },
