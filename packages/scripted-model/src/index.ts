@@ -25,3 +25,13 @@ export {
   type RealCli,
   type RealCliName,
 } from './real-clis.js';
+export {
+  RECORDINGS,
+  RECORDINGS_DIR,
+  eventKind,
+  keyPaths,
+  parseJsonLines,
+  readRecording,
+  shapeDrift,
+  type RecordingName,
+} from './recordings.js';
