@@ -59,8 +59,8 @@ describe('the Claude Code plugin', () => {
     expect(slash).toMatch(/^---\ndescription: .+\n/);
     expect(slash).toContain('allium-loop run "$ARGUMENTS"');
     expect(slash).toContain('scripts/goal.mjs" start "$ARGUMENTS"');
-    const skill = await readFile(join(PLUGIN, 'skills', 'allium-loop', 'SKILL.md'), 'utf8');
-    expect(skill).toMatch(/^---\nname: allium-loop\ndescription: Use when .+\n---/);
+    const skill = await readFile(join(PLUGIN, 'skills', 'using-allium-loop', 'SKILL.md'), 'utf8');
+    expect(skill).toMatch(/^---\nname: using-allium-loop\ndescription: Use when .+\n---/);
   });
 
   it('lets a session without a recorded goal stop', async () => {
