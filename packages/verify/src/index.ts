@@ -4,7 +4,9 @@
 export { discoverTestCommand, NO_TEST_COMMAND_HINT } from './discovery/discover-test-command.js';
 export {
   CONFIG_FILE,
+  readHarnessConfig,
   readTestCommandConfig,
+  type HarnessConfig,
   writeTestCommandConfig,
 } from './discovery/test-command-config.js';
 export { parseTestOutput, type TestReport } from './parsers/parse-test-output.js';
@@ -50,4 +52,5 @@ export {
   type VerifyProjectOptions,
   type VerifyProjectResult,
 } from './verify-project.js';
+export * from './harness/index.js';
 export * from './probe/index.js';
