@@ -1,4 +1,5 @@
 import type { AgentRunResult } from '@allium-loop/agents';
+import { checkHarness } from '@allium-loop/verify';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { assemblePrompt, type PromptSpec } from './assemble-prompt.js';
@@ -6,6 +7,7 @@ import { applyReverts, type RevertOutcome } from './apply-reverts.js';
 import { checkClaims, namedFiles, type ClaimFailure } from './check-claims.js';
 import {
   detectViolations,
+  type AllowedTestChange,
   type GuardViolation,
   type ProtectedTest,
   type WorkspaceSnapshot,
@@ -69,6 +71,14 @@ function violationEvents(
   });
 }
 
+function allowedEvents(phase: WorkerPhase, observed: PhaseObservation): WorkerEvent[] {
+  return observed.allowed.map((change) => ({
+    type: 'note',
+    message: `test change allowed by allowTestChanges in allium-loop.yaml: ${change.path}: ${change.detail}`,
+    data: { phase, reason: 'test_change_allowed', path: change.path },
+  }));
+}
+
 /** What the engine observed around the agent call. */
 interface PhaseObservation {
   readonly agent: AgentRunResult;
@@ -79,6 +89,8 @@ interface PhaseObservation {
   readonly diff: ConstructDiff;
   readonly violations: readonly GuardViolation[];
   readonly reverts: readonly RevertOutcome[];
+  /** Test weakenings the user allowed (`allowTestChanges`), journaled as notes. */
+  readonly allowed: readonly AllowedTestChange[];
   /** The result file's text as the agent left it, read before any revert. */
   readonly resultText: string | undefined;
 }
@@ -132,17 +144,30 @@ async function observePhase(
   const resultText = await readResultText(join(context.cwd, call.resultFile));
   const specAfter = deps.spec.read(specSources(after));
   const diff = deps.spec.diff(specBefore, specAfter);
+  const harness =
+    context.harness === undefined ? undefined : await checkHarness(context.cwd, context.harness);
   const guard = detectViolations({
     phase,
     before,
     after,
     protectedTests,
+    ...(harness === undefined ? {} : { harness }),
+    ...(context.harness === undefined ? {} : { allowedTestChanges: context.harness.allowTestChanges }),
     removedConstructs: diff.removed,
     ...(context.tendRequest === undefined ? {} : { tendRequest: context.tendRequest }),
     ...(phase === 'propagate' ? { propagatedFiles: listedTestFiles(resultText) } : {}),
   });
   const reverts = await applyReverts(context.cwd, guard.reverts);
-  return { ...call, specBefore, specAfter, diff, violations: guard.violations, reverts, resultText };
+  return {
+    ...call,
+    specBefore,
+    specAfter,
+    diff,
+    violations: guard.violations,
+    reverts,
+    allowed: guard.allowed,
+    resultText,
+  };
 }
 
 async function verifyResult<P extends WorkerPhase>(
@@ -194,7 +219,11 @@ function outcomeBase<P extends WorkerPhase>(
     violations: observed.violations,
     reverts: observed.reverts,
     failures,
-    events: [...violationEvents(observed.violations, observed.reverts), ...notes],
+    events: [
+      ...violationEvents(observed.violations, observed.reverts),
+      ...allowedEvents(phase, observed),
+      ...notes,
+    ],
   };
 }
 
