@@ -49,6 +49,7 @@ export { VerifyError } from './verify-error.js';
 export {
   toTestTerm,
   verifyProject,
+  type HarnessVerdict,
   type VerifyProjectOptions,
   type VerifyProjectResult,
 } from './verify-project.js';
