@@ -65,6 +65,7 @@ describe('fingerprintHarness: what the engine runs is fingerprinted', () => {
       'scripts/helper.mjs': 'export const helper = 1;\n',
       'src/app.js': 'export {};\n',
     });
+    expect(await labels(dir, 'npm run -s test -- --reporter=dot')).toEqual(await labels(dir, 'npm test'));
     expect(await labels(dir, 'npm test')).toEqual([
       'allium-loop.yaml',
       'package.json scripts.pretest',

@@ -329,7 +329,8 @@ class HarnessWalk {
     why: string,
     depth: number,
   ): Promise<void> {
-    const [first, second] = args;
+    const end = args.indexOf('--');
+    const [first, second] = (end < 0 ? args : args.slice(0, end)).filter((a) => !a.startsWith('-'));
     let name: string | undefined;
     if (first === 'run' || first === 'run-script') name = second;
     else if (first === 'test' || first === 't' || first === 'tst') name = 'test';
