@@ -3,7 +3,13 @@
  */
 export { applyReverts, type RevertOutcome } from './apply-reverts.js';
 export { assemblePrompt, type AssembledPrompt, type PromptSpec } from './assemble-prompt.js';
-export { checkClaims, namedFiles, type ClaimEvidence, type ClaimFailure } from './check-claims.js';
+export {
+  checkClaims,
+  declaresTestNaming,
+  namedFiles,
+  type ClaimEvidence,
+  type ClaimFailure,
+} from './check-claims.js';
 export {
   countSuppressions,
   countTestMarkers,

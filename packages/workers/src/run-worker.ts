@@ -36,6 +36,15 @@ async function missingOrEmpty(cwd: string, paths: readonly string[]): Promise<st
   return missing;
 }
 
+async function readSources(cwd: string, paths: readonly string[]): Promise<Map<string, string>> {
+  const sources = new Map<string, string>();
+  for (const path of paths) {
+    const text = await readFile(join(cwd, path), 'utf8').catch(() => undefined);
+    if (text !== undefined) sources.set(path, text);
+  }
+  return sources;
+}
+
 async function readResultText(file: string): Promise<string | undefined> {
   return readFile(file, 'utf8').catch(() => undefined);
 }
@@ -190,7 +199,10 @@ async function verifyResult<P extends WorkerPhase>(
   const result = parsed.value;
   const testRuns =
     result.phase === 'propagate' ? await runEachTestFile(deps, context.cwd, result) : undefined;
+  const testSources =
+    testRuns === undefined ? undefined : await readSources(context.cwd, [...testRuns.keys()]);
   const failures = checkClaims(result, {
+    ...(testSources === undefined ? {} : { testSources }),
     specBefore: observed.specBefore,
     specAfter: observed.specAfter,
     diff: observed.diff,
