@@ -35,6 +35,16 @@ export {
 export type { CaptureSnapshot } from './bounded-capture.js';
 export { isProcessGroupAlive, terminateProcessGroup } from './process-group.js';
 export {
+  PROCESS_MARKER,
+  currentProcessScope,
+  findMarkedProcesses,
+  killCallProcesses,
+  killScopeProcesses,
+  leaseProcessScope,
+  runInProcessScope,
+  type MarkedProcess,
+} from './process-marker.js';
+export {
   DEFAULT_PRICE_TABLE,
   findModelPrice,
   modelPriceSchema,
