@@ -27,6 +27,7 @@ export {
 export { decideOutcome, type AgentOutputParser, type AgentReport } from './agent-report.js';
 export {
   DEFAULT_CAPTURE_LIMITS,
+  MAX_TIMEOUT_MS,
   runProcess,
   type CaptureLimits,
   type ProcessRunOptions,

@@ -24,6 +24,12 @@ export const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
   maxLineBytes: 8 * 1024 * 1024,
 };
 
+/**
+ * The longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. Call
+ * limits above it are refused by the CLI and clamped here.
+ */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** One process to run with {@link runProcess}. */
 export interface ProcessRunOptions {
   readonly file: string;
@@ -133,7 +139,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   const timer = setTimeout(() => {
     ending.timedOut = true;
     stopAll();
-  }, options.timeoutMs);
+  }, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMEOUT_MS));
   const onAbort = (): void => {
     ending.aborted = true;
     stopAll();
