@@ -291,7 +291,8 @@ async function planModeRun(values: Values, goal: string | undefined, io: CliIo, 
     onProgress: progressPrinter(io, values.json === true),
     announce: (line) => io[values.json === true ? 'stderr' : 'stdout'](`${line}\n`),
   };
-  return { goal: await resolveGoal(spec, goal), spec, settings };
+  // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+  return { goal: createRedactor(io.env).text(await resolveGoal(spec, goal)), spec, settings };
 }
 
 /** A PRD is validated before anything starts: a bad one is a usage error naming the file and each issue. */

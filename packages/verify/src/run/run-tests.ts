@@ -73,9 +73,12 @@ export async function runTests(options: RunTestsOptions): Promise<TestRunResult>
     });
   });
   const durationMs = Date.now() - started;
-  const output = joinCapture(run.stdout);
-  await writeFile(outputPath, createRedactor(env).text(output));
-  const report = reportPath === undefined ? undefined : await readReport(reportPath, options.command);
+  // Everything downstream (the log, parsed failure messages that reach prompts and the ledger) sees redacted text.
+  const redactor = createRedactor(env);
+  const output = redactor.text(joinCapture(run.stdout));
+  await writeFile(outputPath, output);
+  const report =
+    reportPath === undefined ? undefined : await readReport(reportPath, options.command, redactor.text);
   const parsed = parseTestOutput(output, report);
   return {
     ...parsed,
@@ -115,12 +118,17 @@ function reportFile(options: RunTestsOptions): string | undefined {
   return join(options.outputDir, format === 'junit' ? 'test-report.xml' : 'test-report.json');
 }
 
-async function readReport(path: string, command: TestCommand) {
+/** Reads the runner's report, redacts it and writes the redacted text back (it lives under `.allium-loop/`). */
+async function readReport(path: string, command: TestCommand, redact: (text: string) => string) {
+  let text: string;
   try {
-    return { format: command.report!.format, text: await readFile(path, 'utf8') };
+    text = await readFile(path, 'utf8');
   } catch {
     return undefined;
   }
+  const redacted = redact(text);
+  if (redacted !== text) await writeFile(path, redacted);
+  return { format: command.report!.format, text: redacted };
 }
 
 function shellQuote(value: string): string {
