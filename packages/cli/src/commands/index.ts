@@ -64,11 +64,14 @@ export const COMMANDS: readonly Command[] = [
       summary: 'Evaluate the convergence invariant now (a CI gate).',
     },
     async () => {
-      const [{ verifyCommand }, { readLedgerFacts }] = await Promise.all([
+      const [{ verifyCommand }, { readLedgerFacts, readRecordedHarness }] = await Promise.all([
         import('./verify.js'),
         import('./ledger-facts.js'),
       ]);
-      return verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd) });
+      return verifyCommand({
+        readLedgerFacts: (cwd) => readLedgerFacts(cwd),
+        readHarness: readRecordedHarness,
+      });
     },
   ),
   lazy(

@@ -194,7 +194,8 @@ async function planModeRun(
     onProgress: progress.mode,
     announce: progress.announce,
   };
-  return { goal: await resolveGoal(spec, goal), spec, settings };
+  // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+  return { goal: createRedactor(io.env).text(await resolveGoal(spec, goal)), spec, settings };
 }
 
 /** A PRD is validated before anything starts: a bad one is a usage error naming the file and each issue. */

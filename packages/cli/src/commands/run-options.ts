@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseAgentConfig } from '@allium-loop/agents';
+import { MAX_TIMEOUT_MS, parseAgentConfig } from '@allium-loop/agents';
 import type { Caps } from '@allium-loop/ledger';
 import type { RunSettings } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
@@ -16,6 +16,7 @@ import {
   parseRunFlags,
   splitCommand,
   type ParsedRunFlags,
+  type RunFlag,
   type RunFlagValues,
 } from './run-flags.js';
 
@@ -49,13 +50,28 @@ export function agentFromFlags(values: RunFlagValues, configured: Config['agent'
   return parsed.value;
 }
 
+/**
+ * Why a duration in seconds cannot be a timer: Node fires a timer longer than {@link MAX_TIMEOUT_MS} after 1 ms,
+ * so such a limit would time every call out at once. Undefined when it can.
+ */
+export function timerLimitProblem(name: string, seconds: number): string | undefined {
+  if (Math.round(seconds * 1000) <= MAX_TIMEOUT_MS) return undefined;
+  const most = Math.floor(MAX_TIMEOUT_MS / 1000);
+  return `${name} ${String(seconds)} is longer than the longest timer Node can set: at most ${String(most)} seconds (about 24 days).`;
+}
+
 /** The caps that flags or the config file set (flags win); the engine's defaults fill in the rest. */
 export function capsFromFlags(
   values: RunFlagValues,
   caps: NonNullable<Config['caps']> = {},
 ): Partial<Caps> & { maxFixAttempts?: number; innerLoopMax?: number; maxCallUsd?: number } {
-  const ms = (seconds: number | undefined) =>
-    seconds === undefined ? undefined : Math.round(seconds * 1000);
+  const ms = (flag: RunFlag, fallback: number | undefined) => {
+    const seconds = numberFlag(values, flag) ?? fallback;
+    if (seconds === undefined) return undefined;
+    const problem = timerLimitProblem(`--${flag}`, seconds);
+    if (problem !== undefined) throw new FlagError(problem);
+    return Math.round(seconds * 1000);
+  };
   const all = {
     maxTicks: numberFlag(values, 'max-ticks') ?? caps.maxTicks,
     noProgressTicks: numberFlag(values, 'no-progress-ticks') ?? caps.noProgressTicks,
@@ -63,9 +79,9 @@ export function capsFromFlags(
     innerLoopMax: numberFlag(values, 'inner-loop-max') ?? caps.innerLoopMax,
     budgetUsd: numberFlag(values, 'budget-usd') ?? caps.budgetUsd,
     maxCallUsd: numberFlag(values, 'max-call-usd') ?? caps.maxCallUsd,
-    wallClockMs: ms(numberFlag(values, 'wall-clock') ?? caps.wallClockSeconds),
-    agentTimeoutMs: ms(numberFlag(values, 'agent-timeout') ?? caps.agentTimeoutSeconds),
-    testTimeoutMs: ms(numberFlag(values, 'test-timeout') ?? caps.testTimeoutSeconds),
+    wallClockMs: ms('wall-clock', caps.wallClockSeconds),
+    agentTimeoutMs: ms('agent-timeout', caps.agentTimeoutSeconds),
+    testTimeoutMs: ms('test-timeout', caps.testTimeoutSeconds),
   };
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }

@@ -1,5 +1,6 @@
 import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
+import { createRedactor } from '@allium-loop/ledger';
 import { resumeRun, startRun, type DriftPolicy, type RunOutcome } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
@@ -87,7 +88,11 @@ async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
       announce: progress.announce,
     });
     return guarded(io, progress, async () =>
-      finish(progress, await startRun(goal, settings, entry as EntryPoint | undefined)),
+      finish(
+        progress,
+        // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+        await startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
+      ),
     );
   });
 }
