@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { createRedactor } from '@allium-loop/ledger';
 import type { CliIo } from './cli-io.js';
 import type { Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -35,14 +34,24 @@ export async function runCli(
   io: CliIo,
   options: { readonly version: string; readonly commands?: readonly Command[] },
 ): Promise<number> {
-  return dispatchAll(argv, redactingIo(io), options);
+  // --version and --help print fixed text: answered before the redactor (and the ledger package) is loaded.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    io.stdout(`allium-loop ${options.version}\n`);
+    return ExitCode.ok;
+  }
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    io.stdout(renderHelp(options.commands ?? COMMANDS));
+    return ExitCode.ok;
+  }
+  return dispatchAll(argv, await redactingIo(io), options);
 }
 
 /**
  * The CLI's output passes through the redactor: whatever a command prints (echoed goals and test commands,
  * reports, errors quoting agent output) carries no secret of the environment, nor one shaped like a key.
  */
-function redactingIo(io: CliIo): CliIo {
+async function redactingIo(io: CliIo): Promise<CliIo> {
+  const { createRedactor } = await import('@allium-loop/ledger');
   const redactor = createRedactor(io.env);
   return {
     ...io,
