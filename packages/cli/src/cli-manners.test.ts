@@ -102,7 +102,7 @@ describe('bad command lines exit 2 with a message naming the problem', () => {
   });
 });
 
-describe('a closed stdout (allium-loop run … | head -1)', () => {
+describe('a closed stdout (allium-loop run … | head -1)', { timeout: 600_000 }, () => {
   it('ends the output quietly and the run still reaches its terminal state', async () => {
     const project = await prepareDemo();
     const { child, done } = startCli(['run', DEMO_GOAL, '--agent-script', SCRIPT], project);

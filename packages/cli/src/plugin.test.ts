@@ -36,7 +36,7 @@ async function stopHook(
 
 const startGoal = (cwd: string, goal: string) => exec(process.execPath, [GOAL, 'start', goal], { cwd });
 
-describe('the Claude Code plugin', () => {
+describe('the Claude Code plugin', { timeout: 600_000 }, () => {
   it('has the layout Claude Code loads: manifest, marketplace entry, command, skill and Stop hook', async () => {
     const marketplace = JSON.parse(
       await readFile(join(ROOT, '.claude-plugin', 'marketplace.json'), 'utf8'),

@@ -27,77 +27,81 @@ async function files(dir: string): Promise<string[]> {
   return out;
 }
 
-describe('the published allium-loop package, installed from its tarball outside the workspace', () => {
-  let home: string;
-  let bin: string;
-  let installed: string;
+describe(
+  'the published allium-loop package, installed from its tarball outside the workspace',
+  { timeout: 600_000 },
+  () => {
+    let home: string;
+    let bin: string;
+    let installed: string;
 
-  /** Runs the installed CLI in `cwd` with an environment that points nowhere near the workspace. */
-  async function allium(args: string[], cwd: string): Promise<Ran> {
-    try {
-      const { stdout, stderr } = await exec(bin, args, {
-        cwd,
-        env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true' },
+    /** Runs the installed CLI in `cwd` with an environment that points nowhere near the workspace. */
+    async function allium(args: string[], cwd: string): Promise<Ran> {
+      try {
+        const { stdout, stderr } = await exec(bin, args, {
+          cwd,
+          env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true' },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as Ran;
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    }
+
+    beforeAll(async () => {
+      const { stdout } = await exec(process.execPath, [BUILD, '--pack']);
+      const tarball = stdout.trim().split('\n').at(-1)!;
+      home = await mkdtemp(join(tmpdir(), 'allium-loop-install-'));
+      await writeFile(join(home, 'package.json'), '{ "name": "user-project", "private": true }\n');
+      // --offline: the package must install with no registry at all (it has no dependencies).
+      await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], {
+        cwd: home,
+        env: { ...process.env, npm_config_cache: join(home, '.npm') },
       });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as Ran;
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+      installed = join(home, 'node_modules', 'allium-loop');
+      bin = join(home, 'node_modules', '.bin', 'allium-loop');
+    }, 300_000);
 
-  beforeAll(async () => {
-    const { stdout } = await exec(process.execPath, [BUILD, '--pack']);
-    const tarball = stdout.trim().split('\n').at(-1)!;
-    home = await mkdtemp(join(tmpdir(), 'allium-loop-install-'));
-    await writeFile(join(home, 'package.json'), '{ "name": "user-project", "private": true }\n');
-    // --offline: the package must install with no registry at all (it has no dependencies).
-    await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], {
-      cwd: home,
-      env: { ...process.env, npm_config_cache: join(home, '.npm') },
-    });
-    installed = join(home, 'node_modules', 'allium-loop');
-    bin = join(home, 'node_modules', '.bin', 'allium-loop');
-  }, 300_000);
-
-  it('has no dependencies and nothing that points back into the workspace', async () => {
-    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    expect(manifest['dependencies']).toBeUndefined();
-    expect(manifest['private']).toBeUndefined();
-    for (const file of await files(installed)) {
-      if ((await stat(file)).size > 20_000_000) continue;
-      expect(await readFile(file, 'utf8'), file).not.toContain(WORKSPACE);
-    }
-  });
-
-  it('runs --version, demo, report, verify and spec check', async () => {
-    const version = await allium(['--version'], home);
-    expect(version).toMatchObject({
-      code: 0,
-      stdout: expect.stringMatching(/^allium-loop \d+\.\d+\.\d+\n$/),
+    it('has no dependencies and nothing that points back into the workspace', async () => {
+      const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      expect(manifest['dependencies']).toBeUndefined();
+      expect(manifest['private']).toBeUndefined();
+      for (const file of await files(installed)) {
+        if ((await stat(file)).size > 20_000_000) continue;
+        expect(await readFile(file, 'utf8'), file).not.toContain(WORKSPACE);
+      }
     });
 
-    const demo = await allium(['demo'], home);
-    expect(demo.stderr).toBe('');
-    expect(demo.code).toBe(0);
-    const hint = /try: cd (\S+) && .* report (\S+)/.exec(demo.stdout);
-    expect(hint).not.toBeNull();
-    const [, project, slug] = hint!;
-    expect(project!.startsWith(WORKSPACE)).toBe(false);
+    it('runs --version, demo, report, verify and spec check', async () => {
+      const version = await allium(['--version'], home);
+      expect(version).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^allium-loop \d+\.\d+\.\d+\n$/),
+      });
 
-    const report = await allium(['report', slug!], project!);
-    expect(report.code).toBe(0);
-    expect(report.stdout).toContain('converged');
+      const demo = await allium(['demo'], home);
+      expect(demo.stderr).toBe('');
+      expect(demo.code).toBe(0);
+      const hint = /try: cd (\S+) && .* report (\S+)/.exec(demo.stdout);
+      expect(hint).not.toBeNull();
+      const [, project, slug] = hint!;
+      expect(project!.startsWith(WORKSPACE)).toBe(false);
 
-    const verify = await allium(['verify'], project!);
-    expect(verify.stdout).toMatch(/^converged$/m);
-    expect(verify.code).toBe(0);
+      const report = await allium(['report', slug!], project!);
+      expect(report.code).toBe(0);
+      expect(report.stdout).toContain('converged');
 
-    const check = await allium(['spec', 'check'], project!);
-    expect(check.stdout).toMatch(/1 file: 0 error\(s\)/);
-    expect(check.code).toBe(0);
-  });
-});
+      const verify = await allium(['verify'], project!);
+      expect(verify.stdout).toMatch(/^converged$/m);
+      expect(verify.code).toBe(0);
+
+      const check = await allium(['spec', 'check'], project!);
+      expect(check.stdout).toMatch(/1 file: 0 error\(s\)/);
+      expect(check.code).toBe(0);
+    });
+  },
+);
