@@ -15,7 +15,12 @@ export type {
 } from './driver/loop-ports.js';
 export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
 export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree } from './project/git.js';
-export { createProjectPorts, recordSpecBaseline, type ProjectPortsOptions } from './project/project-ports.js';
+export {
+  blockingQuestionTexts,
+  createProjectPorts,
+  recordSpecBaseline,
+  type ProjectPortsOptions,
+} from './project/project-ports.js';
 export { detectDrift, resetToCheckpoint, type Drift, type DriftPolicy } from './project/drift.js';
 export { questionId } from './project/phase-context.js';
 export {

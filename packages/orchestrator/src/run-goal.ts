@@ -277,6 +277,7 @@ async function drive(
     testTimeoutMs: ledger.caps.testTimeoutMs,
     ledger: () => current,
     redact: (text) => redactor.text(text),
+    env: settings.env,
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
   });
   const final = await runLoop({
