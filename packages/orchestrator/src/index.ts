@@ -32,4 +32,14 @@ export {
   type RunOutcome,
   type RunSettings,
 } from './run-goal.js';
+export { answerQuestion, type AnswerOutcome, type AnswerRequest } from './runs/answer-question.js';
+export { canReopen, reopenRun, RESUMABLE_STATES } from './runs/reopen-run.js';
+export {
+  describeRun,
+  listRuns,
+  runTicks,
+  type RunCondition,
+  type RunOverview,
+  type UnreadableRun,
+} from './runs/run-overview.js';
 export * from './modes/index.js';
