@@ -39,7 +39,9 @@ describe('one measure: the loop and allium-loop verify agree on the same tree', 
   it('a question the run recorded as blocking is blocking for both', async () => {
     const dir = await makeProject({ ...TALLY_PROJECT, 'specs/tally.allium': UNCLASSIFIED });
     const script = await writeScript(dir, [weedStep(false, { repeat: true })]);
-    expect((await runCli(['run', DRIFT_GOAL, '--agent', 'replay', '--agent-script', script], dir)).code).toBe(0);
+    expect((await runCli(['run', DRIFT_GOAL, '--agent', 'replay', '--agent-script', script], dir)).code).toBe(
+      0,
+    );
     // Someone classifies the question as blocking in the ledger (as elicit or tend would have).
     const path = join(dir, '.allium-loop', `${DRIFT_SLUG}.json`);
     const ledger = JSON.parse(await readFile(path, 'utf8')) as LooseJson;
