@@ -265,7 +265,9 @@ function checkAgent(agent: unknown, settings: RunSettings, slug: string): AgentR
     return createAgentRunner(withRunDefaults(agent, settings.cwd, slug), { env: settings.env });
   } catch (error) {
     if (!AlliumLoopError.is(error)) throw error;
-    throw new RunError(`The agent setting is wrong: ${error.message}`, {
+    const kind =
+      typeof agent === 'object' && agent !== null ? (agent as Record<string, unknown>)['kind'] : undefined;
+    throw new RunError(`The agent setting is wrong (agent ${JSON.stringify(kind)}): ${error.message}`, {
       code: 'run.agent_invalid',
       cause: error,
       context: { slug },
