@@ -43,9 +43,5 @@ export {
   type MeasureProjectOptions,
   type ProjectMeasurement,
 } from './measure-project.js';
-export {
-  verifyProject,
-  type VerifyProjectOptions,
-  type VerifyProjectResult,
-} from './verify-project.js';
+export { verifyProject, type VerifyProjectOptions, type VerifyProjectResult } from './verify-project.js';
 export * from './probe/index.js';

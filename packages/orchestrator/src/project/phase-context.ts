@@ -45,6 +45,7 @@ export function buildPhaseContext(input: PhaseContextInput): PhaseContext {
     ...(focus.slice?.integration === true
       ? [
           'integration pass: write cross-slice tests over the data-flow chains between the slices, and weed the whole spec',
+          ...(focus.slice.chains ?? []).map((chain) => `chain to test end to end: ${chain.join(' → ')}`),
         ]
       : []),
   ];

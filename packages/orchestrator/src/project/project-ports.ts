@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
-import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
+import { INTEGRATION_ID, planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { measureProject, runTests, type TestCommand } from '@allium-loop/verify';
@@ -358,10 +358,24 @@ async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice
   if (touched.size === 0) return [];
   const plan = planSlices(after.graph, touched);
   const byId = new Map(plan.slices.map((s) => [s.id, s]));
-  return plan.waves.flat().flatMap((id) => {
+  const slices: PlannedSlice[] = plan.waves.flat().flatMap((id) => {
     const slice = byId.get(id);
     return slice === undefined
       ? []
       : [{ id: slice.id, constructs: [...slice.constructs], dependsOn: [...slice.dependsOn] }];
   });
+  if (plan.integration === null) return slices;
+  // The decomposer's integration pass: its chains are the links that cross from one slice to another.
+  const chains = plan.integration.crossings.flatMap((crossing) =>
+    crossing.links.map((link) => [link.from, ...link.through, link.to]),
+  );
+  return [
+    ...slices,
+    {
+      id: INTEGRATION_ID,
+      constructs: [...new Set(chains.flat())].sort(),
+      dependsOn: slices.map((slice) => slice.id),
+      chains,
+    },
+  ];
 }
