@@ -156,7 +156,7 @@ export async function startRun(
       },
     ]);
     await recordSpecBaseline(settings.cwd, choice.slug);
-    return drive(store, lease, ledger, settings, testCommand);
+    return driveSpecRun(store, lease, ledger, settings, testCommand);
   });
 }
 
@@ -209,7 +209,7 @@ export async function resumeRun(
     ]);
     const stored = ledger.modeState['config'] as { testCommand?: TestCommand } | undefined;
     const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
-    return drive(store, lease, ledger, settings, testCommand);
+    return driveSpecRun(store, lease, ledger, settings, testCommand);
   });
 }
 
@@ -295,7 +295,8 @@ async function refuseWhenTreeBusy(store: LedgerStore, slug: string, cwd: string)
   );
 }
 
-async function drive(
+/** Drives a spec-loop run from its ledger: builds the config, the agent and the project ports, then runs the loop. */
+async function driveSpecRun(
   store: LedgerStore,
   lease: Lease,
   ledger: Ledger,
