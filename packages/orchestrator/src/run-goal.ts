@@ -169,15 +169,7 @@ export async function resumeRun(
   await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
   return withLease(store, slug, settings.announce, async (lease) => {
-    const loaded = await store.load(slug);
-    if (!loaded.ok) {
-      if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
-      throw new RunError(`No run named "${slug}" in ${stateDir(settings.cwd)}.`, {
-        code: 'run.not_found',
-        hint: "Run 'allium-loop list' to see the runs here.",
-      });
-    }
-    let ledger = loaded.value.ledger;
+    let ledger = await loadRecordedRun(store, slug, settings.cwd);
     if (ledger.status === 'terminal' && ledger.terminal !== null) {
       const reopened = reopenRun(ledger);
       if (reopened === undefined) {
@@ -210,6 +202,20 @@ export async function resumeRun(
     const stored = ledger.modeState['config'] as { testCommand?: TestCommand } | undefined;
     const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
     return driveSpecRun(store, lease, ledger, settings, testCommand);
+  });
+}
+
+/**
+ * Loads a recorded run's ledger: throws the store's corrupt-ledger error (naming the file and its backup) or a
+ * {@link RunError} `run.not_found` with a hint.
+ */
+export async function loadRecordedRun(store: LedgerStore, slug: string, cwd: string): Promise<Ledger> {
+  const loaded = await store.load(slug);
+  if (loaded.ok) return loaded.value.ledger;
+  if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
+  throw new RunError(`No run named "${slug}" in ${stateDir(cwd)}.`, {
+    code: 'run.not_found',
+    hint: "Run 'allium-loop list' to see the runs here.",
   });
 }
 

@@ -80,3 +80,67 @@ test('SwitchOn, OpenDoor and RingBell together: an evening arrival', () => {
   assert.deepEqual([lamp.status, door.status, bell.status], ['on', 'open', 'ringing']);
 });
 `;
+
+/** The house project before the goal. */
+export const HOUSE_PROJECT: Record<string, string> = {
+  'package.json': '{ "type": "module", "private": true }\n',
+  'allium-loop.yaml': 'testCommand: node --test\n',
+  'specs/house.allium': HOUSE_V1,
+  'src/house.js': 'export {};\n',
+};
+
+const CLEAN_WEED = {
+  phase: 'weed',
+  result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+};
+
+function implementStep(count: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    phase: 'implement',
+    write: { 'src/house.js': code(count) },
+    result: { phase: 'implement', filesChanged: ['src/house.js'], contestedTests: [], summary: `${count}` },
+    ...extra,
+  };
+}
+
+/**
+ * The replay script of the house goal: tend writes {@link HOUSE_V2}; each slice propagates its test, implements and
+ * weeds clean; the integration pass propagates {@link INTEGRATION} and weeds clean. `tendDelayMs` slows tend;
+ * `hangInSlice` (0-based) puts an implement call that hangs for ten minutes before that slice's real one.
+ */
+export function houseSteps(
+  options: { readonly tendDelayMs?: number; readonly hangInSlice?: number } = {},
+): Record<string, unknown>[] {
+  const steps: Record<string, unknown>[] = [
+    {
+      phase: 'tend',
+      ...(options.tendDelayMs === undefined ? {} : { delayMs: options.tendDelayMs }),
+      write: { 'specs/house.allium': HOUSE_V2 },
+      result: { phase: 'tend', specFiles: ['specs/house.allium'], openQuestions: [], summary: 'house' },
+    },
+  ];
+  FUNCTIONS.forEach((entry, index) => {
+    const path = `test/${entry[1]}.test.js`;
+    steps.push({
+      phase: 'propagate',
+      write: { [path]: testFile(entry) },
+      result: { phase: 'propagate', testFiles: [{ path, covers: [entry[0]] }], summary: entry[0] },
+    });
+    if (index === options.hangInSlice)
+      steps.push(implementStep(index, { delayMs: 600_000, description: 'hangs until Ctrl-C' }));
+    steps.push(implementStep(index + 1), CLEAN_WEED);
+  });
+  steps.push(
+    {
+      phase: 'propagate',
+      write: { 'test/integration.test.js': INTEGRATION },
+      result: {
+        phase: 'propagate',
+        testFiles: [{ path: 'test/integration.test.js', covers: ['SwitchOn', 'OpenDoor', 'RingBell'] }],
+        summary: 'together',
+      },
+    },
+    CLEAN_WEED,
+  );
+  return steps;
+}

@@ -9,83 +9,21 @@ import {
   writeScript,
   type LooseJson,
 } from '../e2e/e2e.test-helpers.js';
-import { FUNCTIONS, HOUSE_V1, HOUSE_V2, INTEGRATION, code, testFile } from '../e2e/house.test-helpers.js';
-import { waitForJournal } from './reliability.test-helpers.js';
+import { HOUSE_PROJECT, houseSteps } from '../e2e/house.test-helpers.js';
+import { waitFor, waitForJournal } from './reliability.test-helpers.js';
 
 const GOAL = 'add lamps, doors and bells to the house';
 const SLUG = 'add-lamps-doors-and-bells-to-the-house';
-
-/** Polls `check` until it holds or `timeoutMs` passes. */
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
-const clean = {
-  phase: 'weed',
-  result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
-};
-
-function implement(count: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    phase: 'implement',
-    write: { 'src/house.js': code(count) },
-    result: { phase: 'implement', filesChanged: ['src/house.js'], contestedTests: [], summary: `${count}` },
-    ...extra,
-  };
-}
-
-/**
- * Three slices and the integration pass. The second slice's first implement call hangs (a stuck agent) until the
- * user presses Ctrl-C; the script's next implement step is the real one. Tend takes 1.5 s, so the run has used
- * more than one second of wall clock before any slice starts, whatever the machine's speed.
- */
-function steps(): Record<string, unknown>[] {
-  const list: Record<string, unknown>[] = [
-    {
-      phase: 'tend',
-      delayMs: 1500,
-      write: { 'specs/house.allium': HOUSE_V2 },
-      result: { phase: 'tend', specFiles: ['specs/house.allium'], openQuestions: [], summary: 'house' },
-    },
-  ];
-  FUNCTIONS.forEach((entry, index) => {
-    const path = `test/${entry[1]}.test.js`;
-    list.push({
-      phase: 'propagate',
-      write: { [path]: testFile(entry) },
-      result: { phase: 'propagate', testFiles: [{ path, covers: [entry[0]] }], summary: entry[0] },
-    });
-    if (index === 1) list.push(implement(1, { delayMs: 600_000, description: 'hangs until Ctrl-C' }));
-    list.push(implement(index + 1), clean);
-  });
-  list.push(
-    {
-      phase: 'propagate',
-      write: { 'test/integration.test.js': INTEGRATION },
-      result: {
-        phase: 'propagate',
-        testFiles: [{ path: 'test/integration.test.js', covers: ['SwitchOn', 'OpenDoor', 'RingBell'] }],
-        summary: 'together',
-      },
-    },
-    clean,
-  );
-  return list;
-}
 
 describe('a run stopped inside a slice resumes that slice', () => {
   it(
     'Ctrl-C inside a slice, then the wall clock inside the slice, then resume and run of the goal converge',
     { timeout: 420_000 },
     async () => {
-      const dir = await makeProject({
-        'package.json': '{ "type": "module", "private": true }\n',
-        'allium-loop.yaml': 'testCommand: node --test\n',
-        'specs/house.allium': HOUSE_V1,
-        'src/house.js': 'export {};\n',
-      });
-      const script = await writeScript(dir, steps());
+      // The second slice's first implement call hangs until Ctrl-C; the script's next implement step is the real
+      // one. Tend takes 1.5 s, so more than a second of wall clock is used before any slice, whatever the machine.
+      const dir = await makeProject(HOUSE_PROJECT);
+      const script = await writeScript(dir, houseSteps({ tendDelayMs: 1500, hangInSlice: 1 }));
       const agent = ['--agent', 'replay', '--agent-script', script];
 
       // 1. Ctrl-C while the second slice's agent hangs.

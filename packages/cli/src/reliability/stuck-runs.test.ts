@@ -15,6 +15,7 @@ import {
   writeScript,
   type LooseJson,
 } from '../e2e/e2e.test-helpers.js';
+import { waitFor } from './reliability.test-helpers.js';
 
 const exec = promisify(execFile);
 
@@ -23,12 +24,6 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** Polls `check` until it holds or `timeoutMs` passes. */
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 async function listRows(dir: string): Promise<LooseJson[]> {

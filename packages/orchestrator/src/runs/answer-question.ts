@@ -1,5 +1,5 @@
 import type { Clock } from '../driver/loop-ports.js';
-import { openStore, RunError, stateDir } from '../run-goal.js';
+import { loadRecordedRun, openStore, RunError } from '../run-goal.js';
 import { withLease } from '../project/with-lease.js';
 import { canReopen } from './reopen-run.js';
 
@@ -33,15 +33,7 @@ export async function answerQuestion(request: AnswerRequest): Promise<AnswerOutc
   const store = openStore(request.cwd, request.env);
   const { slug, questionId, answer } = request;
   return withLease(store, slug, undefined, async (lease) => {
-    const loaded = await store.load(slug);
-    if (!loaded.ok) {
-      if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
-      throw new RunError(`No run named "${slug}" in ${stateDir(request.cwd)}.`, {
-        code: 'run.not_found',
-        hint: "Run 'allium-loop list' to see the runs here.",
-      });
-    }
-    const ledger = loaded.value.ledger;
+    const ledger = await loadRecordedRun(store, slug, request.cwd);
     const question = ledger.questions.find((q) => q.id === questionId);
     if (question === undefined) {
       const open = ledger.questions.filter((q) => q.status === 'open').map((q) => `${q.id} (${q.text})`);
