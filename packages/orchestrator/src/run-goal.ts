@@ -15,9 +15,15 @@ import {
 } from '@allium-loop/ledger';
 import {
   discoverTestCommand,
+  fingerprintHarness,
+  loadHarnessRecord,
+  parseHarnessRecord,
   probeProject,
+  readHarnessConfig,
+  saveHarnessRecord,
   VerifyError,
   writeTestCommandConfig,
+  type HarnessRecord,
   type TestCommand,
 } from '@allium-loop/verify';
 import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
@@ -109,6 +115,14 @@ export async function startRun(
   );
   settings.announce?.(entry.announcement);
   settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
+  const harnessConfig = await readHarnessConfig(settings.cwd);
+  const harness = await fingerprintHarness({
+    cwd: settings.cwd,
+    commands: [testCommand.command],
+    env: settings.env,
+    protect: harnessConfig.protect,
+    allowTestChanges: harnessConfig.allowTestChanges,
+  });
   return withLease(store, choice.slug, settings.announce, async (lease) => {
     await refuseWhenTreeBusy(store, choice.slug, settings.cwd);
     const caps = loopCaps(settings);
@@ -141,8 +155,10 @@ export async function startRun(
           testCommand: { ...testCommand },
           agent: agentConfig as Record<string, unknown>,
         },
+        harness: harness as unknown as Record<string, unknown>,
       },
     };
+    const outside = await saveHarnessRecord(settings.cwd, choice.slug, harness, settings.env);
     await store.save(lease, ledger);
     await store.append(lease, [
       {
@@ -154,9 +170,10 @@ export async function startRun(
         pid: process.pid,
         host: hostname(),
       },
+      harnessNote(harness, outside, new Date(settings.clock.now()).toISOString()),
     ]);
     await recordSpecBaseline(settings.cwd, choice.slug);
-    return driveSpecRun(store, lease, ledger, settings, testCommand);
+    return driveSpecRun(store, lease, ledger, settings, testCommand, harness);
   });
 }
 
@@ -201,7 +218,11 @@ export async function resumeRun(
     ]);
     const stored = ledger.modeState['config'] as { testCommand?: TestCommand } | undefined;
     const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
-    return driveSpecRun(store, lease, ledger, settings, testCommand);
+    // The copy outside the project wins over the ledger's (which an agent can reach).
+    const harness =
+      (await loadHarnessRecord(settings.cwd, slug, settings.env))?.record ??
+      parseHarnessRecord(ledger.modeState['harness']);
+    return driveSpecRun(store, lease, ledger, settings, testCommand, harness);
   });
 }
 
@@ -265,6 +286,24 @@ function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
   };
 }
 
+/** The journal note that says what the run fingerprinted and where the record is kept. */
+function harnessNote(harness: HarnessRecord, outside: string | undefined, at: string) {
+  const allowed =
+    harness.allowTestChanges.length === 0
+      ? ''
+      : `; test changes allowed by allowTestChanges: ${harness.allowTestChanges.join(', ')}`;
+  return {
+    type: 'note' as const,
+    at,
+    message: `harness fingerprinted: ${String(harness.entries.length)} entr${harness.entries.length === 1 ? 'y' : 'ies'} (${harness.entries.map((e) => e.label).join(', ')}); record ${outside ?? 'in the ledger only (no HOME or XDG_STATE_HOME)'}${allowed}`,
+    data: {
+      kind: 'harness_recorded',
+      entries: harness.entries.length,
+      allowTestChanges: [...harness.allowTestChanges],
+    },
+  };
+}
+
 /** Builds the agent runner once to validate its configuration; a wrong setting throws before any write. */
 function checkAgent(agent: unknown, settings: RunSettings, slug: string): AgentRunner {
   try {
@@ -308,6 +347,7 @@ async function driveSpecRun(
   ledger: Ledger,
   settings: RunSettings,
   testCommand: TestCommand,
+  harness?: HarnessRecord,
 ): Promise<RunOutcome> {
   let current = ledger;
   const stored = storedConfig(ledger);
@@ -336,6 +376,7 @@ async function driveSpecRun(
     mode,
     agent,
     testCommand,
+    ...(harness === undefined ? {} : { harness }),
     agentTimeoutMs: ledger.caps.agentTimeoutMs,
     testTimeoutMs: ledger.caps.testTimeoutMs,
     ledger: () => current,

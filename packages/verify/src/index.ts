@@ -4,7 +4,9 @@
 export { discoverTestCommand, NO_TEST_COMMAND_HINT } from './discovery/discover-test-command.js';
 export {
   CONFIG_FILE,
+  readHarnessConfig,
   readTestCommandConfig,
+  type HarnessConfig,
   writeTestCommandConfig,
 } from './discovery/test-command-config.js';
 export { parseTestOutput, type TestReport } from './parsers/parse-test-output.js';
@@ -43,5 +45,11 @@ export {
   type MeasureProjectOptions,
   type ProjectMeasurement,
 } from './measure-project.js';
-export { verifyProject, type VerifyProjectOptions, type VerifyProjectResult } from './verify-project.js';
+export {
+  verifyProject,
+  type HarnessVerdict,
+  type VerifyProjectOptions,
+  type VerifyProjectResult,
+} from './verify-project.js';
+export * from './harness/index.js';
 export * from './probe/index.js';

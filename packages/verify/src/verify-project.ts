@@ -8,6 +8,8 @@ import {
   type WeedTerm,
 } from '@allium-loop/evaluator';
 import { discoverTestCommand } from './discovery/discover-test-command.js';
+import { checkHarness } from './harness/check-harness.js';
+import { describeHarnessChange, type HarnessEntry, type HarnessRecord } from './harness/harness-record.js';
 import { measureProject } from './measure-project.js';
 import type { StructureReport } from './structure/check-structure.js';
 import type { TestCommand, TestRunResult } from './test-run.js';
@@ -30,6 +32,19 @@ export interface VerifyProjectOptions {
   readonly timeoutMs?: number;
   /** Environment for the reference CLI lookup. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The harness a run recorded (from outside the project when available): it is compared with the project now,
+   * and its test command runs instead of a discovered one that differs (a forged `testCommand` never runs).
+   */
+  readonly harness?: { readonly record: HarnessRecord; readonly source: string };
+}
+
+/** The harness comparison of a verification. */
+export interface HarnessVerdict {
+  /** Where the record came from, e.g. `run add-x (recorded outside the project)`. */
+  readonly source: string;
+  readonly entries: number;
+  readonly changed: readonly HarnessEntry[];
 }
 
 /** Everything one verification measured, the observation built from it, and the invariant's verdict. */
@@ -39,16 +54,34 @@ export interface VerifyProjectResult {
   readonly questions: ClassifiedQuestions;
   readonly observation: Observation;
   readonly verdict: InvariantVerdict;
+  /** Present when a recorded harness was given. */
+  readonly harness?: HarnessVerdict;
+}
+
+async function chooseCommand(options: VerifyProjectOptions): Promise<TestCommand> {
+  if (options.testCommand !== undefined) return options.testCommand;
+  const recorded = options.harness?.record.commands[0];
+  const discovered = await discoverTestCommand(options.cwd).catch((error: unknown) => {
+    if (recorded === undefined) throw error;
+    return undefined;
+  });
+  if (recorded === undefined || discovered?.command === recorded) return discovered!;
+  return {
+    command: recorded,
+    source: 'the harness record',
+    reason: `recorded when ${options.harness!.source} started${discovered === undefined ? '' : `; the project now names \`${discovered.command}\``}`,
+  };
 }
 
 /**
  * Verifies a project with the engine's own measurements — the same {@link measureProject} the loop uses at the
- * end of every tick — and evaluates the convergence invariant. Throws {@link VerifyError}
- * `verify.no_test_command` when no test command can be found, and `verify.spawn_failed` when it cannot be started.
+ * end of every tick — and evaluates the convergence invariant (and compares the recorded harness, when given).
+ * Throws {@link VerifyError} `verify.no_test_command` when no test command can be found, and
+ * `verify.spawn_failed` when it cannot be started.
  */
 export async function verifyProject(options: VerifyProjectOptions): Promise<VerifyProjectResult> {
-  const command = options.testCommand ?? (await discoverTestCommand(options.cwd));
-  const measured = await measureProject({
+  const command = await chooseCommand(options);
+  const { tests, structure, questions, ...measured } = await measureProject({
     cwd: options.cwd,
     command,
     outputDir: options.outputDir ?? join(options.cwd, '.allium-loop', 'verify'),
@@ -57,11 +90,23 @@ export async function verifyProject(options: VerifyProjectOptions): Promise<Veri
     ...(options.env === undefined ? {} : { env: options.env }),
   });
   const observation: Observation = { ...measured.observation, weed: options.weed };
+  const verdict = evaluateInvariant(observation, options.policy);
+  if (options.harness === undefined) return { tests, structure, questions, observation, verdict };
+  const { changed } = await checkHarness(options.cwd, options.harness.record);
+  const harness = { source: options.harness.source, entries: options.harness.record.entries.length, changed };
+  if (changed.length === 0) return { tests, structure, questions, observation, verdict, harness };
+  const term = {
+    term: 'harness_changed' as const,
+    message: `harness: ${String(changed.length)} change(s) since ${options.harness.source} recorded it: ${changed.map(describeHarnessChange).join('; ')}`,
+    count: changed.length,
+    names: changed.map((entry) => entry.label),
+  };
   return {
-    tests: measured.tests,
-    structure: measured.structure,
-    questions: measured.questions,
+    tests,
+    structure,
+    questions,
     observation,
-    verdict: evaluateInvariant(observation, options.policy),
+    verdict: { converged: false, unmet: [term, ...verdict.unmet] },
+    harness,
   };
 }

@@ -5,7 +5,7 @@ import type { AgentRunner } from '@allium-loop/agents';
 import { INTEGRATION_ID, planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
-import { measureProject, runTests, type TestCommand } from '@allium-loop/verify';
+import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
 import {
   createSpecReader,
   createTestRunner,
@@ -37,6 +37,8 @@ export interface ProjectPortsOptions {
   readonly mode: LoopMode;
   readonly agent: AgentRunner;
   readonly testCommand: TestCommand;
+  /** What the test command runs or reads, fingerprinted at the start of the run; workers guard it. */
+  readonly harness?: HarnessRecord;
   readonly agentTimeoutMs: number;
   readonly testTimeoutMs: number;
   /** The ledger as it stands now (questions, protected tests). */
@@ -102,8 +104,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
   };
   let lastStructural: readonly { file: string; line: number; message: string }[] = [];
 
-  const context = async (request: PhaseRequest): Promise<PhaseContext> =>
-    buildPhaseContext({
+  const context = async (request: PhaseRequest): Promise<PhaseContext> => ({
+    ...buildPhaseContext({
       request,
       cwd,
       slug,
@@ -113,7 +115,9 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       files: await listProjectFiles(cwd),
       structural: lastStructural,
       timeoutMs: options.agentTimeoutMs,
-    });
+    }),
+    ...(options.harness === undefined ? {} : { harness: options.harness }),
+  });
 
   const specDigest = async (): Promise<string> => {
     const files = await listProjectFiles(cwd);
@@ -210,6 +214,9 @@ function toPhaseReport(
     durationMs,
     ...(outcome.agent.tokens === undefined ? {} : { tokens: outcome.agent.tokens }),
     protectedTests: outcome.protectedTests,
+    ...(outcome.agent.authFailure === true
+      ? { stopReason: `the agent's credentials were refused: ${outcome.agent.detail ?? 'HTTP 401'}` }
+      : {}),
   };
   const costUsd = outcome.costUsd;
   const observation = {
