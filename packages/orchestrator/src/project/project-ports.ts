@@ -212,6 +212,9 @@ function toPhaseReport(
     durationMs,
     ...(outcome.agent.tokens === undefined ? {} : { tokens: outcome.agent.tokens }),
     protectedTests: outcome.protectedTests,
+    ...(outcome.agent.authFailure === true
+      ? { stopReason: `the agent's credentials were refused: ${outcome.agent.detail ?? 'HTTP 401'}` }
+      : {}),
   };
   const costUsd = outcome.costUsd;
   const observation = {
