@@ -41,7 +41,8 @@ async function scopeSurvivors(scope: string): Promise<number[]> {
 
 /** A shell that starts a `setsid` daemon holding stdout and stderr, which writes its pid to `pidFile`. */
 const daemonScript = (pidFile: string, thenExit: boolean) =>
-  `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' & echo started; ${thenExit ? 'exit 0' : 'sleep 300'}`;
+  `setsid sh -c 'echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 300' & ` +
+  `while [ ! -s ${pidFile} ]; do sleep 0.05; done; echo started; ${thenExit ? 'exit 0' : 'sleep 300'}`;
 
 describe.skipIf(process.platform !== 'linux')('process marker: no process escapes a call (issue 14 item 7)', () => {
   it.each([

@@ -114,7 +114,7 @@ describe('runTests', () => {
       const result = await runInProcessScope(scope, () =>
         runTests({
           command: command(
-            "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' & echo '# pass 1'; echo '# fail 0'; exit 0",
+            "setsid sh -c 'echo $$ > daemon.tmp; mv daemon.tmp daemon.pid; exec sleep 300' & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo '# pass 1'; echo '# fail 0'; exit 0",
           ),
           cwd,
           outputDir: cwd,
