@@ -138,5 +138,6 @@ function usageFields(report: AgentReport): Partial<AgentRunResult> {
   if (report.sessionId !== undefined) fields.sessionId = report.sessionId;
   if (report.rateLimitResetAt !== undefined) fields.rateLimitResetAt = report.rateLimitResetAt;
   if (report.detail !== undefined) fields.detail = report.detail;
+  if (report.authFailure === true && report.outcome === 'api_error') fields.authFailure = true;
   return fields;
 }
