@@ -10,6 +10,7 @@ import {
   agentConfigFor,
   announceSkips,
   envFor,
+  useScriptedModel,
 } from './real-agents.test-helpers.js';
 
 announceSkips();
@@ -179,16 +180,10 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
   'the opencode adapter against the real binary (one call: the demo is too slow for CI with it)',
   { timeout: 600_000 },
   () => {
-    let server: ScriptedModelServer;
-    beforeAll(async () => {
-      server = await startScriptedModel();
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const model = useScriptedModel();
 
     it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is what it printed', async () => {
-      server.setScript([
+      model().setScript([
         {
           match: 'OPENCODE-CALL',
           actions: [
@@ -202,7 +197,7 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
       ]);
       const cwd = await mkdtemp(join(tmpdir(), 'allium-real-opencode-'));
       const runner = createAgentRunner(agentConfigFor(REAL_OPENCODE), {
-        env: await envFor('opencode', server),
+        env: await envFor('opencode', model()),
       });
       const result = await runner.run({
         prompt: 'OPENCODE-CALL: answer briefly.',
@@ -214,9 +209,11 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
       const transcript = await readFile(result.transcriptPath, 'utf8');
       expect(result.outcome, transcript.slice(-2000)).toBe('ok');
       expect(await readFile(join(cwd, 'copy.txt'), 'utf8')).toBe('one\nthree\n');
-      const played = server.requests.filter((r) => r.callIndex === 0).map((r) => r.reply);
+      const played = model()
+        .requests.filter((r) => r.callIndex === 0)
+        .map((r) => r.reply);
       expect(played).toEqual(['read', 'write', 'read', 'edit', 'bash', 'text']);
-      const reported = server.usageOfCall(0);
+      const reported = model().usageOfCall(0);
       expect(result.tokens).toEqual({
         input: reported.input,
         output: reported.output,

@@ -15,8 +15,11 @@ import {
   type RealCliName,
   type ScriptedAction,
   type ScriptedCall,
+  type ScriptedModelOptions,
   type ScriptedModelServer,
+  startScriptedModel,
 } from '@allium-loop/scripted-model';
+import { afterAll, beforeAll } from 'vitest';
 import { DEMO_DIR } from '../commands/demo.js';
 
 /** The pinned CLIs, located once per test file; a CLI that cannot start carries its skip reason. */
@@ -163,4 +166,19 @@ export async function onlySlug(dir: string): Promise<string> {
   if (ledgers.length !== 1)
     throw new Error(`expected one ledger in ${dir}, found ${ledgers.join(', ') || 'none'}`);
   return ledgers[0]!.slice(0, -'.json'.length);
+}
+
+/** Starts a scripted model for the enclosing `describe` (closed after it); call the result for the server. */
+export function useScriptedModel(options: ScriptedModelOptions = {}): () => ScriptedModelServer {
+  let server: ScriptedModelServer | undefined;
+  beforeAll(async () => {
+    server = await startScriptedModel(options);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (server === undefined) throw new Error('the scripted model has not started');
+    return server;
+  };
 }

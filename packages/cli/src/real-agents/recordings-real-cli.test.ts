@@ -8,12 +8,17 @@ import {
   parseJsonLines,
   readRecording,
   shapeDrift,
-  startScriptedModel,
   type RecordingName,
-  type ScriptedModelServer,
 } from '@allium-loop/scripted-model';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REAL_CLIS, agentConfigFor, announceSkips, cliPath, envFor } from './real-agents.test-helpers.js';
+import { describe, expect, it } from 'vitest';
+import {
+  REAL_CLIS,
+  agentConfigFor,
+  announceSkips,
+  cliPath,
+  envFor,
+  useScriptedModel,
+} from './real-agents.test-helpers.js';
 
 announceSkips();
 
@@ -49,20 +54,14 @@ describe(
   'recordings of the real CLIs’ output (what the fakes are checked against)',
   { timeout: 300_000 },
   () => {
-    let server: ScriptedModelServer;
-    beforeAll(async () => {
-      server = await startScriptedModel();
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const model = useScriptedModel();
 
     for (const { recording, cli: name, options } of CASES) {
       const cli = REAL_CLIS.find((c) => c.name === name)!;
       it.skipIf('skipReason' in cli)(
         `${recording}: a fresh run of the pinned ${name} has the recorded shape`,
         async () => {
-          server.setScript([
+          model().setScript([
             {
               match: `RECORD ${recording}`,
               actions: [
@@ -85,7 +84,7 @@ describe(
             name === 'claude'
               ? buildClaudeArgs(config as never, request)
               : buildCodexArgs(config as never, request, { scratchDir: cwd, promptFile: join(cwd, 'p.md') });
-          const env = await envFor(name, server);
+          const env = await envFor(name, model());
           const child = spawn(cliPath(cli), args, { cwd, env, stdio: ['pipe', 'pipe', 'inherit'] });
           child.stdin.end(request.prompt);
           let stdout = '';
