@@ -11,7 +11,7 @@ export {
   type SliceStatus,
 } from './roll-up-types.js';
 export { DecomposerError } from './decomposer-error.js';
-export { planSlices } from './plan-slices.js';
+export { assignWaves, planSlices } from './plan-slices.js';
 export { normaliseQuestion, rollUp } from './roll-up.js';
 export { renderPlanMermaid } from './render-plan-mermaid.js';
 export { renderPlanText } from './render-plan-text.js';
