@@ -27,13 +27,21 @@ function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-function edge(from: Placed, to: Placed): SafeHtml {
+/**
+ * An arrow from a slice to one that depends on it. An arrow that skips a wave bends below the nodes (to `below`)
+ * so that it never runs hidden behind the slices in between.
+ */
+function edge(from: Placed, to: Placed, below: number): SafeHtml {
   const x1 = from.x + NODE_W;
   const y1 = from.y + NODE_H / 2;
   const x2 = to.x - 4;
   const y2 = to.y + NODE_H / 2;
   const mid = (x1 + x2) / 2;
-  return html`<path class="dag-edge" d="M${x1} ${y1} C${mid} ${y1} ${mid} ${y2} ${x2} ${y2}" marker-end="url(#dag-arrow)"><title>${to.node.id} depends on ${from.node.id}</title></path>`;
+  const d =
+    to.node.wave - from.node.wave > 1
+      ? `M${String(from.x + NODE_W / 2)} ${String(from.y + NODE_H)} C${String(from.x + NODE_W / 2)} ${String(below)} ${String(to.x + NODE_W / 2)} ${String(below)} ${String(to.x + NODE_W / 2)} ${String(to.y + NODE_H + 4)}`
+      : `M${String(x1)} ${String(y1)} C${String(mid)} ${String(y1)} ${String(mid)} ${String(y2)} ${String(x2)} ${String(y2)}`;
+  return html`<path class="dag-edge" d="${d}" marker-end="url(#dag-arrow)"><title>${to.node.id} depends on ${from.node.id}</title></path>`;
 }
 
 function nodeMarkup(p: Placed): SafeHtml {
@@ -55,11 +63,13 @@ export function renderSliceDag(slices: readonly SliceNode[]): SafeHtml {
   const waves = Math.max(...slices.map((s) => s.wave)) + 1;
   const rows = Math.max(...placed.map((p) => (p.y - TOP) / (NODE_H + GAP_Y))) + 1;
   const width = 20 + waves * NODE_W + (waves - 1) * GAP_X;
-  const height = TOP + rows * (NODE_H + GAP_Y);
+  const nodesBottom = TOP + rows * (NODE_H + GAP_Y) - GAP_Y;
+  const skips = placed.some((to) => to.node.dependsOn.some((dep) => to.node.wave - (byId.get(dep)?.node.wave ?? 0) > 1));
+  const height = nodesBottom + (skips ? 56 : GAP_Y);
   const edges = placed.flatMap((to) =>
     to.node.dependsOn.flatMap((dep) => {
       const from = byId.get(dep);
-      return from === undefined ? [] : [edge(from, to)];
+      return from === undefined ? [] : [edge(from, to, nodesBottom + 60)];
     }),
   );
   const waveLabels = Array.from(
