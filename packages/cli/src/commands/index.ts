@@ -7,6 +7,7 @@ import { answerCommand, listCommand, statusCommand } from './runs.js';
 import { reportCommand } from './report.js';
 import { openInViewer } from '../render/open-in-viewer.js';
 import { specCommand } from './spec.js';
+import { statsCommand } from './stats.js';
 import { readLedgerFacts } from './ledger-facts.js';
 import { verifyCommand } from './verify.js';
 
@@ -21,5 +22,6 @@ export const COMMANDS: readonly Command[] = [
   specCommand,
   listCommand(),
   reportCommand({ open: (path) => openInViewer(path) }),
+  statsCommand(),
   demoCommand(),
 ];
