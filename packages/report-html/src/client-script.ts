@@ -31,7 +31,12 @@ interface ChartData {
 /* Only the parts of uPlot's API the script uses. */
 interface PlotApi {
   readonly ctx: CanvasRenderingContext2D;
-  readonly bbox: { readonly left: number; readonly top: number; readonly width: number; readonly height: number };
+  readonly bbox: {
+    readonly left: number;
+    readonly top: number;
+    readonly width: number;
+    readonly height: number;
+  };
   readonly data: readonly (readonly (number | null)[])[];
   valToPos(value: number, scale: string, canvasPixels: boolean): number;
   setSize(size: { width: number; height: number }): void;
@@ -76,7 +81,14 @@ export function drawCharts(uPlot: PlotCtor): void {
       { label: 'weed divergences', stroke: '#E69F00', width: 2, dash: [8, 4], points: { size: 7 } },
       { label: 'blocking questions', stroke: '#0072B2', width: 2, points: { size: 7 } },
       { label: 'parked questions', stroke: '#56B4E9', width: 2, dash: [2, 3], points: { size: 7 } },
-      { label: 'spend (USD)', stroke: '#444444', width: 1.5, dash: [3, 3], scale: 'usd', points: { size: 5 } },
+      {
+        label: 'spend (USD)',
+        stroke: '#444444',
+        width: 1.5,
+        dash: [3, 3],
+        scale: 'usd',
+        points: { size: 5 },
+      },
     ];
     const columns: (number | null)[][] = [
       ticks.map((t) => t.seq),
@@ -97,9 +109,18 @@ export function drawCharts(uPlot: PlotCtor): void {
       legend: { live: false },
       scales: { x: { time: false }, usd: { auto: true } },
       axes: [
-        { label: 'tick (whole run, in order)', values: (_u: unknown, vals: number[]) => vals.map((v) => (Number.isInteger(v) ? String(v) : '')) },
+        {
+          label: 'tick (whole run, in order)',
+          values: (_u: unknown, vals: number[]) => vals.map((v) => (Number.isInteger(v) ? String(v) : '')),
+        },
         { label: 'count' },
-        { side: 1, scale: 'usd', label: 'USD', grid: { show: false }, values: (_u: unknown, vals: number[]) => vals.map((v) => `$${v.toFixed(2)}`) },
+        {
+          side: 1,
+          scale: 'usd',
+          label: 'USD',
+          grid: { show: false },
+          values: (_u: unknown, vals: number[]) => vals.map((v) => `$${v.toFixed(2)}`),
+        },
       ],
       series,
       hooks: {
@@ -107,14 +128,19 @@ export function drawCharts(uPlot: PlotCtor): void {
           (u: PlotApi) => {
             ticks.forEach((t, i) => {
               const previous = ticks[i - 1];
-              if (previous !== undefined && previous.scope !== t.scope) marker(u, t.seq - 0.5, '#8a8a8a', t.scope);
+              if (previous !== undefined && previous.scope !== t.scope)
+                marker(u, t.seq - 0.5, '#8a8a8a', t.scope);
             });
             const first = ticks[0];
             if (first !== undefined) {
               u.ctx.save();
               u.ctx.fillStyle = '#595959';
               u.ctx.font = `${String(11 * devicePixelRatio)}px system-ui, sans-serif`;
-              u.ctx.fillText(first.scope, u.bbox.left + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+              u.ctx.fillText(
+                first.scope,
+                u.bbox.left + 4 * devicePixelRatio,
+                u.bbox.top + 12 * devicePixelRatio,
+              );
               u.ctx.restore();
             }
             for (const w of data.warnings) {
@@ -131,16 +157,33 @@ export function drawCharts(uPlot: PlotCtor): void {
   const verify = data.verify;
   if (ver !== null && verify !== null && verify.ticks.length > 0) {
     const rows = [
-      ...(verify.baseline === null ? [] : [{ tick: 0, exitCode: verify.baseline.exitCode, score: verify.baseline.score, kept: true }]),
+      ...(verify.baseline === null
+        ? []
+        : [{ tick: 0, exitCode: verify.baseline.exitCode, score: verify.baseline.score, kept: true }]),
       ...verify.ticks,
     ];
     const pointsOnly = () => null;
-    const series: Record<string, unknown>[] = [{}, { label: 'exit code', stroke: '#0072B2', width: 2, points: { size: 7 } }];
+    const series: Record<string, unknown>[] = [
+      {},
+      { label: 'exit code', stroke: '#0072B2', width: 2, points: { size: 7 } },
+    ];
     const columns: (number | null)[][] = [rows.map((r) => r.tick), rows.map((r) => r.exitCode)];
     if (verify.climbing) {
       series.push(
-        { label: 'score (kept)', stroke: '#009E73', scale: 'score', paths: pointsOnly, points: { show: true, size: 10, fill: '#009E73' } },
-        { label: 'score (reverted)', stroke: '#D55E00', scale: 'score', paths: pointsOnly, points: { show: true, size: 10, fill: '#ffffff' } },
+        {
+          label: 'score (kept)',
+          stroke: '#009E73',
+          scale: 'score',
+          paths: pointsOnly,
+          points: { show: true, size: 10, fill: '#009E73' },
+        },
+        {
+          label: 'score (reverted)',
+          stroke: '#D55E00',
+          scale: 'score',
+          paths: pointsOnly,
+          points: { show: true, size: 10, fill: '#ffffff' },
+        },
       );
       columns.push(
         rows.map((r) => (r.kept === false ? null : r.score)),
@@ -152,7 +195,11 @@ export function drawCharts(uPlot: PlotCtor): void {
       height: 280,
       legend: { live: false },
       scales: { x: { time: false } },
-      axes: [{ label: 'tick' }, { label: 'exit code' }, ...(verify.climbing ? [{ side: 1, scale: 'score', label: 'score', grid: { show: false } }] : [])],
+      axes: [
+        { label: 'tick' },
+        { label: 'exit code' },
+        ...(verify.climbing ? [{ side: 1, scale: 'score', label: 'score', grid: { show: false } }] : []),
+      ],
       series,
     };
     ver.textContent = '';
@@ -161,7 +208,8 @@ export function drawCharts(uPlot: PlotCtor): void {
   const resize = (print: boolean) => {
     for (const [id, chart] of Object.entries(charts)) {
       const el = document.getElementById(`chart-${id}`);
-      if (el !== null) chart.setSize({ width: print ? 680 : width(el), height: id === 'verify' ? 280 : height });
+      if (el !== null)
+        chart.setSize({ width: print ? 680 : width(el), height: id === 'verify' ? 280 : height });
     }
   };
   addEventListener('beforeprint', () => resize(true));

@@ -4,7 +4,11 @@ import { loadReportAssets } from './load-report-assets.js';
 import { renderHtmlReport, type ReportAssets } from './render-html-report.js';
 import type { ReportModel } from './report-model.js';
 
-const assets: ReportAssets = { chartJs: 'var uPlot = function () {};', chartCss: '.u {}', chartLibrary: 'uPlot test' };
+const assets: ReportAssets = {
+  chartJs: 'var uPlot = function () {};',
+  chartCss: '.u {}',
+  chartLibrary: 'uPlot test',
+};
 
 function model(overrides: Partial<ReportModel> = {}): ReportModel {
   return {
@@ -43,8 +47,20 @@ describe('renderHtmlReport', () => {
         run: { ...model().run, goal: hostile },
         ticks: [
           {
-            seq: 1, scope: hostile, tick: 1, passed: 1, failed: 0, weed: 'clean', divergences: 0,
-            uncoveredObligations: null, blocking: 0, parked: 0, structuralErrors: 0, usd: null, converged: false, stall: false,
+            seq: 1,
+            scope: hostile,
+            tick: 1,
+            passed: 1,
+            failed: 0,
+            weed: 'clean',
+            divergences: 0,
+            uncoveredObligations: null,
+            blocking: 0,
+            parked: 0,
+            structuralErrors: 0,
+            usd: null,
+            converged: false,
+            stall: false,
           },
         ],
       }),
@@ -76,8 +92,24 @@ describe('renderHtmlReport', () => {
           baseline: { exitCode: 1, score: 3 },
           best: { score: 5, tick: 1 },
           ticks: [
-            { tick: 1, agentOutcome: 'ok', exitCode: 0, timedOut: false, score: 5, kept: true, delta: '3 → 5' },
-            { tick: 2, agentOutcome: 'ok', exitCode: 1, timedOut: false, score: 4, kept: false, delta: '5 → 4' },
+            {
+              tick: 1,
+              agentOutcome: 'ok',
+              exitCode: 0,
+              timedOut: false,
+              score: 5,
+              kept: true,
+              delta: '3 → 5',
+            },
+            {
+              tick: 2,
+              agentOutcome: 'ok',
+              exitCode: 1,
+              timedOut: false,
+              score: 4,
+              kept: false,
+              delta: '5 → 4',
+            },
           ],
         },
       }),

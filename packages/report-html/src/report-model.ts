@@ -100,7 +100,11 @@ export interface PhaseSpan {
 export interface WitnessSummary {
   readonly verdict: string;
   readonly summary: string;
-  readonly checks: readonly { readonly name: string; readonly result: string; readonly groundTruth: string }[];
+  readonly checks: readonly {
+    readonly name: string;
+    readonly result: string;
+    readonly groundTruth: string;
+  }[];
   readonly violations: readonly { readonly violation: string; readonly routing: string }[];
 }
 

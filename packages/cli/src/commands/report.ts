@@ -66,7 +66,9 @@ export function reportCommand(deps: ReportDeps): Command {
       try {
         const now = new Date((io.now ?? Date.now)());
         const bytes = await writeHtmlReport({ ledger, cwd: io.cwd, env: io.env, out, now });
-        io.stdout(`Wrote the HTML report of ${ledger.slug} to ${out} (${String(Math.ceil(bytes / 1024))} KB).\n`);
+        io.stdout(
+          `Wrote the HTML report of ${ledger.slug} to ${out} (${String(Math.ceil(bytes / 1024))} KB).\n`,
+        );
       } catch (error) {
         io.stderr(`allium-loop report: ${formatError(error)}\n`);
         return ExitCode.failure;

@@ -90,7 +90,8 @@ function verifyView(ledger: Ledger): VerifyView | null {
     command: state.config.command,
     climbing: climb !== undefined,
     direction: climb?.direction ?? null,
-    baseline: state.baseline === null ? null : { exitCode: state.baseline.exitCode, score: state.baseline.score },
+    baseline:
+      state.baseline === null ? null : { exitCode: state.baseline.exitCode, score: state.baseline.score },
     best: state.best === null ? null : { score: state.best.score, tick: state.best.tick },
     ticks: state.ticks.map((t) => ({
       tick: t.tick,
@@ -140,7 +141,8 @@ export function buildReportModel(
       mode: ledger.mode,
       status: ledger.status,
       terminal: t === null ? null : { state: t.state, reason: t.reason, detail: t.detail },
-      entry: ledger.entry === null ? null : `${ledger.entry.path} (${ledger.entry.mode}) — ${ledger.entry.reason}`,
+      entry:
+        ledger.entry === null ? null : `${ledger.entry.path} (${ledger.entry.mode}) — ${ledger.entry.reason}`,
       createdAt: ledger.createdAt,
       updatedAt: ledger.updatedAt,
     },

@@ -52,7 +52,14 @@ describe('allium-loop stats', () => {
     const cwd = await copyDemoRun(); // one converged run: 4 ticks, 12 calls, $0.78, slices $0.42/$0.13/$0.11
     dirs.push(cwd);
     await addRun(cwd, run('stalled', 'no_progress', { agentCalls: 5, usd: 0.5 }), [
-      { type: 'violation', at, tick: 2, kind: 'test_edit', detail: 'edited a protected test', reverted: true },
+      {
+        type: 'violation',
+        at,
+        tick: 2,
+        kind: 'test_edit',
+        detail: 'edited a protected test',
+        reverted: true,
+      },
       { type: 'violation', at, tick: 3, kind: 'skip_added', detail: 'skipped a test', reverted: true },
     ]);
     await addRun(cwd, run('capped', 'max_ticks', { agentCalls: 9, usd: 1 }));
@@ -72,7 +79,13 @@ describe('allium-loop stats', () => {
     expect(stats.byState).toEqual({ converged: 3, no_progress: 1, max_ticks: 1, running: 1 });
     expect(stats.ticksToConverge).toEqual({ n: 3, median: 0, p90: 4 });
     expect(stats.callsToConverge).toEqual({ n: 3, median: 6, p90: 12 });
-    expect(stats.costPerConvergedRun).toMatchObject({ n: 2, median: 0.54, p90: 0.78, unknownCost: 1, lowerBound: 1 });
+    expect(stats.costPerConvergedRun).toMatchObject({
+      n: 2,
+      median: 0.54,
+      p90: 0.78,
+      unknownCost: 1,
+      lowerBound: 1,
+    });
     expect(stats.costPerConvergedRun.totalUsd).toBeCloseTo(1.08);
     expect(stats.costPerConvergedSlice.n).toBe(3);
     expect(stats.costPerConvergedSlice.median).toBeCloseTo(0.13);
@@ -85,7 +98,9 @@ describe('allium-loop stats', () => {
 
     const text = createRecordingIo(cwd);
     expect(await statsCommand().run([], text)).toBe(0);
-    expect(text.out()).toContain('runs: 6 (+1 unreadable) — converged 3, max_ticks 1, no_progress 1, running 1');
+    expect(text.out()).toContain(
+      'runs: 6 (+1 unreadable) — converged 3, max_ticks 1, no_progress 1, running 1',
+    );
     expect(text.out()).toContain('agent calls to converge: median 6, p90 12 (n=3)');
     expect(text.out()).toContain('1 with unknown cost left out; 1 lower bounds');
   });

@@ -67,8 +67,9 @@ describe.skipIf(executable === undefined)('the demo run’s HTML report in a rea
     await tab.goto(page);
     await tab.waitForFunction(() => 'alliumReport' in window);
     const points = await tab.evaluate(() => {
-      const report = (window as unknown as { alliumReport: { charts: Record<string, { data: unknown[][] }> } })
-        .alliumReport;
+      const report = (
+        window as unknown as { alliumReport: { charts: Record<string, { data: unknown[][] }> } }
+      ).alliumReport;
       return report.charts['convergence']?.data[0]?.length;
     });
     const tableRows = await tab.locator('table.ticks tbody tr').count();
@@ -77,7 +78,9 @@ describe.skipIf(executable === undefined)('the demo run’s HTML report in a rea
     // The chart really drew: uPlot's canvas has a size and its legend lists the series.
     const canvas = await tab.locator('#chart-convergence canvas').boundingBox();
     expect(canvas?.width ?? 0).toBeGreaterThan(300);
-    await expect(tab.locator('#chart-convergence .u-legend').textContent()).resolves.toContain('tests passing');
+    await expect(tab.locator('#chart-convergence .u-legend').textContent()).resolves.toContain(
+      'tests passing',
+    );
     expect(await tab.locator('svg#slice-dag .dag-node').count()).toBe(3);
     expect(await tab.locator('svg#slice-dag .dag-edge').count()).toBe(3);
     await tab.screenshot({ path: join(ARTIFACTS, 'html-report.png'), fullPage: true });

@@ -136,8 +136,28 @@ describe('buildReportModel', () => {
           baseline: { exitCode: 1, score: 3, head: null, outputTail: '' },
           best: { score: 9, tick: 2, commit: null },
           ticks: [
-            { tick: 1, agentOutcome: 'ok', exitCode: 1, timedOut: false, durationMs: 5, score: 2, kept: false, delta: 'score 3 → 2', outputHash: 'a' },
-            { tick: 2, agentOutcome: 'ok', exitCode: 0, timedOut: false, durationMs: 5, score: 9, kept: true, delta: 'score 3 → 9', outputHash: 'b' },
+            {
+              tick: 1,
+              agentOutcome: 'ok',
+              exitCode: 1,
+              timedOut: false,
+              durationMs: 5,
+              score: 2,
+              kept: false,
+              delta: 'score 3 → 2',
+              outputHash: 'a',
+            },
+            {
+              tick: 2,
+              agentOutcome: 'ok',
+              exitCode: 0,
+              timedOut: false,
+              durationMs: 5,
+              score: 9,
+              kept: true,
+              delta: 'score 3 → 9',
+              outputHash: 'b',
+            },
           ],
           lastOutput: '',
           fingerprint: null,
@@ -159,18 +179,44 @@ describe('buildReportModel', () => {
       structuralErrors: 0,
       openQuestions: { blocking: 0, parked: 0 },
     };
-    const verdict = (tick: number) => ({ tick, observation, fingerprint: 'same', converged: false, unmet: [] });
+    const verdict = (tick: number) => ({
+      tick,
+      observation,
+      fingerprint: 'same',
+      converged: false,
+      unmet: [],
+    });
     const ledger: Ledger = {
       ...base,
-      terminal: { state: 'no_progress', reason: 'no_progress', detail: 'flat', at: new Date(0).toISOString() },
+      terminal: {
+        state: 'no_progress',
+        reason: 'no_progress',
+        detail: 'flat',
+        at: new Date(0).toISOString(),
+      },
       modeState: { loop: { tick: 2, verdicts: [verdict(1), verdict(2)] } },
     };
     const at = new Date(0).toISOString();
     const model = buildReportModel(
       ledger,
       [
-        { type: 'intent_begun', at, tick: 2, key: 'tick-2/implement/1', phase: 'implement', action: 'agent-call' },
-        { type: 'violation', at, tick: 2, kind: 'test_edit', path: 'test/a.test.js', detail: 'edited a protected test', reverted: true },
+        {
+          type: 'intent_begun',
+          at,
+          tick: 2,
+          key: 'tick-2/implement/1',
+          phase: 'implement',
+          action: 'agent-call',
+        },
+        {
+          type: 'violation',
+          at,
+          tick: 2,
+          kind: 'test_edit',
+          path: 'test/a.test.js',
+          detail: 'edited a protected test',
+          reverted: true,
+        },
         { type: 'cap_reached', at, tick: 2, cap: 'budget', limit: 1, value: 1.2 },
       ],
       artifacts,

@@ -118,7 +118,8 @@ async function readAgentCalls(
   const calls = await Promise.all(
     (await transcriptFiles(root)).map(async (file) => {
       const parts = relative(root, file).split(sep);
-      const scope = parts[0] === 'slices' ? (sliceByFolder.get(parts[1] ?? '') ?? parts[1] ?? RUN_SCOPE) : RUN_SCOPE;
+      const scope =
+        parts[0] === 'slices' ? (sliceByFolder.get(parts[1] ?? '') ?? parts[1] ?? RUN_SCOPE) : RUN_SCOPE;
       return parseTranscriptHeader(await readHead(file), scope, parts.at(-1) ?? '');
     }),
   );

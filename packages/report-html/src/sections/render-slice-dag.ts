@@ -64,7 +64,9 @@ export function renderSliceDag(slices: readonly SliceNode[]): SafeHtml {
   const rows = Math.max(...placed.map((p) => (p.y - TOP) / (NODE_H + GAP_Y))) + 1;
   const width = 20 + waves * NODE_W + (waves - 1) * GAP_X;
   const nodesBottom = TOP + rows * (NODE_H + GAP_Y) - GAP_Y;
-  const skips = placed.some((to) => to.node.dependsOn.some((dep) => to.node.wave - (byId.get(dep)?.node.wave ?? 0) > 1));
+  const skips = placed.some((to) =>
+    to.node.dependsOn.some((dep) => to.node.wave - (byId.get(dep)?.node.wave ?? 0) > 1),
+  );
   const height = nodesBottom + (skips ? 56 : GAP_Y);
   const edges = placed.flatMap((to) =>
     to.node.dependsOn.flatMap((dep) => {
