@@ -65,10 +65,10 @@ describe.skipIf(executable === undefined)('the demo run’s HTML report in a rea
     tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     tab.on('request', (r) => requests.push(r.url()));
     await tab.goto(page);
-    await tab.waitForFunction(() => 'alliumReport' in window);
+    await tab.waitForFunction(() => 'alliumReport' in globalThis);
     const points = await tab.evaluate(() => {
       const report = (
-        window as unknown as { alliumReport: { charts: Record<string, { data: unknown[][] }> } }
+        globalThis as unknown as { alliumReport: { charts: Record<string, { data: unknown[][] }> } }
       ).alliumReport;
       return report.charts['convergence']?.data[0]?.length;
     });
@@ -106,7 +106,7 @@ describe.skipIf(executable === undefined)('the demo run’s HTML report in a rea
     const context = await browser.newContext();
     const tab = await context.newPage();
     await tab.goto(page);
-    await tab.waitForFunction(() => 'alliumReport' in window);
+    await tab.waitForFunction(() => 'alliumReport' in globalThis);
     await tab.emulateMedia({ media: 'print' });
     await expect(tab.locator('#chart-convergence canvas').isVisible()).resolves.toBe(true);
     await expect(tab.locator('table.ticks').isVisible()).resolves.toBe(true);
