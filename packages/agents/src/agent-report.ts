@@ -12,6 +12,8 @@ export interface AgentReport {
   readonly turns?: number;
   readonly sessionId?: string;
   readonly rateLimitResetAt?: number;
+  /** The credentials were refused (see `AgentRunResult.authFailure`). */
+  readonly authFailure?: true;
   /** The CLI's own words on a failure. */
   readonly detail?: string;
 }
@@ -96,6 +98,7 @@ export function buildReport(fields: {
   turns?: number | undefined;
   sessionId?: string | undefined;
   rateLimitResetAt?: number | undefined;
+  authFailure?: true | undefined;
   detail?: string | undefined;
 }): AgentReport {
   return Object.fromEntries(

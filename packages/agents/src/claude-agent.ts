@@ -117,6 +117,7 @@ function readClaudeResult(result: Record<string, unknown>, initSession: string |
     turns: numberOrUndefined(result['num_turns']),
     sessionId: stringOrUndefined(result['session_id']) ?? initSession,
     rateLimitResetAt: outcome === 'rate_limited' ? resetTime(text ?? '') : undefined,
+    authFailure: authFailed ? true : undefined,
     detail: authFailed
       ? authFailureDetail(statusText, CLAUDE_AUTH_HINT)
       : outcome === undefined

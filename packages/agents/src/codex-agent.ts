@@ -80,6 +80,7 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
     finish: () => {
       const outcome: AgentOutcome | undefined =
         failure === undefined ? undefined : isRateLimitMessage(failure) ? 'rate_limited' : 'api_error';
+      const authFailed = outcome === 'api_error' && failure !== undefined && isAuthFailureMessage(failure);
       return buildReport({
         outcome,
         finalResult: turns > 0 || failure !== undefined ? 'present' : 'missing',
@@ -87,10 +88,8 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
         costUsd: tokens === undefined ? undefined : priceTokens(prices, model, tokens),
         turns: turns > 0 ? turns : undefined,
         sessionId,
-        detail:
-          outcome === 'api_error' && failure !== undefined && isAuthFailureMessage(failure)
-            ? authFailureDetail(failure, CODEX_AUTH_HINT)
-            : failure,
+        authFailure: authFailed ? true : undefined,
+        detail: authFailed && failure !== undefined ? authFailureDetail(failure, CODEX_AUTH_HINT) : failure,
       });
     },
   };

@@ -36,26 +36,38 @@ function resultPath(context: PlanContext): string {
   return file;
 }
 
-/** Claude Code's tools: Read before Write or Edit (it refuses to change a file it has not read). */
+/**
+ * Claude Code's tools (`Read`, `Write`, `Edit`, `Bash` with `file_path`, `old_string` …), or opencode's, which go
+ * over the same Messages API (`read`, `write`, `edit`, `bash` with `filePath`, `oldString` …). Read comes before
+ * Write or Edit: both CLIs refuse to change a file they have not read.
+ */
 export function planForClaude(actions: readonly ScriptedAction[], context: PlanContext): ToolInvocation[] {
+  const opencode = context.tools.has('write') && !context.tools.has('Write');
+  const name = (tool: 'Read' | 'Write' | 'Edit' | 'Bash'): string => (opencode ? tool.toLowerCase() : tool);
+  const fileKey = opencode ? 'filePath' : 'file_path';
   const out: ToolInvocation[] = [];
   for (const action of actions) {
     if (action.kind === 'shell') {
-      out.push({ tool: 'Bash', input: { command: action.command, description: 'Run a command' } });
+      out.push({
+        tool: name('Bash'),
+        input: opencode ? { command: action.command } : { command: action.command, description: 'Run a command' },
+      });
       continue;
     }
     const path = absolute(action.kind === 'result' ? resultPath(context) : action.path, context);
-    out.push({ tool: 'Read', input: { file_path: path } });
+    out.push({ tool: name('Read'), input: { [fileKey]: path } });
     if (action.kind === 'edit')
       out.push({
-        tool: 'Edit',
-        input: { file_path: path, old_string: action.oldText, new_string: action.newText },
+        tool: name('Edit'),
+        input: opencode
+          ? { filePath: path, oldString: action.oldText, newString: action.newText }
+          : { file_path: path, old_string: action.oldText, new_string: action.newText },
       });
     else
       out.push({
-        tool: 'Write',
+        tool: name('Write'),
         input: {
-          file_path: path,
+          [fileKey]: path,
           content: action.kind === 'result' ? `${JSON.stringify(action.value, null, 2)}\n` : action.content,
         },
       });

@@ -6,12 +6,13 @@ import { dirname, join } from 'node:path';
 import type { ScriptedModelServer } from './server.js';
 
 /** The agent CLIs this package pins (devDependencies, installed by `npm ci`). */
-export type RealCliName = 'claude' | 'codex';
+export type RealCliName = 'claude' | 'codex' | 'opencode';
 
 /** The pinned versions; a test checks them against package.json and what the binaries print. */
 export const PINNED_CLI_VERSIONS: Readonly<Record<RealCliName, string>> = {
   claude: '2.1.328',
   codex: '0.169.0',
+  opencode: '1.18.33',
 };
 
 /** A located CLI: its executable and version, or the reason it cannot run here (tests skip with it). */
@@ -47,6 +48,9 @@ export function locateRealCli(name: RealCliName): RealCli {
   if (name === 'claude') {
     const dir = packageDir(`@anthropic-ai/claude-code-${platform}`);
     path = dir === undefined ? undefined : join(dir, 'claude');
+  } else if (name === 'opencode') {
+    const dir = packageDir(`opencode-${platform}`);
+    path = dir === undefined ? undefined : join(dir, 'bin', 'opencode');
   } else {
     const dir = packageDir(`@openai/codex-${platform}`);
     const triple = CODEX_TRIPLES[platform];
@@ -129,4 +133,35 @@ export async function codexEnvFor(server: ScriptedModelServer, home: string): Pr
   ].join('\n');
   await writeFile(join(codexHome, 'config.toml'), config);
   return { HOME: home, CODEX_HOME: codexHome, OPENAI_API_KEY: SCRIPTED_API_KEY };
+}
+
+/** The model opencode is told to use (its own price table prices it; the scripted model answers any name). */
+export const OPENCODE_SCRIPTED_MODEL = 'anthropic/claude-sonnet-4-5';
+
+/** Variables that keep opencode off every host but the scripted model (pass them with `envAllow`). */
+export const OPENCODE_OFFLINE_ENV: Readonly<Record<string, string>> = {
+  OPENCODE_DISABLE_MODELS_FETCH: 'true',
+  OPENCODE_DISABLE_AUTOUPDATE: 'true',
+  OPENCODE_DISABLE_SHARE: 'true',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: 'true',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: 'true',
+};
+
+/**
+ * Writes `<home>/opencode.json` pointing opencode's Anthropic provider at `server` (edits and shell allowed
+ * without asking, no sharing, no autoupdate) and returns the environment for opencode (`OPENCODE_CONFIG`).
+ */
+export async function opencodeEnvFor(server: ScriptedModelServer, home: string): Promise<Record<string, string>> {
+  await mkdir(home, { recursive: true });
+  const config = {
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    model: OPENCODE_SCRIPTED_MODEL,
+    provider: { anthropic: { options: { baseURL: `${server.url}/v1`, apiKey: SCRIPTED_API_KEY } } },
+    permission: { edit: 'allow', bash: 'allow' },
+  };
+  const path = join(home, 'opencode.json');
+  await writeFile(path, `${JSON.stringify(config, null, 2)}\n`);
+  return { ...OPENCODE_OFFLINE_ENV, HOME: home, OPENCODE_CONFIG: path, ANTHROPIC_API_KEY: SCRIPTED_API_KEY };
 }

@@ -8,7 +8,7 @@ import { reportCommand } from './report.js';
 import { openInViewer } from '../render/open-in-viewer.js';
 import { specCommand } from './spec.js';
 import { statsCommand } from './stats.js';
-import { readLedgerFacts } from './ledger-facts.js';
+import { readLedgerFacts, readRecordedHarness } from './ledger-facts.js';
 import { verifyCommand } from './verify.js';
 
 /** Every subcommand, in the order `--help` lists them. */
@@ -18,7 +18,7 @@ export const COMMANDS: readonly Command[] = [
   statusCommand(),
   answerCommand(),
   planCommand(),
-  verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd) }),
+  verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd), readHarness: readRecordedHarness }),
   specCommand,
   listCommand(),
   reportCommand({ open: (path) => openInViewer(path) }),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createAgentRunner, type AgentRunResult } from '@allium-loop/agents';
 import { startScriptedModel, type ScriptedCall, type ScriptedModelServer } from '@allium-loop/scripted-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REAL_CLIS, agentConfigFor, announceSkips, envFor } from './real-agents.test-helpers.js';
+import { REAL_CLIS, REAL_OPENCODE, agentConfigFor, announceSkips, envFor } from './real-agents.test-helpers.js';
 
 announceSkips();
 
@@ -156,6 +156,54 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
         expect(result.outcome, kind).not.toBe('ok');
         expect(['api_error', 'failed', 'no_final_result']).toContain(result.outcome);
       }
+    });
+  },
+);
+
+describe.skipIf('skipReason' in REAL_OPENCODE)(
+  'the opencode adapter against the real binary (one call: the demo is too slow for CI with it)',
+  { timeout: 600_000 },
+  () => {
+    let server: ScriptedModelServer;
+    beforeAll(async () => {
+      server = await startScriptedModel();
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is what it printed', async () => {
+      server.setScript([
+        {
+          match: 'OPENCODE-CALL',
+          actions: [
+            { kind: 'write', path: 'src/a.txt', content: 'one\ntwo\n' },
+            { kind: 'edit', path: 'src/a.txt', oldText: 'two\n', newText: 'three\n' },
+            { kind: 'shell', command: 'cat src/a.txt > copy.txt' },
+          ],
+          usage: { input: 900, output: 60, cacheRead: 100 },
+          finalText: 'done',
+        },
+      ]);
+      const cwd = await mkdtemp(join(tmpdir(), 'allium-real-opencode-'));
+      const runner = createAgentRunner(agentConfigFor(REAL_OPENCODE), { env: await envFor('opencode', server) });
+      const result = await runner.run({
+        prompt: 'OPENCODE-CALL: answer briefly.',
+        cwd,
+        phase: 'implement',
+        resultFile: join(cwd, '.allium-loop', 'x', 'results', '1-implement.json'),
+        timeoutMs: 500_000,
+      });
+      const transcript = await readFile(result.transcriptPath, 'utf8');
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+      expect(await readFile(join(cwd, 'copy.txt'), 'utf8')).toBe('one\nthree\n');
+      const played = server.requests.filter((r) => r.callIndex === 0).map((r) => r.reply);
+      expect(played).toEqual(['read', 'write', 'read', 'edit', 'bash', 'text']);
+      const reported = server.usageOfCall(0);
+      expect(result.tokens).toEqual({ input: reported.input, output: reported.output, cacheRead: reported.cacheRead, cacheWrite: 0 });
+      const printed = [...transcript.matchAll(/"type":"step_finish".*?"cost":([0-9.e-]+)/g)].map((m) => Number(m[1]));
+      expect(printed.length).toBe(6);
+      expect(result.costUsd).toBeCloseTo(printed.reduce((a, b) => a + b, 0), 12);
     });
   },
 );

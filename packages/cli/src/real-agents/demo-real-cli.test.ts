@@ -54,8 +54,8 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
         expect(server.requests.filter((r) => r.unmatched === true)).toEqual([]);
         expect(played.every((r) => r.status === 200 && r.error === undefined)).toBe(true);
         const tools = new Set(played.map((r) => r.reply));
-        if (name === 'claude') for (const tool of ['Write', 'Edit', 'Read', 'Bash']) expect(tools).toContain(tool);
-        else for (const tool of ['apply_patch', 'exec_command']) expect(tools).toContain(tool);
+        const expectedTools = name === 'claude' ? ['Write', 'Edit', 'Read', 'Bash'] : ['apply_patch', 'exec_command'];
+        for (const tool of expectedTools) expect(tools).toContain(tool);
 
         // Tokens: the ledger's totals are exactly what the server reported over all calls.
         const calls = [...new Set(played.map((r) => r.callIndex!))];
@@ -71,15 +71,17 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
         expect(ledger['spent'].agentCalls).toBe(calls.length);
 
         // Cost: claude's own figure (the sum of what it printed), codex's tokens priced by the engine.
+        const printed = name === 'claude' ? await printedCosts(name, dir, slug) : [];
         const expectedUsd =
           name === 'claude'
-            ? (await printedClaudeCosts(dir, slug)).reduce((a, b) => a + b, 0)
+            ? printed.reduce((a, b) => a + b, 0)
             : (reported.input * CODEX_PRICE.inputPerMTok +
                 reported.output * CODEX_PRICE.outputPerMTok +
                 reported.cacheRead * CODEX_PRICE.cacheReadPerMTok) /
               1_000_000;
         expect(expectedUsd).toBeGreaterThan(0);
-        if (name === "claude") expect((await printedClaudeCosts(dir, slug)).length).toBe(calls.length);
+        // One result line per call.
+        if (name === 'claude') expect(printed.length).toBe(calls.length);
         expect(Math.round(ledger['spent'].usd * 100)).toBe(Math.round(expectedUsd * 100));
         expect(ledger['spent'].usd).toBeCloseTo(expectedUsd, 9);
 
@@ -92,15 +94,20 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
   },
 );
 
-/** The `total_cost_usd` of every claude result line kept in the run's transcripts (all slices). */
-async function printedClaudeCosts(dir: string, slug: string): Promise<number[]> {
+/**
+ * What the CLI printed as cost in the run's transcripts (all slices): `total_cost_usd` of each claude result line,
+ * `part.cost` of each opencode `step_finish` event.
+ */
+export async function printedCosts(name: string, dir: string, slug: string): Promise<number[]> {
   const costs: number[] = [];
   const files = await readdir(join(dir, '.allium-loop', slug), { recursive: true });
+  const [marker, field] =
+    name === 'claude' ? ['"type":"result"', /"total_cost_usd":([0-9.e-]+)/] : ['"type":"step_finish"', /"cost":([0-9.e-]+)/];
   for (const file of files.filter((f) => /(^|\/)transcripts\/[^/]+\.log$/.test(f))) {
     const text = await readFile(join(dir, '.allium-loop', slug, file), 'utf8');
     for (const line of text.split('\n'))
-      if (line.includes('"type":"result"')) {
-        const cost = /"total_cost_usd":([0-9.e-]+)/.exec(line)?.[1];
+      if (line.includes(marker)) {
+        const cost = field.exec(line)?.[1];
         if (cost !== undefined) costs.push(Number(cost));
       }
   }

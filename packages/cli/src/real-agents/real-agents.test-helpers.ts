@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import {
   CLAUDE_OFFLINE_ENV,
   CODEX_SCRIPTED_MODEL,
+  OPENCODE_OFFLINE_ENV,
+  OPENCODE_SCRIPTED_MODEL,
   claudeEnvFor,
   codexEnvFor,
   locateRealCli,
+  opencodeEnvFor,
   type RealCli,
   type RealCliName,
   type ScriptedAction,
@@ -19,12 +22,15 @@ import { DEMO_DIR } from '../commands/demo.js';
 /** The pinned CLIs, located once per test file; a CLI that cannot start carries its skip reason. */
 export const REAL_CLIS: readonly RealCli[] = (['claude', 'codex'] as const).map((name) => locateRealCli(name));
 
+/** opencode, pinned too; it runs the demo only (its adapter's other paths are covered by its fake). */
+export const REAL_OPENCODE: RealCli = locateRealCli('opencode');
+
 /**
  * Prints the reason a real-CLI test is skipped, so a skip is never silent: vitest shows the test as skipped
  * and this line names why.
  */
 export function announceSkips(): void {
-  for (const cli of REAL_CLIS)
+  for (const cli of [...REAL_CLIS, REAL_OPENCODE])
     if ('skipReason' in cli) console.warn(`SKIPPED real ${cli.name} tests: ${cli.skipReason}`);
 }
 
@@ -36,6 +42,14 @@ export function cliPath(cli: RealCli): string {
 
 /** The agent configuration (as in `allium-loop.yaml`) that runs `cli` against the scripted model. */
 export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (cli.name === 'opencode')
+    return {
+      kind: 'opencode',
+      binary: cliPath(cli),
+      model: OPENCODE_SCRIPTED_MODEL,
+      envAllow: Object.keys(OPENCODE_OFFLINE_ENV),
+      ...extra,
+    };
   return cli.name === 'claude'
     ? {
         kind: 'claude',
@@ -50,7 +64,12 @@ export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}
 /** The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`. */
 export async function envFor(name: RealCliName, server: ScriptedModelServer): Promise<Record<string, string>> {
   const home = await mkdtemp(join(tmpdir(), `allium-real-${name}-home-`));
-  const own = name === 'claude' ? await claudeEnvFor(server, home) : await codexEnvFor(server, home);
+  const own =
+    name === 'claude'
+      ? await claudeEnvFor(server, home)
+      : name === 'codex'
+        ? await codexEnvFor(server, home)
+        : await opencodeEnvFor(server, home);
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...own };
 }
 
