@@ -123,28 +123,6 @@ export function statusCommand(): Command {
   };
 }
 
-/** `allium-loop report <slug>`: the final report of a run, as text. */
-export function reportCommand(): Command {
-  return {
-    name: 'report',
-    synopsis: 'report <slug>',
-    summary: 'Print the report of a run.',
-    run: async (args, io) => {
-      const parsed = parse(args, io, 'report');
-      if (parsed === undefined) return ExitCode.usage;
-      const [slug, ...rest] = parsed.positionals;
-      if (slug === undefined || rest.length > 0) {
-        io.stderr('allium-loop report: name one run, e.g. allium-loop report add-gift-cards.\n');
-        return ExitCode.usage;
-      }
-      const ledger = await loadRun(io, slug);
-      if (ledger === undefined) return ExitCode.failure;
-      io.stdout(renderReport(ledger));
-      return ExitCode.ok;
-    },
-  };
-}
-
 /** `allium-loop answer <slug> <question-id> "<answer>"`: records an answer; `resume` then writes it into the spec. */
 export function answerCommand(): Command {
   return {
