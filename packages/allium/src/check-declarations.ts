@@ -32,7 +32,7 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
   return diagnostics;
 }
 
-/** `allium.deferred.missingLocationHint` and `allium.openQuestion.present` (info, one per open question). */
+/** `allium.deferred.missingLocationHint`. Open questions are not diagnostics (the reference reports none). */
 export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const declaration of index.spec.declarations) {
@@ -41,14 +41,6 @@ export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
         code: 'allium.deferred.missingLocationHint',
         severity: 'warning',
         message: `Deferred specification '${declaration.path}' should include a location hint.`,
-        location: declaration.location,
-      });
-    }
-    if (declaration.kind === 'open-question') {
-      diagnostics.push({
-        code: 'allium.openQuestion.present',
-        severity: 'info',
-        message: `Open question: ${declaration.text}`,
         location: declaration.location,
       });
     }

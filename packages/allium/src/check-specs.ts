@@ -9,6 +9,7 @@ import {
 } from './check-declarations.js';
 import { checkLifecycle } from './check-lifecycle.js';
 import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
+import { checkExternalSourceHints, checkSurfaceBindings, checkUnusedFields } from './check-usage.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import type { Diagnostic } from './diagnostic.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
@@ -40,6 +41,9 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): Diagnostic[] {
         ...checkUsePaths(index, checkSet),
         ...checkDeferredAndQuestions(index),
         ...checkUnreachableTriggers(index, produced),
+        ...checkUnusedFields(index),
+        ...checkExternalSourceHints(index),
+        ...checkSurfaceBindings(index),
       ],
       index.spec.suppressions,
     ),
