@@ -10,6 +10,7 @@ import {
 import { checkLifecycle } from './check-lifecycle.js';
 import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
 import { checkExternalSourceHints, checkSurfaceBindings, checkUnusedFields } from './check-usage.js';
+import { checkConfigReferences, checkDiscriminators, checkImportedAliases } from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import type { Diagnostic } from './diagnostic.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
@@ -44,6 +45,9 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): Diagnostic[] {
         ...checkUnusedFields(index),
         ...checkExternalSourceHints(index),
         ...checkSurfaceBindings(index),
+        ...checkDiscriminators(index),
+        ...checkConfigReferences(index),
+        ...checkImportedAliases(index),
       ],
       index.spec.suppressions,
     ),

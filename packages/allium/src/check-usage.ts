@@ -55,14 +55,15 @@ function accessedFieldNames(index: SpecIndex): Set<string> {
   const names = new Set<string>();
   const collect = (expr: Expr): void => {
     walkExpr(expr, (e) => {
-      if (e.kind === 'member' && e.name !== undefined)
-        names.add(e.name);
+      if (e.kind === 'member' && e.name !== undefined) names.add(e.name);
       if (e.kind === 'call' && e.kids[0]?.kind === 'member' && e.kids[0].name === 'created') {
-        for (const arg of e.kids.slice(1)) if (arg.kind === 'arg' && arg.name !== undefined) names.add(arg.name);
+        for (const arg of e.kids.slice(1))
+          if (arg.kind === 'arg' && arg.name !== undefined) names.add(arg.name);
       }
       if (e.kind === 'join') {
         for (const entry of e.kids.slice(1)) {
-          if ((entry.kind === 'arg' || entry.kind === 'ident') && entry.name !== undefined) names.add(entry.name);
+          if ((entry.kind === 'arg' || entry.kind === 'ident') && entry.name !== undefined)
+            names.add(entry.name);
         }
       }
     });

@@ -218,11 +218,34 @@ function parsePunctPrimary(p: ParserState, token: Token): Expr | undefined {
   }
 }
 
+/**
+ * `( expr )`, or a contract signature's parameter list: `()` is an empty block, `(name: Type, …)` is a block of
+ * `binding` nodes (a single parameter is the binding itself), so `-> Return` then attaches as a projection.
+ */
 function parseParenthesised(p: ParserState): Expr | undefined {
-  p.advance();
+  const open = p.advance();
+  if (p.at(')')) {
+    p.advance();
+    return node(p, 'block', open, []);
+  }
+  if (p.atWord() && p.at(':', 1)) return parseSignatureParameters(p, open);
   const inner = parseExpr(p);
   if (inner === undefined) return undefined;
   return p.expect(')') === undefined ? undefined : inner;
+}
+
+function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined {
+  const parameters: Expr[] = [];
+  while (!p.at(')') && !p.atEof()) {
+    const name = p.peek();
+    if (p.expectIdent('parameter name') === undefined || p.expect(':') === undefined) return undefined;
+    const type = parseExpr(p);
+    if (type === undefined) return undefined;
+    parameters.push(node(p, 'binding', name, [type], { name: name.text }));
+    p.eat(',');
+  }
+  if (p.expect(')') === undefined) return undefined;
+  return parameters.length === 1 ? parameters[0] : node(p, 'block', open, parameters);
 }
 
 /** `{a, b}` (set), `{k: v}` (object) or `[a, b]` (list); commas are optional between entries. */
