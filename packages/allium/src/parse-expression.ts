@@ -1,6 +1,6 @@
 import type { Expr, ExprKind } from './ast.js';
 import type { Token } from './lexer.js';
-import { describeToken, type ParserState } from './parser-state.js';
+import { describeToken, MAX_NESTING, type ParserState } from './parser-state.js';
 
 /** Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. */
 export const BP = {
@@ -90,13 +90,29 @@ export function node(
  * reporting a syntax error.
  */
 export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
+  if (!p.enter()) return undefined;
+  try {
+    return parseExprAt(p, minBp);
+  } finally {
+    p.leave();
+  }
+}
+
+function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
   let left = parsePrefix(p);
   if (left === undefined) return undefined;
+  // Each operator of a left-leaning chain (`a and b and c …`) deepens the tree by one level.
+  let chain = 0;
   for (;;) {
     const op = infixOperator(p);
     if (op === undefined) return left;
     const bp = INFIX[op.text] ?? 0;
     if (bp <= minBp) return left;
+    chain += 1;
+    if (p.depth + chain >= MAX_NESTING) {
+      p.tooDeep();
+      return undefined;
+    }
     for (let i = 0; i < op.width; i += 1) p.advance();
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
