@@ -2,6 +2,7 @@ import type { Expr, Ident } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import { ifBodies } from './triggers.js';
 import { simpleMember } from './walk.js';
 
 /** Status names treated as terminal when an entity declares no terminal states. */
@@ -319,12 +320,6 @@ function visitAssignments(
   if (entity !== undefined) found(undefined, target, entity);
 }
 
-/** The bodies of an `if` expression (`kids` alternate condition, body; an odd last kid is the else body). */
-function ifBodies(expr: Expr): Expr[] {
-  return expr.kids.filter(
-    (_, i) => i % 2 === 1 || (i === expr.kids.length - 1 && expr.kids.length % 2 === 1),
-  );
-}
 
 /** `E.created(…)` of a tracked entity in `ensures`: records its status or reports a bad or missing one. */
 function visitCreated(expr: Expr, machines: Machines, observed: Observed, file: string): void {
