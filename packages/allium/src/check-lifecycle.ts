@@ -320,7 +320,6 @@ function visitAssignments(
   if (entity !== undefined) found(undefined, target, entity);
 }
 
-
 /** `E.created(…)` of a tracked entity in `ensures`: records its status or reports a bad or missing one. */
 function visitCreated(expr: Expr, machines: Machines, observed: Observed, file: string): void {
   if (expr.kind === 'block') {
