@@ -15,7 +15,7 @@ const exitCodes = JSON.parse(readFileSync(join(FIXTURE_DIR, 'reference', 'index.
 >;
 
 /** Reference findings of types this package does not compute yet (see docs/spec.md). */
-const NOT_YET = new Set(['conflict', 'invariant_risk']);
+const NOT_YET = new Set(['invariant_risk']);
 
 describe('reference parity on the shared fixtures', () => {
   it.each(fixtureNames())('%s: check JSON and exit code equal the reference', (name) => {

@@ -407,3 +407,82 @@ function findCycle(start: string, edges: readonly [string, string][]): string[] 
   }
   return null;
 }
+
+/**
+ * The reference's `conflict` findings: two rules, not both fired by trigger calls, that can fire in the same
+ * status of an entity (their `requires` status sets intersect) and set its status to different values. Bindings
+ * are typed by name or by a status value unique to one entity.
+ */
+export function conflictFindings(index: SpecIndex): Finding[] {
+  const { statuses } = entityInfo(index);
+  if (statuses.size === 0) return [];
+  const none = new Map<string, string>();
+  const rules = index.rules.map((rule) => {
+    let byCall = false;
+    const requires = new Map<string, Set<string>>();
+    const ensures = new Map<string, string>();
+    const statusEquality = (
+      left: Expr | undefined,
+      right: Expr | undefined,
+    ): [string, string] | undefined => {
+      const member = simpleMember(left);
+      const target = right?.kind === 'ident' ? right.name : undefined;
+      if (member === undefined || member[1] !== 'status' || target === undefined) return undefined;
+      const entity = resolve(member[0], target, none, statuses);
+      return entity === undefined ? undefined : [entity, target];
+    };
+    const visitRequires = (expr: Expr): void => {
+      if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
+        expr.kids.forEach(visitRequires);
+      } else if (expr.kind === 'binary' && expr.op === '=') {
+        const found = statusEquality(expr.kids[0], expr.kids[1]);
+        if (found === undefined) return;
+        const set = requires.get(found[0]) ?? new Set<string>();
+        set.add(found[1]);
+        requires.set(found[0], set);
+      }
+    };
+    for (const clause of clausesOf(rule.items, 'when')) {
+      const value = clause.value.kind === 'binding' ? clause.value.kids[0] : clause.value;
+      byCall = value?.kind === 'call' && value.kids[0]?.kind === 'ident';
+    }
+    for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
+    for (const clause of clausesOf(rule.items, 'ensures'))
+      ensuresEqualities(clause.value, (left, right) => {
+        const found = statusEquality(left, right);
+        if (found !== undefined) ensures.set(found[0], found[1]);
+      });
+    return { name: rule.name.name, byCall, requires, ensures };
+  });
+  const findings: Finding[] = [];
+  for (const [i, a] of rules.entries()) {
+    for (const b of rules.slice(i + 1)) {
+      if (a.byCall && b.byCall) continue;
+      let state: string | undefined;
+      for (const [entity, states] of a.requires) {
+        const shared = [...states].filter((s) => b.requires.get(entity)?.has(s) === true);
+        if (shared[0] !== undefined) {
+          state = shared[0];
+          break;
+        }
+      }
+      if (state === undefined) continue;
+      for (const [entity, target] of a.ensures) {
+        const other = b.ensures.get(entity);
+        if (other === undefined || other === target) continue;
+        findings.push({
+          type: 'conflict',
+          summary: `Rules '${a.name}' and '${b.name}' can both fire when entity '${entity}' is in state '${state}', setting status to conflicting values`,
+          rule_a: a.name,
+          rule_b: b.name,
+          field: 'status',
+          state,
+          values: { [a.name]: target, [b.name]: other },
+          affected_entities: [entity],
+        });
+        break;
+      }
+    }
+  }
+  return findings;
+}
