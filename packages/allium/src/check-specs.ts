@@ -9,7 +9,13 @@ import {
 import { checkLifecycle } from './check-lifecycle.js';
 import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
 import { checkExternalSourceHints, checkSurfaceBindings, checkUnusedFields } from './check-usage.js';
-import { checkConfigReferences, checkDiscriminators, checkImportedAliases } from './check-types.js';
+import {
+  checkConfigReferences,
+  checkDiscriminators,
+  checkImportedAliases,
+  checkListLiterals,
+  checkRelatedSurfaces,
+} from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import type { Diagnostic } from './diagnostic.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
@@ -54,6 +60,8 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         ...checkDiscriminators(index),
         ...checkConfigReferences(index),
         ...checkImportedAliases(index),
+        ...checkRelatedSurfaces(index),
+        ...checkListLiterals(index),
       ],
       index.spec.suppressions,
     );

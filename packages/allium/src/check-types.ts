@@ -195,3 +195,90 @@ export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
   }
   return diagnostics;
 }
+
+/** `allium.surface.relatedUndefined` (error): a surface's `related:` entry naming no surface of the file. */
+export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
+  const surfaces = new Set(index.surfaces.map((surface) => surface.name.name));
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const leading = (expr: Expr | undefined): Expr | undefined => {
+    let current = expr;
+    while (current?.kind === 'member') current = current.kids[0];
+    return current?.kind === 'ident' ? current : undefined;
+  };
+  const names = (expr: Expr): Expr[] => {
+    if (expr.kind === 'ident') return [expr];
+    if (expr.kind === 'call') {
+      const found = leading(expr.kids[0]);
+      return found === undefined ? [] : [found];
+    }
+    if (expr.kind === 'binary' && expr.op === 'when')
+      return expr.kids[0] === undefined ? [] : names(expr.kids[0]);
+    if (expr.kind === 'block') return expr.kids.flatMap(names);
+    return [];
+  };
+  for (const surface of index.surfaces) {
+    for (const item of surface.items) {
+      if (item.kind !== 'clause' || item.keyword !== 'related') continue;
+      for (const name of names(item.value)) {
+        if (surfaces.has(name.name ?? '')) continue;
+        diagnostics.push({
+          code: 'allium.surface.relatedUndefined',
+          severity: 'error',
+          message: `Surface '${surface.name.name}' references unknown related surface '${name.name ?? ''}'.`,
+          location: { file, line: name.line, col: name.col },
+        });
+      }
+    }
+  }
+  return diagnostics;
+}
+
+/** The literal kind of a list element when it is knowable without a type system. */
+function literalKind(expr: Expr): string | undefined {
+  switch (expr.kind) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'bool':
+      return 'boolean';
+    case 'duration':
+      return 'duration';
+    case 'backtick':
+      return 'backtick literal';
+    default:
+      return undefined;
+  }
+}
+
+/** `allium.list.mixedElementTypes` (error): a list literal whose literal elements have different kinds. */
+export function checkListLiterals(index: SpecIndex): Diagnostic[] {
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const visit = (expr: Expr): void =>
+    walkExpr(expr, (e) => {
+      if (e.kind !== 'list') return;
+      let first: string | undefined;
+      for (const element of e.kids) {
+        const kind = literalKind(element);
+        if (kind === undefined) continue;
+        if (first === undefined) first = kind;
+        else if (first !== kind) {
+          diagnostics.push({
+            code: 'allium.list.mixedElementTypes',
+            severity: 'error',
+            message: `List literal has elements of differing types ('${first}' and '${kind}'); all elements of a list must share a type.`,
+            location: { file, line: e.line, col: e.col },
+          });
+          return;
+        }
+      }
+    });
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'invariant') visit(declaration.body);
+    if (declaration.kind === 'default') visit(declaration.value);
+    if (declaration.kind === 'block') walkItems(declaration.items, (item) => itemExprs(item).forEach(visit));
+  }
+  return diagnostics;
+}

@@ -222,3 +222,25 @@ describe('8. codes the reference emits', () => {
     expect(v3('open question "Why?"\n')).toEqual([]);
   });
 });
+
+describe('further reference codes', () => {
+  it('surface.relatedUndefined for a related surface that does not exist', () => {
+    const found = v3(
+      'entity Loan {\n    due: Timestamp\n}\nsurface Counter {\n    context loan: Loan\n    related:\n        Returns(loan) when loan.due > now\n        Renewals\n    exposes:\n        loan.due\n}\nsurface Returns {\n    context loan: Loan\n    exposes:\n        loan.due\n}\n',
+    );
+    expect(
+      found
+        .filter((d) => d.code === 'allium.surface.relatedUndefined')
+        .map((d) => `${brief(d)} ${d.message}`),
+    ).toEqual([
+      "9:9 error allium.surface.relatedUndefined Surface 'Counter' references unknown related surface 'Renewals'.",
+    ]);
+  });
+
+  it('list.mixedElementTypes for a list literal mixing literal kinds', () => {
+    const found = v3('config {\n    tags: List<String> = ["a", 1]\n    ok: List<String> = ["a", "b"]\n}\n');
+    expect(withCode(found, 'allium.list.mixedElementTypes')).toEqual([
+      '3:26 error allium.list.mixedElementTypes',
+    ]);
+  });
+});
