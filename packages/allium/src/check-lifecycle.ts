@@ -2,6 +2,7 @@ import type { Expr, Ident } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import { resolveBinding } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
 import { simpleMember } from './walk.js';
 
@@ -199,24 +200,21 @@ function triggerEntity(value: Expr | undefined): string | undefined {
   return simpleMember(value)?.[0];
 }
 
+/** Entity → status values, per machine table (for {@link resolveBinding}). */
+const valueTables = new WeakMap<Machines, ReadonlyMap<string, ReadonlySet<string>>>();
+
 function resolveEntity(
   binding: string,
   target: string | undefined,
   types: BindingTypes,
   machines: Machines,
 ): string | undefined {
-  const typed = types.get(binding);
-  if (typed !== undefined) return typed;
-  const lower = binding.toLowerCase();
-  for (const name of machines.keys()) if (name.toLowerCase() === lower) return name;
-  if (target === undefined) return undefined;
-  let found: string | undefined;
-  for (const machine of machines.values()) {
-    if (!machine.valueSet.has(target)) continue;
-    if (found !== undefined) return undefined;
-    found = machine.entity;
+  let table = valueTables.get(machines);
+  if (table === undefined) {
+    table = new Map([...machines].map(([entity, machine]) => [entity, machine.valueSet]));
+    valueTables.set(machines, table);
   }
-  return found;
+  return resolveBinding(binding, target, types, table);
 }
 
 function identName(expr: Expr | undefined): string | undefined {

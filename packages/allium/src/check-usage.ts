@@ -91,10 +91,21 @@ function accessedFieldNames(index: SpecIndex): Set<string> {
 export function checkExternalSourceHints(index: SpecIndex): Diagnostic[] {
   if (index.spec.declarations.some((d) => d.kind === 'use')) return [];
   const diagnostics: Diagnostic[] = [];
-  for (const entity of index.entities) {
-    if (entity.block !== 'external entity') continue;
+  const externals = index.entities.filter((entity) => entity.block === 'external entity');
+  if (externals.length === 0) return [];
+  const mentioned = new Set<string>();
+  for (const rule of index.rules)
+    walkItems(rule.items, (item) =>
+      itemExprs(item).forEach((expr) =>
+        walkExpr(expr, (e) => {
+          if ((e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name !== undefined)
+            mentioned.add(e.name);
+        }),
+      ),
+    );
+  for (const entity of externals) {
     const name = entity.name.name;
-    const inRules = index.rules.some((rule) => rule.items.some((item) => itemMentions(item, name)));
+    const inRules = mentioned.has(name);
     diagnostics.push({
       code: 'allium.externalEntity.missingSourceHint',
       severity: inRules ? 'info' : 'warning',

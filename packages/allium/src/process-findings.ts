@@ -2,6 +2,7 @@ import type { BlockItem, Expr } from './ast.js';
 import { collectPipe } from './parse-block-items.js';
 import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import { resolveBinding } from './status-lookup.js';
 import { emittedTriggers, ifBodies, providedTriggers, triggerRefs } from './triggers.js';
 import { simpleMember } from './walk.js';
 
@@ -90,20 +91,7 @@ function bindingTypes(rule: NamedBlock, statuses: ReadonlyMap<string, string[]>)
   return types;
 }
 
-function resolve(
-  binding: string,
-  target: string | undefined,
-  types: ReadonlyMap<string, string>,
-  statuses: ReadonlyMap<string, string[]>,
-): string | undefined {
-  const typed = types.get(binding);
-  if (typed !== undefined) return typed;
-  const lower = binding.toLowerCase();
-  for (const name of statuses.keys()) if (name.toLowerCase() === lower) return name;
-  if (target === undefined) return undefined;
-  const owners = [...statuses].filter(([, values]) => values.includes(target));
-  return owners.length === 1 ? owners[0]?.[0] : undefined;
-}
+const resolve = resolveBinding;
 
 /** `x.a.b` → [x, a, b]. */
 function nestedMember(expr: Expr | undefined): [string, string, string] | undefined {
