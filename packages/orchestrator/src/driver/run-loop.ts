@@ -227,7 +227,9 @@ class LoopDriver {
     ]);
     const report = await this.options.ports.runPhase(request);
     this.cachedRedCheck = report.redCheck;
-    return this.recordPhase(request, report, 'succeeded');
+    const observation = await this.recordPhase(request, report, 'succeeded');
+    // Recorded first (intent ended, spend counted), then the run stops: retrying a refused key only burns ticks.
+    return report.stopReason === undefined ? observation : { kind: 'failed', reason: report.stopReason };
   }
 
   private async recordPhase(
