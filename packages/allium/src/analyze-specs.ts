@@ -1,7 +1,7 @@
 import type { ParsedSpec } from './ast.js';
 import { buildGraph } from './build-graph.js';
 import { buildModel, isDerived, type DomainModel } from './build-model.js';
-import { checkIndexedSpecs } from './check-specs.js';
+import { checkIndexedSpecs, sortDiagnostics, type FileDiagnostics } from './check-specs.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import type { DependencyGraph } from './graph-types.js';
 import { buildInventory, type Inventory } from './inventory.js';
@@ -28,6 +28,8 @@ export interface SpecAnalysis {
   readonly specs: readonly ParsedSpec[];
   /** Parse and structural diagnostics, suppressions applied, sorted by file/line/col. */
   readonly diagnostics: readonly Diagnostic[];
+  /** The same diagnostics per file, in input order, each file's list in the reference checker's order. */
+  readonly files: readonly FileDiagnostics[];
   /** The reference `model` shape, over the whole set (lists concatenated in file order). */
   readonly model: DomainModel;
   readonly rules: readonly RuleInfo[];
@@ -65,9 +67,11 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
       variantBases.set(d.name.name, { base: d.base.name, location: d.name.location });
     }
   }
+  const files = checkIndexedSpecs(indexes);
   return {
     specs,
-    diagnostics: checkIndexedSpecs(indexes),
+    diagnostics: sortDiagnostics(files.flatMap((file) => file.diagnostics)),
+    files,
     model: mergeModels(specs.map(buildModel)),
     rules,
     surfaces,
