@@ -1,7 +1,6 @@
 import type { Diagnostic } from './diagnostic.js';
-import { triggerCalls } from './check-rules.js';
-import { clausesOf, type SpecIndex } from './spec-index.js';
-import { calleeName, walkExpr } from './walk.js';
+import { emittedTriggers, providedTriggers, triggerRefs } from './triggers.js';
+import type { SpecIndex } from './spec-index.js';
 
 /**
  * `allium.entity.unused` (an internal entity) and `allium.definition.unused` (a value type or enum) whose name
@@ -32,7 +31,7 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
   return diagnostics;
 }
 
-/** `allium.deferred.missingLocationHint` and `allium.openQuestion.present` (info, one per open question). */
+/** `allium.deferred.missingLocationHint`. Open questions are not diagnostics (the reference reports none). */
 export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const declaration of index.spec.declarations) {
@@ -41,14 +40,6 @@ export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
         code: 'allium.deferred.missingLocationHint',
         severity: 'warning',
         message: `Deferred specification '${declaration.path}' should include a location hint.`,
-        location: declaration.location,
-      });
-    }
-    if (declaration.kind === 'open-question') {
-      diagnostics.push({
-        code: 'allium.openQuestion.present',
-        severity: 'info',
-        message: `Open question: ${declaration.text}`,
         location: declaration.location,
       });
     }
@@ -98,42 +89,26 @@ export function normalisePath(path: string): string {
 }
 
 /**
- * `allium.rule.unreachableTrigger` (info): a rule listens for a trigger that no surface provides and no rule
- * emits anywhere in the check set.
+ * `allium.rule.unreachableTrigger` (info): a rule's `when:` listens for an unqualified trigger that no surface of
+ * the same file provides and no rule of the file emits (as its leading `ensures` call). Qualified triggers
+ * (`alias/T`) are left alone: what another module offers is not judged here.
  */
-export function checkUnreachableTriggers(index: SpecIndex, produced: ReadonlySet<string>): Diagnostic[] {
+export function checkUnreachableTriggers(index: SpecIndex): Diagnostic[] {
+  const reachable = new Set([...providedTriggers(index), ...emittedTriggers(index)]);
   const diagnostics: Diagnostic[] = [];
   for (const rule of index.rules) {
-    for (const clause of clausesOf(rule.items, 'when')) {
-      for (const call of triggerCalls(clause.value)) {
-        const name = calleeName(call);
-        if (name === undefined || produced.has(name) || name.includes('/')) continue;
+    for (const clause of rule.items) {
+      if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
+      for (const ref of triggerRefs(clause.value)) {
+        if (ref.qualified || reachable.has(ref.name)) continue;
         diagnostics.push({
           code: 'allium.rule.unreachableTrigger',
           severity: 'info',
-          message: `Rule '${rule.name.name}' listens for trigger '${name}' but no local surface provides or rule emits it.`,
-          location: { file: index.spec.file, line: call.line, col: call.col },
+          message: `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`,
+          location: { file: index.spec.file, line: ref.at.line, col: ref.at.col },
         });
       }
     }
   }
   return diagnostics;
-}
-
-/** Trigger names surfaces provide and rules emit (bare PascalCase calls in `ensures`/`provides`). */
-export function producedTriggers(index: SpecIndex): Set<string> {
-  const names = new Set<string>();
-  const collect = (keyword: string, blocks: typeof index.rules): void => {
-    for (const block of blocks) {
-      for (const clause of clausesOf(block.items, keyword)) {
-        walkExpr(clause.value, (e) => {
-          const name = calleeName(e);
-          if (name !== undefined && /^[A-Z]/.test(name) && !index.entityNames.has(name)) names.add(name);
-        });
-      }
-    }
-  };
-  collect('provides', index.surfaces);
-  collect('ensures', index.rules);
-  return names;
 }

@@ -2,7 +2,9 @@ import type { Expr, Ident } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
-import { createdEntity, simpleMember, walkExpr } from './walk.js';
+import { resolveBinding } from './status-lookup.js';
+import { ifBodies } from './triggers.js';
+import { simpleMember } from './walk.js';
 
 /** Status names treated as terminal when an entity declares no terminal states. */
 const LIKELY_TERMINAL = new Set([
@@ -27,35 +29,50 @@ interface StatusMachine {
   readonly terminals?: ReadonlySet<string>;
   /** From the last `transitions` block. */
   readonly edges?: ReadonlySet<string>;
-  /** Field name → entity type, for `x.field.status` navigation. */
+  /** Field name → tracked entity type, for `x.field.status` navigation. */
   readonly fieldTypes: ReadonlyMap<string, string>;
+  /** Whether the entity declares a `transitions` block. */
+  readonly hasTransitions: boolean;
 }
+
+type Machines = ReadonlyMap<string, StatusMachine>;
 
 /** What the rules do to statuses: values assigned per entity and observed `from → to` per entity. */
 interface Observed {
   readonly assigned: Map<string, Set<string>>;
   readonly transitions: Map<string, Map<string, Set<string>>>;
+  readonly created: Diagnostic[];
 }
+
+/** Binding name → entity, for one rule. */
+type BindingTypes = Map<string, string>;
 
 /**
  * The lifecycle checks, as the reference computes them: `allium.status.unreachableValue` (a status no rule
- * assigns), `allium.status.noExit` (a non-terminal status with no observed transition out) and
+ * assigns), `allium.status.noExit` (a non-terminal status with no observed transition out),
  * `allium.status.undeclaredTransition` (a rule's `requires` status → `ensures` status edge missing from the
- * declared graph). Only internal entities with a field literally named `status` are tracked.
+ * declared graph), and on `E.created(…)` of a tracked entity `allium.created.invalidStatus` (a status that is not
+ * a declared value) and `allium.created.missingStatus` (no status although the entity declares transitions).
+ * Only internal entities with a field literally named `status` of ≥2 lower-case values are tracked. A binding is
+ * typed by its `x: E.…` trigger, an `E(x)` trigger call, a surface `provides: Cmd(x: E)` parameter, its name
+ * (case-insensitively equal to an entity's), or, failing those, by the status value it is compared with or set
+ * to when exactly one tracked entity has that value.
  */
 export function checkLifecycle(index: SpecIndex): Diagnostic[] {
   const machines = collectMachines(index);
   if (machines.size === 0) return [];
-  const observed: Observed = { assigned: new Map(), transitions: new Map() };
-  for (const rule of index.rules) observeRule(rule, machines, observed);
+  const commands = commandParamTypes(index, machines);
+  const observed: Observed = { assigned: new Map(), transitions: new Map(), created: [] };
+  for (const rule of index.rules) observeRule(rule, machines, commands, observed, index.spec.file);
   const diagnostics: Diagnostic[] = [];
   for (const machine of machines.values())
     diagnostics.push(...judgeMachine(machine, observed, index.spec.file));
-  return diagnostics;
+  return [...diagnostics, ...observed.created];
 }
 
 function collectMachines(index: SpecIndex): Map<string, StatusMachine> {
   const machines = new Map<string, StatusMachine>();
+  const hasTransitions = new Set<string>();
   for (const entity of index.entities) {
     if (entity.block !== 'entity') continue;
     let values: Ident[] | undefined;
@@ -63,27 +80,34 @@ function collectMachines(index: SpecIndex): Map<string, StatusMachine> {
     let edges: Set<string> | undefined;
     const fieldTypes = new Map<string, string>();
     for (const item of entity.items) {
-      if (item.kind === 'field' && item.when === undefined && item.name.name === 'status')
-        values = statusValues(item.value, index.spec.file);
-      else if (item.kind === 'field' && item.value.kind === 'ident' && item.value.name !== undefined)
-        fieldTypes.set(item.name.name, item.value.name);
+      const plain = item.kind === 'field' && item.when === undefined && !item.params && !item.path;
+      if (plain && item.name.name === 'status') {
+        values = statusValues(item.value, index.spec.file) ?? values;
+      } else if (plain) {
+        const type = fieldEntityType(item.value);
+        if (type !== undefined) fieldTypes.set(item.name.name, type);
+      }
       if (item.kind === 'transitions') {
+        hasTransitions.add(entity.name.name);
         edges = new Set(item.edges.map((edge) => `${edge.from.name}->${edge.to.name}`));
         if (item.terminal.length > 0) terminals = new Set(item.terminal.map((t) => t.name));
       }
     }
     if (values === undefined) continue;
-    const machine = {
+    machines.set(entity.name.name, {
       entity: entity.name.name,
       values,
       valueSet: new Set(values.map((v) => v.name)),
       fieldTypes,
-    };
-    machines.set(entity.name.name, {
-      ...machine,
+      hasTransitions: hasTransitions.has(entity.name.name),
       ...(terminals ? { terminals } : {}),
       ...(edges ? { edges } : {}),
     });
+  }
+  // Navigation only through fields typed as a tracked entity.
+  for (const machine of machines.values()) {
+    const types = machine.fieldTypes as Map<string, string>;
+    for (const [field, type] of types) if (!machines.has(type)) types.delete(field);
   }
   return machines;
 }
@@ -99,162 +123,239 @@ function statusValues(value: Expr, file: string): Ident[] | undefined {
   return plain && values.length >= 2 ? values : undefined;
 }
 
-/** Binding → entity for one rule: `x: E.…` trigger bindings and `E(x)` calls where `E` has a status enum. */
-function bindingTypes(rule: NamedBlock, machines: ReadonlyMap<string, StatusMachine>): Map<string, string> {
-  const types = new Map<string, string>();
+/** `Payment` or `Slot{…}` as a field type → the capitalised entity name. */
+function fieldEntityType(value: Expr): string | undefined {
+  const target = value.kind === 'join' ? value.kids[0] : value;
+  return target?.kind === 'ident' && target.name !== undefined && /^[A-Z]/.test(target.name)
+    ? target.name
+    : undefined;
+}
+
+/** Command → positional parameter entity types from surface `provides: Cmd(a, x: Entity)` declarations. */
+function commandParamTypes(index: SpecIndex, machines: Machines): Map<string, (string | undefined)[]> {
+  const commands = new Map<string, (string | undefined)[]>();
+  const visit = (expr: Expr): void => {
+    if (expr.kind === 'call' && expr.kids[0]?.kind === 'ident' && expr.kids[0].name !== undefined) {
+      const params = expr.kids.slice(1).map((arg) => {
+        if (arg.kind !== 'arg') return undefined;
+        let value = arg.kids[0];
+        if (value?.kind === 'binary' && value.op === 'where') value = value.kids[0];
+        return value?.kind === 'ident' && value.name !== undefined && machines.has(value.name)
+          ? value.name
+          : undefined;
+      });
+      if (params.some((p) => p !== undefined)) commands.set(expr.kids[0].name, params);
+    } else if (expr.kind === 'binary' && expr.op === 'when') {
+      if (expr.kids[0]) visit(expr.kids[0]);
+    } else if (expr.kind === 'block') expr.kids.forEach(visit);
+    else if (expr.kind === 'if')
+      expr.kids.forEach((kid, i) => (i % 2 === 1 || i === expr.kids.length - 1) && visit(kid));
+  };
+  for (const surface of index.surfaces)
+    for (const clause of clausesOf(surface.items, 'provides')) visit(clause.value);
+  return commands;
+}
+
+/** Binding types from a rule's `when:` clauses: `x: E.f …` bindings, `E(x)` calls, surface command types. */
+function bindingTypes(
+  rule: NamedBlock,
+  machines: Machines,
+  commands: ReadonlyMap<string, (string | undefined)[]>,
+): BindingTypes {
+  const types: BindingTypes = new Map();
+  const whens = rule.items.filter((i) => i.kind === 'clause' && i.keyword === 'when');
   const visit = (value: Expr): void => {
     if (value.kind === 'binding' && value.name !== undefined) {
-      const entity = firstEntityMember(value.kids[0], machines);
-      if (entity !== undefined) types.set(value.name, entity);
-    } else if (value.kind === 'call') {
-      const callee = value.kids[0]?.name;
-      if (callee === undefined || !machines.has(callee)) return;
+      const entity = triggerEntity(value.kids[0]);
+      if (entity !== undefined && machines.has(entity)) types.set(value.name, entity);
+    } else if (value.kind === 'call' && value.kids[0]?.kind === 'ident') {
+      const callee = value.kids[0].name ?? '';
       for (const arg of value.kids.slice(1))
-        if (arg.kind === 'ident' && arg.name !== undefined) types.set(arg.name, callee);
-    } else if (value.kind === 'binary' && value.op === 'or') value.kids.forEach(visit);
+        if (arg.kind === 'ident' && arg.name !== undefined && machines.has(callee))
+          types.set(arg.name, callee);
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) value.kids.forEach(visit);
   };
-  for (const clause of clausesOf(rule.items, 'when')) visit(clause.value);
+  const augment = (value: Expr): void => {
+    if (value.kind === 'call' && value.kids[0]?.kind === 'ident') {
+      const params = commands.get(value.kids[0].name ?? '');
+      if (params === undefined) return;
+      value.kids.slice(1).forEach((arg, i) => {
+        const entity = params[i];
+        if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
+          types.set(arg.name, entity);
+      });
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) value.kids.forEach(augment);
+  };
+  for (const clause of whens) if (clause.kind === 'clause') visit(clause.value);
+  for (const clause of whens) if (clause.kind === 'clause') augment(clause.value);
   return types;
 }
 
-function firstEntityMember(
-  expr: Expr | undefined,
-  machines: ReadonlyMap<string, StatusMachine>,
-): string | undefined {
-  let found: string | undefined;
-  if (expr !== undefined) {
-    walkExpr(expr, (e) => {
-      const member = simpleMember(e);
-      if (found === undefined && member !== undefined && machines.has(member[0])) found = member[0];
-    });
-  }
-  return found;
+const LOGICAL = new Set(['and', 'or', 'implies']);
+
+/** `E.f becomes v` / `E.f transitions_to v` / `E.f` → `E`. */
+function triggerEntity(value: Expr | undefined): string | undefined {
+  if (value?.kind === 'binary' && (value.op === 'becomes' || value.op === 'transitions_to'))
+    return simpleMember(value.kids[0])?.[0];
+  return simpleMember(value)?.[0];
 }
 
-const lowerNameCache = new WeakMap<ReadonlyMap<string, StatusMachine>, Map<string, string>>();
-
-/** Lower-cased entity name → entity name, first declaration winning (computed once per machine map). */
-function lowerNames(machines: ReadonlyMap<string, StatusMachine>): Map<string, string> {
-  let names = lowerNameCache.get(machines);
-  if (names === undefined) {
-    names = new Map([...machines.keys()].reverse().map((name) => [name.toLowerCase(), name]));
-    lowerNameCache.set(machines, names);
-  }
-  return names;
-}
+/** Entity → status values, per machine table (for {@link resolveBinding}). */
+const valueTables = new WeakMap<Machines, ReadonlyMap<string, ReadonlySet<string>>>();
 
 function resolveEntity(
   binding: string,
-  types: ReadonlyMap<string, string>,
-  machines: ReadonlyMap<string, StatusMachine>,
+  target: string | undefined,
+  types: BindingTypes,
+  machines: Machines,
 ): string | undefined {
-  const typed = types.get(binding);
-  if (typed !== undefined) return typed;
-  return lowerNames(machines).get(binding.toLowerCase());
+  let table = valueTables.get(machines);
+  if (table === undefined) {
+    table = new Map([...machines].map(([entity, machine]) => [entity, machine.valueSet]));
+    valueTables.set(machines, table);
+  }
+  return resolveBinding(binding, target, types, table);
 }
 
-/** `b.status` or `b.field.status` (through a field typed as a tracked entity) → `[binding key, entity]`. */
-function statusSubject(
-  expr: Expr | undefined,
-  types: ReadonlyMap<string, string>,
-  machines: ReadonlyMap<string, StatusMachine>,
-): [string, string] | undefined {
-  if (expr?.kind !== 'member' || expr.name !== 'status') return undefined;
-  const direct = simpleMember(expr) === undefined ? undefined : expr.kids[0]?.name;
-  if (direct !== undefined) {
-    const entity = resolveEntity(direct, types, machines);
-    return entity === undefined ? undefined : [direct, entity];
-  }
-  const inner = simpleMember(expr.kids[0]);
-  if (inner === undefined) return undefined;
-  const owner = resolveEntity(inner[0], types, machines);
-  const entity = owner === undefined ? undefined : machines.get(owner)?.fieldTypes.get(inner[1]);
-  return entity === undefined || !machines.has(entity) ? undefined : [`${inner[0]}.${inner[1]}`, entity];
+function identName(expr: Expr | undefined): string | undefined {
+  return expr?.kind === 'ident' ? expr.name : undefined;
 }
 
 function observeRule(
   rule: NamedBlock,
-  machines: ReadonlyMap<string, StatusMachine>,
+  machines: Machines,
+  commands: ReadonlyMap<string, (string | undefined)[]>,
   observed: Observed,
+  file: string,
 ): void {
-  const types = bindingTypes(rule, machines);
+  const types = bindingTypes(rule, machines, commands);
   const sources = new Map<string, Set<string>>();
-  for (const clause of clausesOf(rule.items, 'requires')) {
-    visitRequires(
-      clause.value,
-      (binding, entity, states) => {
-        const set = sources.get(binding) ?? new Set<string>();
-        for (const state of states(machines.get(entity)?.valueSet ?? new Set())) set.add(state);
-        sources.set(binding, set);
-      },
-      types,
-      machines,
-    );
+  const addSource = (binding: string, state: string): void => {
+    const set = sources.get(binding) ?? new Set<string>();
+    set.add(state);
+    sources.set(binding, set);
+  };
+  for (const clause of clausesOf(rule.items, 'requires'))
+    visitComparisons(clause.value, types, machines, addSource);
+  for (const clause of clausesOf(rule.items, 'when')) {
+    const value = clause.value;
+    const trigger = value.kind === 'binding' ? value.kids[0] : undefined;
+    if (value.name === undefined || trigger?.kind !== 'binary') continue;
+    if (trigger.op !== 'becomes' && trigger.op !== 'transitions_to') continue;
+    const member = simpleMember(trigger.kids[0]);
+    const state = identName(trigger.kids[1]);
+    if (member === undefined || member[1] !== 'status' || state === undefined) continue;
+    if (machines.get(member[0])?.valueSet.has(state) === true) addSource(value.name, state);
   }
   for (const clause of clausesOf(rule.items, 'ensures')) {
-    walkExpr(clause.value, (e) => {
-      if (e.kind === 'binary' && e.op === '=') recordAssignment(e, types, machines, sources, observed);
-      const created = createdEntity(e);
-      if (created !== undefined && machines.has(created)) recordCreation(e, created, observed);
+    visitAssignments(clause.value, types, machines, (binding, target, entity) => {
+      addTo(observed.assigned, entity, target);
+      const from = binding === undefined ? undefined : sources.get(binding);
+      if (from === undefined) return;
+      const perEntity = observed.transitions.get(entity) ?? new Map<string, Set<string>>();
+      for (const state of from) addTo(perEntity, state, target);
+      observed.transitions.set(entity, perEntity);
     });
+    visitCreated(clause.value, machines, observed, file);
   }
 }
 
-type StateSelector = (values: ReadonlySet<string>) => Iterable<string>;
-
-function visitRequires(
+/** `b.status = s` (and `b.status != s`: every other value) in `requires`, through and/or/implies and blocks. */
+function visitComparisons(
   expr: Expr,
-  found: (binding: string, entity: string, states: StateSelector) => void,
-  types: ReadonlyMap<string, string>,
-  machines: ReadonlyMap<string, StatusMachine>,
+  types: BindingTypes,
+  machines: Machines,
+  found: (binding: string, state: string) => void,
 ): void {
-  if (expr.kind === 'block' || (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or'))) {
-    for (const kid of expr.kids) visitRequires(kid, found, types, machines);
+  if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
+    for (const kid of expr.kids) visitComparisons(kid, types, machines, found);
     return;
   }
-  if (expr.kind !== 'binary') return;
-  const subject = statusSubject(expr.kids[0], types, machines);
-  const named = namesOf(expr.kids[1]);
-  if (subject === undefined || named === undefined) return;
-  const [binding, entity] = subject;
-  if (expr.op === '=' || expr.op === 'in') found(binding, entity, () => named);
-  if (expr.op === '!=' || expr.op === 'not in')
-    found(binding, entity, (all) => [...all].filter((v) => !named.includes(v)));
-}
-
-/** The state names on the right of `= s`, `in {a, b}`. */
-function namesOf(expr: Expr | undefined): string[] | undefined {
-  if (expr?.kind === 'ident' && expr.name !== undefined) return [expr.name];
-  if (expr?.kind === 'set' || expr?.kind === 'list')
-    return expr.kids.flatMap((kid) => (kid.kind === 'ident' && kid.name ? [kid.name] : []));
-  return undefined;
-}
-
-function recordAssignment(
-  e: Expr,
-  types: ReadonlyMap<string, string>,
-  machines: ReadonlyMap<string, StatusMachine>,
-  sources: ReadonlyMap<string, ReadonlySet<string>>,
-  observed: Observed,
-): void {
-  const subject = statusSubject(e.kids[0], types, machines);
-  const target = e.kids[1]?.kind === 'ident' ? e.kids[1].name : undefined;
-  if (subject === undefined || target === undefined) return;
-  const [binding, entity] = subject;
-  addTo(observed.assigned, entity, target);
-  const from = sources.get(binding);
-  if (from === undefined) return;
-  const perEntity = observed.transitions.get(entity) ?? new Map<string, Set<string>>();
-  for (const state of from) addTo(perEntity, state, target);
-  observed.transitions.set(entity, perEntity);
-}
-
-function recordCreation(call: Expr, entity: string, observed: Observed): void {
-  for (const arg of call.kids.slice(1)) {
-    const value = arg.kids[0];
-    if (arg.kind === 'arg' && arg.name === 'status' && value?.kind === 'ident' && value.name)
-      addTo(observed.assigned, entity, value.name);
+  if (expr.kind !== 'binary' || (expr.op !== '=' && expr.op !== '!=')) return;
+  const target = identName(expr.kids[1]);
+  const member = simpleMember(expr.kids[0]);
+  if (target === undefined || member === undefined || member[1] !== 'status') return;
+  const entity = resolveEntity(member[0], target, types, machines);
+  if (entity === undefined) return;
+  if (expr.op === '=') {
+    found(member[0], target);
+    return;
   }
+  const values = machines.get(entity)?.valueSet;
+  if (values?.has(target) !== true) return;
+  for (const value of values) if (value !== target) found(member[0], value);
+}
+
+/** `b.status = s` and `b.field.status = s` in `ensures`, through blocks and `if` branches. */
+function visitAssignments(
+  expr: Expr,
+  types: BindingTypes,
+  machines: Machines,
+  found: (binding: string | undefined, target: string, entity: string) => void,
+): void {
+  if (expr.kind === 'block') {
+    for (const kid of expr.kids) visitAssignments(kid, types, machines, found);
+    return;
+  }
+  if (expr.kind === 'if') {
+    for (const body of ifBodies(expr)) visitAssignments(body, types, machines, found);
+    return;
+  }
+  if (expr.kind !== 'binary' || expr.op !== '=') return;
+  const target = identName(expr.kids[1]);
+  const left = expr.kids[0];
+  if (target === undefined || left?.kind !== 'member' || left.name !== 'status') return;
+  const direct = simpleMember(left);
+  if (direct !== undefined) {
+    const entity = resolveEntity(direct[0], target, types, machines);
+    if (entity !== undefined) found(direct[0], target, entity);
+    return;
+  }
+  const nested = simpleMember(left.kids[0]);
+  if (nested === undefined) return;
+  const root = resolveEntity(nested[0], undefined, types, machines);
+  const entity = root === undefined ? undefined : machines.get(root)?.fieldTypes.get(nested[1]);
+  if (entity !== undefined) found(undefined, target, entity);
+}
+
+/** `E.created(…)` of a tracked entity in `ensures`: records its status or reports a bad or missing one. */
+function visitCreated(expr: Expr, machines: Machines, observed: Observed, file: string): void {
+  if (expr.kind === 'block') {
+    for (const kid of expr.kids) visitCreated(kid, machines, observed, file);
+    return;
+  }
+  if (expr.kind === 'if') {
+    for (const body of ifBodies(expr)) visitCreated(body, machines, observed, file);
+    return;
+  }
+  const callee = expr.kind === 'call' ? expr.kids[0] : undefined;
+  if (callee?.kind !== 'member' || callee.name !== 'created') return;
+  const entity = identName(callee.kids[0]);
+  const machine = entity === undefined ? undefined : machines.get(entity);
+  if (machine === undefined || entity === undefined) return;
+  const status = expr.kids.slice(1).find((arg) => arg.kind === 'arg' && arg.name === 'status');
+  if (status === undefined) {
+    if (machine.hasTransitions) {
+      observed.created.push({
+        code: 'allium.created.missingStatus',
+        severity: 'warning',
+        message: `.created() on entity '${entity}' omits the status field, but the entity has a transition graph. The initial state is unspecified.`,
+        location: { file, line: expr.line, col: expr.col },
+      });
+    }
+    return;
+  }
+  const value = status.kids[0];
+  const name = identName(value);
+  if (value === undefined || name === undefined) return;
+  if (machine.valueSet.has(name)) addTo(observed.assigned, entity, name);
+  else
+    observed.created.push({
+      code: 'allium.created.invalidStatus',
+      severity: 'error',
+      message: `.created() on entity '${entity}' sets status to '${name}', which is not a declared status value.`,
+      location: { file, line: value.line, col: value.col },
+    });
 }
 
 function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
@@ -270,7 +371,7 @@ function judgeMachine(machine: StatusMachine, observed: Observed, file: string):
   const transitions = observed.transitions.get(machine.entity) ?? new Map<string, Set<string>>();
   const diagnostics: Diagnostic[] = [];
   const warn = (code: string, at: Ident, message: string): void => {
-    diagnostics.push({ code, severity: 'warning', message, location: at.location });
+    diagnostics.push({ code, severity: 'warning', message, location: { ...at.location, file } });
   };
   for (const value of machine.values) {
     const what = `Status '${value.name}' in entity '${machine.entity}'`;
@@ -291,5 +392,5 @@ function judgeMachine(machine: StatusMachine, observed: Observed, file: string):
       warn('allium.status.undeclaredTransition', at, message);
     }
   }
-  return diagnostics.map((d) => ({ ...d, location: { ...d.location, file } }));
+  return diagnostics;
 }

@@ -1,22 +1,22 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
-import { createdEntity, isPascal } from './walk.js';
+import { isPascal } from './walk.js';
 
 const message = (name: string): string => `Type reference '${name}' is not declared locally or imported.`;
 
 /**
- * `allium.type.undefinedReference`: a field of an entity, value or variant whose type names something that is
- * neither declared, built in, nor imported. Relationship (`with`) and derived fields are not type positions.
+ * `allium.type.undefinedReference`: a field of an entity or value whose type (or one of its `A | B` alternatives)
+ * names something that is neither declared, built in, nor imported. Relationship (`with`) and derived fields are
+ * not type positions.
  */
 export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const file = index.spec.file;
   for (const declaration of index.spec.declarations) {
-    const isTyped =
-      declaration.kind === 'variant' ||
-      (declaration.kind === 'block' && ['entity', 'external entity', 'value'].includes(declaration.block));
-    if (!isTyped || !('items' in declaration)) continue;
+    // Variants are not judged: the reference reads `variant V : Base { … }` as a base join with no items.
+    if (declaration.kind !== 'block' || !['entity', 'external entity', 'value'].includes(declaration.block))
+      continue;
     for (const item of declaration.items) {
       if (item.kind !== 'field' || item.params !== undefined || item.path !== undefined) continue;
       for (const name of undeclaredTypes(item.value, index.typeNames)) {
@@ -41,6 +41,8 @@ function undeclaredTypes(type: Expr, declared: ReadonlySet<string>): Expr[] {
         !declared.has(type.name)
         ? [type]
         : [];
+    case 'binary':
+      return type.op === '|' ? type.kids.flatMap((kid) => undeclaredTypes(kid, declared)) : [];
     case 'generic':
     case 'optional':
       return type.kids.flatMap((kid) => undeclaredTypes(kid, declared));
@@ -50,37 +52,52 @@ function undeclaredTypes(type: Expr, declared: ReadonlySet<string>): Expr[] {
 }
 
 /**
- * `allium.rule.undefinedTypeReference`: `E.created(…)` in a rule's `ensures` where `E` is not declared. Like the
- * reference, it looks at the clause value and the items of a block value, not inside expression-level `if`/`for`.
+ * `allium.rule.undefinedTypeReference`: an undeclared capitalised entity in a rule's `when`, `requires` or
+ * `ensures` clause, where the reference looks: `E.f` and `x: E.f …` triggers, `E.f becomes v`, calls on a member
+ * (`E.created(…)`, `E.lookup(…)`), through blocks and `and`/`or`, not inside comparisons or `if`/`for` values.
  */
 export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  for (const rule of index.rules) {
-    for (const clause of clausesOf(rule.items, 'ensures')) {
-      for (const expr of topLevelEnsures(clause.value)) {
-        const entity = createdEntity(expr);
-        const callee = expr.kids[0]?.kids[0];
-        if (
-          entity === undefined ||
-          callee === undefined ||
-          index.typeNames.has(entity) ||
-          entity.includes('/')
-        )
-          continue;
-        diagnostics.push({
-          code: 'allium.rule.undefinedTypeReference',
-          severity: 'error',
-          message: message(entity),
-          location: { file: index.spec.file, line: callee.line, col: callee.col },
-        });
-      }
+  const report = (object: Expr | undefined): void => {
+    const name = object?.kind === 'ident' ? object.name : undefined;
+    if (object === undefined || name === undefined || !/^[A-Z]/.test(name) || index.typeNames.has(name))
+      return;
+    diagnostics.push({
+      code: 'allium.rule.undefinedTypeReference',
+      severity: 'error',
+      message: message(name),
+      location: { file: index.spec.file, line: object.line, col: object.col },
+    });
+  };
+  const visit = (expr: Expr): void => {
+    switch (expr.kind) {
+      case 'binding':
+        if (expr.kids[0] !== undefined) visit(expr.kids[0]);
+        return;
+      case 'binary':
+        if (expr.op === 'becomes' || expr.op === 'transitions_to') {
+          const subject = expr.kids[0];
+          if (subject?.kind === 'member') report(subject.kids[0]);
+        } else if (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies') expr.kids.forEach(visit);
+        return;
+      case 'call':
+        if (expr.kids[0]?.kind === 'member') report(expr.kids[0].kids[0]);
+        return;
+      case 'member':
+        report(expr.kids[0]);
+        return;
+      case 'block':
+        expr.kids.forEach(visit);
+        return;
+      default:
+        return;
     }
+  };
+  for (const rule of index.rules) {
+    for (const keyword of ['when', 'requires', 'ensures'])
+      for (const clause of clausesOf(rule.items, keyword)) visit(clause.value);
   }
   return diagnostics;
-}
-
-function topLevelEnsures(value: Expr): readonly Expr[] {
-  return value.kind === 'block' ? value.kids : [value];
 }
 
 /** True when an item list (or its nested `for`/`if` bodies) holds this clause. */

@@ -10,28 +10,75 @@ export function triggerCalls(value: Expr): Expr[] {
   return [];
 }
 
+const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+
 /**
- * `allium.rule.invalidTrigger`: an external or chained trigger parameter written `name: value` (that form is for
- * emissions only).
+ * The trigger forms a `when:` accepts: a call `T(…)` (also `alias/T(…)`, `x.T(…)`), a binding `x: E.f becomes v`,
+ * `x: E.f transitions_to v`, `x: E.f` or `x: E.f <= now`, a comparison on a member `E.f <= now`, and `A or B`
+ * of valid forms. Anything else (an empty clause, `E.f becomes v` with no binding, …) is unsupported.
+ */
+export function isValidTrigger(value: Expr): boolean {
+  switch (value.kind) {
+    case 'call':
+      return value.kids[0]?.kind === 'ident' || value.kids[0]?.kind === 'member';
+    case 'binding': {
+      const inner = value.kids[0];
+      if (inner?.kind === 'member') return true;
+      return (
+        inner?.kind === 'binary' &&
+        (inner.op === 'becomes' || inner.op === 'transitions_to' || COMPARISONS.has(inner.op ?? ''))
+      );
+    }
+    case 'binary':
+      if (value.op === 'or') return value.kids.every(isValidTrigger);
+      return COMPARISONS.has(value.op ?? '') && value.kids[0]?.kind === 'member';
+    default:
+      return false;
+  }
+}
+
+/** The first `name: value` parameter of a trigger call (looking into `or`), if any. */
+function firstNamedParameter(value: Expr): Expr | undefined {
+  if (value.kind === 'call') return value.kids.slice(1).find((arg) => arg.kind === 'arg');
+  if (value.kind === 'binary' && value.op === 'or') {
+    for (const kid of value.kids) {
+      const found = firstNamedParameter(kid);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `allium.rule.invalidTrigger`, once per `when:` clause of a rule: an unsupported trigger form, or else the first
+ * external or chained trigger parameter written `name: value` (that form is for emissions only).
  */
 export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  const file = index.spec.file;
   for (const rule of index.rules) {
-    for (const clause of clausesOf(rule.items, 'when')) {
-      for (const call of triggerCalls(clause.value)) {
-        for (const arg of call.kids.slice(1)) {
-          if (arg.kind !== 'arg' || arg.name === undefined) continue;
-          diagnostics.push({
-            code: 'allium.rule.invalidTrigger',
-            severity: 'error',
-            message:
-              `Rule '${rule.name.name}' trigger parameter '${arg.name}' uses a 'name: value' form. External-stimulus ` +
-              `and chained trigger parameters are bare names (optionally suffixed with '?', or '_' to discard); the ` +
-              `'name: value' form is only valid in trigger emissions. Write '${arg.name}' without the annotation.`,
-            location: { file: index.spec.file, line: arg.line, col: arg.col },
-          });
-        }
+    for (const clause of rule.items) {
+      if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
+      if (!isValidTrigger(clause.value)) {
+        diagnostics.push({
+          code: 'allium.rule.invalidTrigger',
+          severity: 'error',
+          message: `Rule '${rule.name.name}' uses an unsupported trigger form in 'when:'.`,
+          location: clause.location,
+        });
+        continue;
       }
+      const arg = firstNamedParameter(clause.value);
+      if (arg?.name === undefined) continue;
+      diagnostics.push({
+        code: 'allium.rule.invalidTrigger',
+        severity: 'error',
+        message:
+          `Rule '${rule.name.name}' trigger parameter '${arg.name}' uses a 'name: value' form. External-stimulus ` +
+          `and chained trigger parameters are bare names (optionally suffixed with '?', or '_' to discard); the ` +
+          `'name: value' form is only valid in trigger emissions. Write '${arg.name}' without the annotation.`,
+        location: { file, line: arg.line, col: arg.col },
+      });
     }
   }
   return diagnostics;

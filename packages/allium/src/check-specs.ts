@@ -5,31 +5,45 @@ import {
   checkUnreachableTriggers,
   checkUnused,
   checkUsePaths,
-  producedTriggers,
 } from './check-declarations.js';
 import { checkLifecycle } from './check-lifecycle.js';
 import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
+import { checkExternalSourceHints, checkSurfaceBindings, checkUnusedFields } from './check-usage.js';
+import {
+  checkConfigReferences,
+  checkDiscriminators,
+  checkImportedAliases,
+  checkListLiterals,
+  checkRelatedSurfaces,
+} from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import type { Diagnostic } from './diagnostic.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
+
+/** The diagnostics of one file of a check set, in the reference order. */
+export interface FileDiagnostics {
+  readonly file: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
 
 /**
  * Every diagnostic of a check set: each file's parse diagnostics plus the structural checks, with
  * `-- allium-ignore` suppressions applied, sorted by file, line and column.
  */
 export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
-  return checkIndexedSpecs(specs.map(indexSpec));
+  return sortDiagnostics(checkIndexedSpecs(specs.map(indexSpec)).flatMap((file) => file.diagnostics));
 }
 
-/** {@link checkSpecs} over already-built indexes (so a caller that has them does not index twice). */
-export function checkIndexedSpecs(indexes: readonly SpecIndex[]): Diagnostic[] {
+/**
+ * Per file, in input order, what the reference `check` prints: the parse diagnostics as the parser found them,
+ * then the checks' diagnostics (suppressions applied) sorted by position, code and message.
+ */
+export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostics[] {
   const checkSet = new Set(indexes.map((index) => index.spec.file));
-  const produced = new Set(indexes.flatMap((index) => [...producedTriggers(index)]));
   const totals = totalNameCounts(indexes);
-  const all = indexes.flatMap((index) =>
-    applySuppressions(
+  return indexes.map((index) => {
+    const checks = applySuppressions(
       [
-        ...index.spec.diagnostics,
         ...checkTypeReferences(index),
         ...checkCreatedTypes(index),
         ...checkInvalidTriggers(index),
@@ -39,12 +53,27 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): Diagnostic[] {
         ...checkUnused(index, (name) => (totals.get(name) ?? 0) > (index.spec.nameCounts.get(name) ?? 0)),
         ...checkUsePaths(index, checkSet),
         ...checkDeferredAndQuestions(index),
-        ...checkUnreachableTriggers(index, produced),
+        ...checkUnreachableTriggers(index),
+        ...checkUnusedFields(index),
+        ...checkExternalSourceHints(index),
+        ...checkSurfaceBindings(index),
+        ...checkDiscriminators(index),
+        ...checkConfigReferences(index),
+        ...checkImportedAliases(index),
+        ...checkRelatedSurfaces(index),
+        ...checkListLiterals(index),
       ],
       index.spec.suppressions,
-    ),
-  );
-  return sortDiagnostics(all);
+    );
+    checks.sort(
+      (a, b) =>
+        a.location.line - b.location.line ||
+        a.location.col - b.location.col ||
+        compareStrings(a.code ?? '', b.code ?? '') ||
+        compareStrings(a.message, b.message),
+    );
+    return { file: index.spec.file, diagnostics: [...index.spec.diagnostics, ...checks] };
+  });
 }
 
 /** How often each name occurs across the whole check set; a name another file mentions counts as used. */

@@ -34,6 +34,11 @@ export {
   type SpecAnalysis,
   type SpecSource,
 } from './analyze-specs.js';
+export {
+  classifyOpenQuestions,
+  questionKey,
+  type ClassifiedQuestions,
+} from './classify-open-questions.js';
 export { buildGraph, type GraphInput } from './build-graph.js';
 export {
   buildInventory,
@@ -54,3 +59,23 @@ export {
   type TriggerKind,
 } from './rule-info.js';
 export type { ProvidedTrigger, SurfaceBinding, SurfaceInfo } from './surface-info.js';
+export { type FileDiagnostics } from './check-specs.js';
+export {
+  analyseFindings,
+  checkReports,
+  modelReport,
+  referenceJson,
+  type FileReport,
+  type Finding,
+  type ReportSource,
+  type Reports,
+} from './reports.js';
+export {
+  canonicalJson,
+  compareOutputs,
+  formatParity,
+  type CodeCounts,
+  type FileParity,
+  type ImplementationOutput,
+  type ParityTable,
+} from './parity.js';

@@ -73,6 +73,15 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
 
 /** Parses one item; returns `undefined` after reporting an error. */
 export function parseBlockItem(p: ParserState): BlockItem | undefined {
+  if (!p.enter()) return undefined;
+  try {
+    return parseBlockItemAt(p);
+  } finally {
+    p.leave();
+  }
+}
+
+function parseBlockItemAt(p: ParserState): BlockItem | undefined {
   const token = p.peek();
   if (p.at('let')) return parseLetItem(p);
   if (p.at('for')) return parseForItem(p);

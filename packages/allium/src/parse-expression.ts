@@ -1,6 +1,6 @@
 import type { Expr, ExprKind } from './ast.js';
 import type { Token } from './lexer.js';
-import { describeToken, type ParserState } from './parser-state.js';
+import { describeToken, MAX_NESTING, type ParserState } from './parser-state.js';
 
 /** Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. */
 export const BP = {
@@ -90,13 +90,29 @@ export function node(
  * reporting a syntax error.
  */
 export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
+  if (!p.enter()) return undefined;
+  try {
+    return parseExprAt(p, minBp);
+  } finally {
+    p.leave();
+  }
+}
+
+function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
   let left = parsePrefix(p);
   if (left === undefined) return undefined;
+  // Each operator of a left-leaning chain (`a and b and c …`) deepens the tree by one level.
+  let chain = 0;
   for (;;) {
     const op = infixOperator(p);
     if (op === undefined) return left;
     const bp = INFIX[op.text] ?? 0;
     if (bp <= minBp) return left;
+    chain += 1;
+    if (p.depth + chain >= MAX_NESTING) {
+      p.tooDeep();
+      return undefined;
+    }
     for (let i = 0; i < op.width; i += 1) p.advance();
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
@@ -218,11 +234,34 @@ function parsePunctPrimary(p: ParserState, token: Token): Expr | undefined {
   }
 }
 
+/**
+ * `( expr )`, or a contract signature's parameter list: `()` is an empty block, `(name: Type, …)` is a block of
+ * `binding` nodes (a single parameter is the binding itself), so `-> Return` then attaches as a projection.
+ */
 function parseParenthesised(p: ParserState): Expr | undefined {
-  p.advance();
+  const open = p.advance();
+  if (p.at(')')) {
+    p.advance();
+    return node(p, 'block', open, []);
+  }
+  if (p.atWord() && p.at(':', 1)) return parseSignatureParameters(p, open);
   const inner = parseExpr(p);
   if (inner === undefined) return undefined;
   return p.expect(')') === undefined ? undefined : inner;
+}
+
+function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined {
+  const parameters: Expr[] = [];
+  while (!p.at(')') && !p.atEof()) {
+    const name = p.peek();
+    if (p.expectIdent('parameter name') === undefined || p.expect(':') === undefined) return undefined;
+    const type = parseExpr(p);
+    if (type === undefined) return undefined;
+    parameters.push(node(p, 'binding', name, [type], { name: name.text }));
+    p.eat(',');
+  }
+  if (p.expect(')') === undefined) return undefined;
+  return parameters.length === 1 ? parameters[0] : node(p, 'block', open, parameters);
 }
 
 /** `{a, b}` (set), `{k: v}` (object) or `[a, b]` (list); commas are optional between entries. */

@@ -27,7 +27,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     if (declaration !== undefined) declarations.push(declaration);
     else if (p.pos === before) p.advance();
   }
-  const header = readVersion(text, file);
+  const header = readVersion(text, lexed.tokens[0] as Token, file);
   return {
     file,
     source: text,
@@ -184,27 +184,37 @@ function parseUse(p: ParserState): Declaration | undefined {
   return alias === undefined ? undefined : { kind: 'use', path, alias, location, pathLocation };
 }
 
-/** Reads the `-- allium: N` header from the first non-blank line. */
-function readVersion(text: string, file: string): { version: number | undefined; diagnostics: Diagnostic[] } {
-  const lines = text.split('\n');
-  const index = lines.findIndex((line) => line.trim() !== '');
-  const line = index === -1 ? '' : (lines[index] ?? '');
-  const match = /^\s*--\s*allium:\s*(\S+)\s*$/.exec(line);
-  const location = { file, line: Math.max(index, 0) + 1, col: 1 };
-  if (match === null) {
-    const message = 'missing version header: the first line should be `-- allium: 3`';
-    return {
-      version: undefined,
-      diagnostics: [{ code: 'allium.version.missing', severity: 'warning', message, location }],
-    };
+/**
+ * Reads the `-- allium: N` header as the reference does: the first non-blank line, if it is a `--` comment whose
+ * text starts with `allium:` followed by a whole number. Problems are reported at the first token (the first
+ * declaration), with no code: a missing or unreadable marker is a warning, a version other than 1-3 an error.
+ */
+function readVersion(
+  text: string,
+  first: Token,
+  file: string,
+): { version: number | undefined; diagnostics: Diagnostic[] } {
+  let version: number | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (line.startsWith('--')) {
+      const rest = line.slice(2).trim();
+      if (rest.startsWith('allium:')) {
+        const number = rest.slice('allium:'.length).trim();
+        if (/^\+?[0-9]+$/.test(number) && Number(number) <= 0xffffffff) version = Number(number);
+      }
+    }
+    break;
   }
-  const version = Number(match[1]);
+  const location = { file, line: first.line, col: first.col };
+  if (version === undefined) {
+    const message = "missing version marker; expected '-- allium: 1' as the first line";
+    return { version, diagnostics: [{ code: null, severity: 'warning', message, location }] };
+  }
   if (!SUPPORTED_VERSIONS.includes(version)) {
-    const message = `unsupported allium version '${match[1] ?? ''}': supported versions are 1, 2 and 3`;
-    return {
-      version: undefined,
-      diagnostics: [{ code: 'allium.version.unsupported', severity: 'error', message, location }],
-    };
+    const message = `unsupported allium version ${version}; this parser supports versions 1, 2 and 3`;
+    return { version, diagnostics: [{ code: null, severity: 'error', message, location }] };
   }
   return { version, diagnostics: [] };
 }

@@ -6,8 +6,17 @@ import type { Token } from './lexer.js';
  * The parser's cursor over the token list plus its diagnostics. Syntax errors are reported at most once per source
  * line (later errors on a line are consequences of the first), which is also what the reference parser shows.
  */
+/**
+ * How deeply expressions and nested items may nest (parentheses, calls, operator chains, `if`/`for` bodies). Deeper
+ * input is reported as a syntax error instead of overflowing the stack of this parser or of the checks that walk
+ * the tree; real specs nest a few levels.
+ */
+export const MAX_NESTING = 256;
+
 export class ParserState {
   pos = 0;
+  /** Current nesting of expressions and items (see {@link MAX_NESTING}). */
+  depth = 0;
   readonly diagnostics: Diagnostic[] = [];
   private readonly errorLines = new Set<number>();
   private readonly eof: Token;
@@ -20,6 +29,31 @@ export class ParserState {
     const last = tokens[tokens.length - 1];
     if (last === undefined) throw new RangeError('token list must end with an eof token');
     this.eof = last;
+  }
+
+  /**
+   * Enters one level of nesting; `false` (after reporting an error) when that would exceed {@link MAX_NESTING}, in
+   * which case the caller gives up on the construct without calling {@link leave}.
+   */
+  enter(extra = 0): boolean {
+    if (this.depth + extra >= MAX_NESTING) {
+      this.tooDeep();
+      return false;
+    }
+    this.depth += 1;
+    return true;
+  }
+
+  /** Reports nesting beyond {@link MAX_NESTING} and skips the rest of the line (so recovery stays linear). */
+  tooDeep(): void {
+    this.errorHere(`nested too deeply (more than ${MAX_NESTING} levels)`);
+    const line = this.peek().line;
+    while (!this.atEof() && this.peek().line === line) this.pos += 1;
+  }
+
+  /** Leaves a level entered with {@link enter}. */
+  leave(): void {
+    this.depth -= 1;
   }
 
   /** The token `offset` places ahead (the eof token past the end). */

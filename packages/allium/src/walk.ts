@@ -110,3 +110,23 @@ export function sourceText(source: string, expr: Expr): string {
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** The 1-based line and column of `offset`, counted from a known position before it (`anchor`). */
+export function positionAfter(
+  source: string,
+  anchor: { readonly start: number; readonly line: number; readonly col: number },
+  offset: number,
+): { line: number; col: number } {
+  let line = anchor.line;
+  let lineStart = anchor.start - (anchor.col - 1);
+  for (let i = source.indexOf('\n', anchor.start); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) {
+    line += 1;
+    lineStart = i + 1;
+  }
+  return { line, col: offset - lineStart + 1 };
+}
+
+/** Where the field name of a member access `x.name` starts. */
+export function memberNamePosition(source: string, member: Expr): { line: number; col: number } {
+  return positionAfter(source, member, member.end - (member.name ?? '').length);
+}

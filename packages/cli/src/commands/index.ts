@@ -97,11 +97,24 @@ export const COMMANDS: readonly Command[] = [
   lazy(
     {
       name: 'report',
-      synopsis: 'report <slug>',
-      summary: 'Print the report of a run.',
-      usage: usage('report <slug>', "Prints a run's final report from its ledger."),
+      synopsis: 'report <slug> [--html [--out <file>] [--open]]',
+      summary: 'Print the report of a run, or write it as one HTML file.',
     },
-    async () => (await import('./runs.js')).reportCommand(),
+    async () => {
+      const [{ reportCommand }, { openInViewer }] = await Promise.all([
+        import('./report.js'),
+        import('../render/open-in-viewer.js'),
+      ]);
+      return reportCommand({ open: (path) => openInViewer(path) });
+    },
+  ),
+  lazy(
+    {
+      name: 'stats',
+      synopsis: 'stats [--json]',
+      summary: 'Convergence metrics over the runs of this project (see docs/metrics.md).',
+    },
+    async () => (await import('./stats.js')).statsCommand(),
   ),
   lazy(
     {

@@ -184,7 +184,7 @@ async function planModeRun(
   const now = deps.now ?? io.now ?? (() => Date.now());
   const settings: ModeRunSettings = {
     cwd: io.cwd,
-    agent: agentFromFlags(values, deps.config?.agent, io.cwd),
+    agent: agentFromFlags(values, deps.config?.agent, io.cwd) ?? { kind: 'claude' },
     caps: capsFromFlags(values, deps.config?.caps),
     env: io.env,
     signal: deps.signal ?? io.signal ?? new AbortController().signal,

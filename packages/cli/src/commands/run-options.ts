@@ -21,7 +21,9 @@ import {
 } from './run-flags.js';
 
 /**
- * The agent configuration from the flags over the config file, checked before anything starts: an unknown agent
+ * The agent configuration from the flags over the config file, checked before anything starts; `undefined` when
+ * neither flags nor the config file name an agent (a new run then uses Claude Code; `resume` keeps the run's
+ * recorded agent). `--agent-script` or `--agent-command` beside another `--agent` is refused. Otherwise: an unknown agent
  * kind, an unknown `--agent-command` placeholder or a missing script is a {@link FlagError} (exit 2).
  * `--agent-script` implies the replay agent and `--agent-command` the command agent; a script path is resolved
  * against the working directory.
@@ -29,14 +31,16 @@ import {
 export function agentFromFlags(values: RunFlagValues, configured: Config['agent'], cwd: string): unknown {
   const script = values['agent-script'];
   const command = values['agent-command'];
-  const kind =
-    values.agent ?? (script !== undefined ? 'replay' : command !== undefined ? 'command' : undefined);
+  const implied = script !== undefined ? 'replay' : command !== undefined ? 'command' : undefined;
+  const kind = values.agent ?? implied ?? configured?.kind;
+  if (script !== undefined && kind !== 'replay')
+    throw new FlagError(`--agent-script is for --agent replay, not --agent ${String(kind)}.`);
+  if (command !== undefined && kind !== 'command')
+    throw new FlagError(`--agent-command is for --agent command, not --agent ${String(kind)}.`);
+  if (kind === undefined && values.model === undefined && values['permission-mode'] === undefined)
+    return configured;
   const base: Record<string, unknown> =
-    kind === undefined
-      ? { ...(configured ?? { kind: 'claude' }) }
-      : configured?.kind === kind
-        ? { ...configured }
-        : { kind };
+    kind === undefined ? { kind: 'claude' } : configured?.kind === kind ? { ...configured } : { kind };
   if (values.model !== undefined) base['model'] = values.model;
   if (values['permission-mode'] !== undefined) base['permissionMode'] = values['permission-mode'];
   if (script !== undefined) base['script'] = resolve(cwd, script);
@@ -98,9 +102,10 @@ export function runSettings(
 ): RunSettings {
   const interactive = io.isTTY && io.prompt !== undefined;
   const prompt = interactive ? io.prompt : undefined;
+  const agent = agentFromFlags(values, config.agent, io.cwd);
   return {
     cwd: io.cwd,
-    agent: agentFromFlags(values, config.agent, io.cwd),
+    ...(agent === undefined ? {} : { agent }),
     caps: capsFromFlags(values, config.caps) as RunSettings['caps'],
     strictQuestions: values['strict-questions'] ?? config.strictQuestions ?? false,
     interactive,

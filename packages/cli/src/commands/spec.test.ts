@@ -44,11 +44,59 @@ const run = async (...args: string[]) => {
 };
 
 describe('allium-loop spec', () => {
-  it('check prints file:line:col severity code message and exits 0 without errors', async () => {
-    const { code, out } = await run('check');
+  it('check prints file:line:col severity code message and exits 0 without errors or warnings', async () => {
+    await mkdir(join(dir, 'clean'));
+    await writeFile(
+      join(dir, 'clean', 'c.allium'),
+      '-- allium: 3\nrule Tick {\n  when: Ping(x)\n  ensures: Ping(x)\n}\n',
+    );
+    const { code, out } = await run('check', 'clean');
     expect(code).toBe(0);
-    expect(out).toContain('specs/good.allium:14:1 info allium.openQuestion.present Open question: Refunds?');
-    expect(out).toMatch(/1 file: 0 error\(s\)/);
+    expect(out).toBe('1 file: 0 error(s), 0 warning(s), 0 info(s)\n');
+  });
+
+  it('check exits 1 on a warning alone, as the reference does; infos do not count', async () => {
+    const { code, out } = await run('check');
+    expect(code).toBe(1);
+    expect(out).toBe(
+      "specs/good.allium:3:11 warning allium.status.unreachableValue Status 'open' in entity 'Order' is never assigned by any rule ensures clause.\n" +
+        '1 file: 0 error(s), 1 warning(s), 0 info(s)\n',
+    );
+  });
+
+  it('check --json prints one reference-shaped object per file, keys sorted', async () => {
+    await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
+    const { code, out } = await run('check', '--json', 'specs');
+    expect(code).toBe(1);
+    const documents = out
+      .split(/(?<=^\})\n/m)
+      .filter((d) => d.trim() !== '')
+      .map((d) => JSON.parse(d) as Record<string, unknown>);
+    expect(documents.map((d) => [d['command'], d['spec_file'], d['findings']])).toEqual([
+      ['check', 'specs/broken.allium', []],
+      ['check', 'specs/good.allium', []],
+    ]);
+    expect(Object.keys(documents[0] ?? {})).toEqual(['command', 'diagnostics', 'findings', 'spec_file']);
+  });
+
+  it('analyse exits 1 only on findings, model prints the domain model, and no file is exit 2', async () => {
+    const clean = await run('analyse', '--json');
+    expect(clean.code).toBe(0);
+    await writeFile(join(dir, 'specs', 'good.allium'), GOOD.replace('  provides: CloseOrder(order)\n', ''));
+    const found = await run('analyse', '--json');
+    expect(found.code).toBe(1);
+    const findings = (JSON.parse(found.out) as { findings: { type: string; trigger: string }[] }).findings;
+    expect(findings.map((f) => [f.type, f.trigger])).toEqual([['unreachable_trigger', 'CloseOrder']]);
+    const model = await run('model', 'specs/good.allium', '--json');
+    expect(model.code).toBe(0);
+    expect(JSON.parse(model.out)).toMatchObject({
+      version: 3,
+      entities: [{ name: 'Order', kind: 'internal' }],
+    });
+    await mkdir(join(dir, 'empty'));
+    const none = await run('check', 'empty');
+    expect(none.code).toBe(2);
+    expect((await run('model', 'specs/good.allium', 'specs/good.allium')).code).toBe(2);
   });
 
   it('check exits 1 when a file has errors, and --json gives the diagnostics', async () => {
@@ -58,8 +106,8 @@ describe('allium-loop spec', () => {
     expect(human.out).toContain('specs/broken.allium:3:12 error allium.rule.undefinedTypeReference');
     const json = await run('check', '--json', 'specs/broken.allium');
     expect(json.code).toBe(1);
-    const parsed = JSON.parse(json.out) as { files: string[]; diagnostics: { code: string }[] };
-    expect(parsed.files).toEqual(['specs/broken.allium']);
+    const parsed = JSON.parse(json.out) as { spec_file: string; diagnostics: { code: string }[] };
+    expect(parsed.spec_file).toBe('specs/broken.allium');
     expect(parsed.diagnostics.map((d) => d.code)).toContain('allium.rule.undefinedTypeReference');
   });
 

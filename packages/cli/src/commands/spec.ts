@@ -3,7 +3,10 @@ import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   analyzeSpecs,
+  checkReports,
   formatDiagnostic,
+  modelReport,
+  referenceJson,
   type DependencyGraph,
   type SpecAnalysis,
   type SpecSource,
@@ -13,20 +16,25 @@ import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 
 const USAGE = `Usage:
-  allium-loop spec check [paths...] [--json]       diagnostics; exits 1 when there are errors
+  allium-loop spec check [paths...] [--json]     diagnostics; exits 1 on any error or warning
+  allium-loop spec analyse [paths...] [--json]   diagnostics and process findings; exits 1 on findings
+  allium-loop spec model <file> [--json]         the domain model; exits 1 when the file does not parse
   allium-loop spec graph [paths...] [--json | --mermaid]
-  allium-loop spec questions [paths...] [--json]   open questions
+  allium-loop spec questions [paths...] [--json] open questions
 
 Paths are .allium files or directories (searched recursively); the default is the current directory.
+With --json, check and analyse print one JSON object per file and model one object, as the reference
+'allium' CLI does. Exit 2 when no .allium file is found.
 `;
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.allium-loop', 'dist']);
+const ACTIONS = new Set(['check', 'analyse', 'model', 'graph', 'questions']);
 
-/** `allium-loop spec check|graph|questions`: the built-in spec tooling over the engine's own parser. */
+/** `allium-loop spec check|analyse|model|graph|questions`: the built-in spec tooling over the engine's own parser. */
 export const specCommand: Command = {
   name: 'spec',
-  synopsis: 'spec check|graph|questions [paths]',
-  summary: 'Built-in spec tooling: diagnostics, graph, open questions.',
+  synopsis: 'spec check|analyse|model|graph|questions [paths]',
+  summary: 'Built-in spec tooling: diagnostics, findings, domain model, graph, open questions.',
   run: runSpec,
 };
 
@@ -42,7 +50,7 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(USAGE);
     return ExitCode.ok;
   }
-  if (action !== 'check' && action !== 'graph' && action !== 'questions') {
+  if (action === undefined || !ACTIONS.has(action)) {
     io.stderr(
       `allium-loop spec: ${action === undefined ? 'missing action' : `unknown action '${action}'`}.\n${USAGE}`,
     );
@@ -50,13 +58,29 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   }
   const options = parseOptions(action, rest, io);
   if (options === undefined) return ExitCode.usage;
-  const sources = await loadSources(options.paths.length === 0 ? ['.'] : options.paths, io.cwd);
-  if (typeof sources === 'string') {
-    io.stderr(`allium-loop spec ${action}: ${sources}\n`);
+  if (action === 'model' && options.paths.length !== 1) {
+    io.stderr(
+      `allium-loop spec model: expects exactly one file.\nRun 'allium-loop spec --help' for usage.\n`,
+    );
     return ExitCode.usage;
   }
+  const loaded = await loadSources(options.paths.length === 0 ? ['.'] : options.paths, io.cwd);
+  for (const problem of loaded.unreadable) io.stderr(`allium-loop spec ${action}: ${problem}\n`);
+  const sources = loaded.sources;
+  if (sources.length === 0) {
+    if (loaded.unreadable.length > 0) return ExitCode.failure;
+    io.stderr(`allium-loop spec ${action}: no .allium files under ${options.paths.join(', ') || '.'}\n`);
+    return ExitCode.usage;
+  }
+  const unreadable = loaded.unreadable.length > 0;
+  if (action === 'check' || action === 'analyse')
+    return renderReports(action, sources, options, io, unreadable);
+  if (action === 'model') {
+    const { report, exitCode } = modelReport(sources[0] as SpecSource);
+    io.stdout(`${referenceJson(report)}\n`);
+    return exitCode;
+  }
   const analysis = analyzeSpecs(sources);
-  if (action === 'check') return renderCheck(analysis, options, io);
   if (action === 'graph') return renderGraph(analysis.graph, options, io);
   return renderQuestions(analysis, options, io);
 }
@@ -86,21 +110,28 @@ function parseOptions(action: string, rest: readonly string[], io: CliIo): SpecO
   }
 }
 
-/** Reads every `.allium` file under the given paths; a string is the error to show. */
-async function loadSources(paths: readonly string[], cwd: string): Promise<SpecSource[] | string> {
+/** Every `.allium` file under the given paths (sorted), and the paths that could not be read. */
+async function loadSources(
+  paths: readonly string[],
+  cwd: string,
+): Promise<{ sources: SpecSource[]; unreadable: string[] }> {
   const files: string[] = [];
+  const unreadable: string[] = [];
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch(() => undefined);
-    if (info === undefined) return `cannot read '${path}': no such file or directory`;
-    if (info.isDirectory()) files.push(...(await findSpecs(absolute)));
+    if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
+    else if (info.isDirectory()) files.push(...(await findSpecs(absolute)));
     else files.push(absolute);
   }
-  if (files.length === 0) return `no .allium files under ${paths.join(', ')}`;
-  const unique = [...new Set(files)].sort();
-  return Promise.all(
-    unique.map(async (file) => ({ path: relative(cwd, file) || file, text: await readFile(file, 'utf8') })),
-  );
+  const sources: SpecSource[] = [];
+  for (const file of [...new Set(files)].sort()) {
+    const path = relative(cwd, file) || file;
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined) unreadable.push(`cannot read '${path}'`);
+    else sources.push({ path, text });
+  }
+  return { sources, unreadable };
 }
 
 async function findSpecs(directory: string): Promise<string[]> {
@@ -114,22 +145,40 @@ async function findSpecs(directory: string): Promise<string[]> {
   return found;
 }
 
-function renderCheck(analysis: SpecAnalysis, options: SpecOptions, io: CliIo): number {
-  const count = (severity: string): number =>
-    analysis.diagnostics.filter((d) => d.severity === severity).length;
-  const errors = count('error');
+/**
+ * `check` / `analyse`: with --json one reference-shaped object per file; otherwise one line per diagnostic and
+ * finding plus a summary. An unreadable path makes the exit 1, as in the reference.
+ */
+function renderReports(
+  action: 'check' | 'analyse',
+  sources: readonly SpecSource[],
+  options: SpecOptions,
+  io: CliIo,
+  unreadable: boolean,
+): number {
+  const { reports, exitCode } = checkReports(sources, action);
   if (options.json) {
-    io.stdout(
-      `${JSON.stringify({ files: analysis.specs.map((s) => s.file), diagnostics: analysis.diagnostics }, null, 2)}\n`,
-    );
+    for (const report of reports) io.stdout(`${referenceJson(report)}\n`);
   } else {
-    for (const diagnostic of analysis.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`);
-    const files = analysis.specs.length;
+    const counts = { error: 0, warning: 0, info: 0 };
+    let findings = 0;
+    for (const report of reports) {
+      for (const diagnostic of report.diagnostics) {
+        counts[diagnostic.severity] += 1;
+        io.stdout(`${formatDiagnostic(diagnostic)}\n`);
+      }
+      for (const finding of report.findings) {
+        findings += 1;
+        io.stdout(`${report.spec_file}: ${finding.type} ${finding.summary}\n`);
+      }
+    }
+    const files = reports.length;
+    const found = action === 'analyse' ? `, ${findings} finding(s)` : '';
     io.stdout(
-      `${files} file${files === 1 ? '' : 's'}: ${errors} error(s), ${count('warning')} warning(s), ${count('info')} info(s)\n`,
+      `${files} file${files === 1 ? '' : 's'}: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.info} info(s)${found}\n`,
     );
   }
-  return errors > 0 ? ExitCode.failure : ExitCode.ok;
+  return unreadable ? ExitCode.failure : exitCode;
 }
 
 function renderGraph(graph: DependencyGraph, options: SpecOptions, io: CliIo): number {

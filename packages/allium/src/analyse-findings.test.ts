@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { checkReports, type Finding } from './reports.js';
+
+/** Small specs written from the language reference; the finding shapes follow the reference `allium analyse`. */
+const findings = (text: string): Finding[] =>
+  checkReports([{ path: 's.allium', text: `-- allium: 3\n${text}` }], 'analyse').reports[0]?.findings ?? [];
+const ofType = (text: string, type: string): Finding[] => findings(text).filter((f) => f.type === type);
+
+const TICKET = `entity Ticket {
+    status: open | triaged | closed
+    priority: Integer
+    transitions status {
+        open -> triaged
+        triaged -> closed
+        terminal: closed
+    }
+}
+surface Desk {
+    context ticket: Ticket
+    provides: Triage(ticket)
+}
+rule Open {
+    when: Raise(t)
+    ensures: Ticket.created(status: open)
+}
+rule TriageIt {
+    when: Triage(ticket)
+    requires: ticket.status = open
+    ensures: ticket.status = triaged
+}
+`;
+
+describe('analyse findings', () => {
+  it('deadlock: a state with no achievable way to a terminal state, with the blocked edge and its reason', () => {
+    expect(ofType(TICKET, 'deadlock')).toEqual([
+      {
+        type: 'deadlock',
+        summary: "Entity 'Ticket' can reach state 'open' but has no achievable path to any terminal state",
+        state: 'open',
+        outbound_edges: [{ from: 'open', to: 'triaged', reason: 'no achievable witnessing rule' }],
+        cycle: null,
+        affected_entities: ['Ticket'],
+      },
+      {
+        type: 'deadlock',
+        summary: "Entity 'Ticket' can reach state 'triaged' but has no achievable path to any terminal state",
+        state: 'triaged',
+        outbound_edges: [{ from: 'triaged', to: 'closed', reason: 'no witnessing rule' }],
+        cycle: null,
+        affected_entities: ['Ticket'],
+      },
+    ]);
+    const closing = `${TICKET}rule Close {\n    when: Done(ticket)\n    requires: ticket.status = triaged\n    ensures: ticket.status = closed\n}\n`;
+    expect(ofType(closing, 'deadlock')).toEqual([]);
+  });
+
+  it('missing_producer and dead_transition: a requirement nothing establishes blocks its witnessing rule', () => {
+    const text = `${TICKET}rule Close {\n    when: Done(ticket)\n    requires:\n        ticket.status = triaged\n        ticket.approved = yes\n    ensures: ticket.status = closed\n}\n`;
+    const searched = [
+      { kind: 'rule_ensures', found: false },
+      { kind: 'surface_provides', found: false },
+      { kind: 'created_calls', found: false },
+    ];
+    expect(ofType(text, 'missing_producer')).toEqual([
+      {
+        type: 'missing_producer',
+        summary: 'Nothing establishes Ticket.approved = yes',
+        requires: { rule: 'Close', field: 'approved', value: 'yes' },
+        searched,
+        affected_entities: ['Ticket'],
+      },
+    ]);
+    expect(ofType(text, 'dead_transition')).toEqual([
+      {
+        type: 'dead_transition',
+        summary: "Transition 'triaged' → 'closed' on entity 'Ticket' is declared but unachievable",
+        edge: { entity: 'Ticket', from: 'triaged', to: 'closed' },
+        witnessing_rules: ['Close'],
+        unsatisfiable_requires: [{ entity: 'Ticket', field: 'approved', value: 'yes', searched }],
+        affected_entities: ['Ticket'],
+      },
+    ]);
+  });
+
+  it('conflict: two rules, not both fired by calls, in the same state setting different statuses', () => {
+    const text = `${TICKET}rule AutoClose {\n    when: ticket: Ticket.priority <= 0\n    requires: ticket.status = open\n    ensures: ticket.status = closed\n}\n`;
+    expect(ofType(text, 'conflict')).toEqual([
+      {
+        type: 'conflict',
+        summary:
+          "Rules 'TriageIt' and 'AutoClose' can both fire when entity 'Ticket' is in state 'open', setting status to conflicting values",
+        rule_a: 'TriageIt',
+        rule_b: 'AutoClose',
+        field: 'status',
+        state: 'open',
+        values: { TriageIt: 'triaged', AutoClose: 'closed' },
+        affected_entities: ['Ticket'],
+      },
+    ]);
+    const calls = text.replace('when: ticket: Ticket.priority <= 0', 'when: Sweep(ticket)');
+    expect(ofType(calls, 'conflict')).toEqual([]);
+  });
+
+  it('unreachable_trigger: listening rules, surfaces checked and bound entities; none without a status enum', () => {
+    expect(ofType(TICKET, 'unreachable_trigger')).toEqual([
+      {
+        type: 'unreachable_trigger',
+        summary: "Trigger 'Raise' is not provided by any surface",
+        trigger: 'Raise',
+        listening_rules: ['Open'],
+        surfaces_checked: ['Desk'],
+        affected_entities: [],
+      },
+    ]);
+    expect(findings('rule R {\n    when: Go(x)\n    ensures: Done()\n}\n')).toEqual([]);
+  });
+});

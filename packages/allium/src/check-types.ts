@@ -1,0 +1,284 @@
+import type { Expr } from './ast.js';
+import type { Diagnostic } from './diagnostic.js';
+import { collectPipe } from './parse-block-items.js';
+import type { SpecIndex } from './spec-index.js';
+import { itemExprs, memberNamePosition, walkExpr, walkItems } from './walk.js';
+
+const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
+
+/**
+ * Sum-type discriminators: an entity field `kind: A | B` whose pipe names include a capitalised one.
+ * - `allium.sum.invalidDiscriminator`: capitalised names mixed with others (`Memo | String` counts as variants
+ *   only when every name is capitalised; `Memo | draft` is invalid);
+ * - `allium.sum.v1InlineEnum`: only capitalised names and no `variant X : Entity` declared at all;
+ * - `allium.sum.discriminatorUnknownVariant`: each name with no matching `variant Name : Entity`.
+ */
+export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
+  const variantsByBase = new Map<string, Set<string>>();
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind !== 'variant') continue;
+    const set = variantsByBase.get(declaration.base.name) ?? new Set<string>();
+    set.add(declaration.name.name);
+    variantsByBase.set(declaration.base.name, set);
+  }
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  for (const entity of index.entities) {
+    if (entity.block !== 'entity') continue;
+    const name = entity.name.name;
+    for (const item of entity.items) {
+      if (item.kind !== 'field' || item.when !== undefined || item.params || item.path) continue;
+      const idents: Expr[] = [];
+      collectPipe(item.value, (leaf) => {
+        if (leaf.kind === 'ident' && leaf.name !== undefined) idents.push(leaf);
+      });
+      if (idents.length < 2 || !idents.some((id) => capitalised(id.name ?? ''))) continue;
+      const at = { file, line: item.value.line, col: item.value.col };
+      if (!idents.every((id) => capitalised(id.name ?? ''))) {
+        diagnostics.push({
+          code: 'allium.sum.invalidDiscriminator',
+          severity: 'error',
+          message: `Entity '${name}' discriminator '${item.name.name}' must use only capitalised variant names.`,
+          location: at,
+        });
+        continue;
+      }
+      const declared = variantsByBase.get(name) ?? new Set<string>();
+      if (declared.size === 0) {
+        diagnostics.push({
+          code: 'allium.sum.v1InlineEnum',
+          severity: 'error',
+          message:
+            `Entity '${name}' field '${item.name.name}' uses capitalised pipe values with no variant declarations. ` +
+            `In v3, capitalised values are variant references requiring 'variant X : ${name}' declarations. ` +
+            `Use lowercase values for a plain enum.`,
+          location: at,
+        });
+        continue;
+      }
+      for (const id of idents) {
+        if (declared.has(id.name ?? '')) continue;
+        diagnostics.push({
+          code: 'allium.sum.discriminatorUnknownVariant',
+          severity: 'error',
+          message: `Entity '${name}' discriminator references '${id.name ?? ''}' without matching 'variant ${id.name ?? ''} : ${name}'.`,
+          location: { file, line: id.line, col: id.col },
+        });
+      }
+    }
+  }
+  return diagnostics;
+}
+
+/** Expression kinds the reference looks through for `config.x` (not collections, `where`, `in` or bindings). */
+const CONFIG_BINARY = new Set([
+  '+',
+  '-',
+  '*',
+  '/',
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'and',
+  'or',
+  'implies',
+  '|',
+  '??',
+]);
+
+/**
+ * `allium.config.undefinedReference` (warning): `config.name` where no `config { … }` block of the file declares
+ * `name`. Looked for in every block except `config` and in top-level invariants.
+ */
+export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
+  const declared = new Set<string>();
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind !== 'block' || declaration.block !== 'config') continue;
+    for (const item of declaration.items)
+      if (item.kind === 'field' && item.when === undefined && !item.params && !item.path)
+        declared.add(item.name.name);
+  }
+  const source = index.spec.source;
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const visit = (expr: Expr): void => {
+    switch (expr.kind) {
+      case 'member': {
+        const object = expr.kids[0];
+        if (object?.kind === 'ident' && object.name === 'config' && !declared.has(expr.name ?? '')) {
+          diagnostics.push({
+            code: 'allium.config.undefinedReference',
+            severity: 'warning',
+            message: `Config reference 'config.${expr.name ?? ''}' is not declared in any config block.`,
+            location: { file, ...memberNamePosition(source, expr) },
+          });
+          return;
+        }
+        if (object !== undefined) visit(object);
+        return;
+      }
+      case 'binary':
+        if (CONFIG_BINARY.has(expr.op ?? '')) expr.kids.forEach(visit);
+        return;
+      case 'unary':
+        if (expr.op === 'not' || expr.op === 'exists') expr.kids.forEach(visit);
+        return;
+      case 'arg':
+        if (expr.kids[0] !== undefined) visit(expr.kids[0]);
+        return;
+      case 'call':
+      case 'block':
+      case 'if':
+      case 'for':
+      case 'let':
+      case 'lambda':
+        expr.kids.forEach(visit);
+        return;
+      default:
+        return;
+    }
+  };
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'invariant') visit(declaration.body);
+    if (declaration.kind !== 'block' || declaration.block === 'config') continue;
+    walkItems(declaration.items, (item) => {
+      if (item.kind === 'invariant' || (item.kind === 'field' && item.path !== undefined)) return;
+      itemExprs(item).forEach(visit);
+    });
+  }
+  return diagnostics;
+}
+
+/**
+ * `allium.reference.undefinedImportedAlias` (error): a qualified reference `alias/Name`, or a member access with a
+ * capitalised member on a plain name (`shared.Name`, which the reference reads as an imported type), whose
+ * qualifier is not a `use … as alias` of the file.
+ */
+export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
+  const aliases = new Set<string>();
+  for (const declaration of index.spec.declarations)
+    if (declaration.kind === 'use' && declaration.alias !== undefined) aliases.add(declaration.alias.name);
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const report = (qualifier: string, name: string, at: Expr): void => {
+    if (aliases.has(qualifier)) return;
+    diagnostics.push({
+      code: 'allium.reference.undefinedImportedAlias',
+      severity: 'error',
+      message: `Reference '${qualifier}/${name}' uses unknown import alias '${qualifier}'.`,
+      location: { file, line: at.line, col: at.col },
+    });
+  };
+  const visit = (expr: Expr): void =>
+    walkExpr(expr, (e) => {
+      if (e.kind === 'ident' && e.name !== undefined && e.name.includes('/')) {
+        const slash = e.name.indexOf('/');
+        report(e.name.slice(0, slash), e.name.slice(slash + 1), e);
+      }
+      const object = e.kind === 'member' ? e.kids[0] : undefined;
+      if (
+        object?.kind === 'ident' &&
+        object.name !== undefined &&
+        !object.name.includes('/') &&
+        capitalised(e.name ?? '')
+      )
+        report(object.name, e.name ?? '', object);
+    });
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'invariant') visit(declaration.body);
+    if (declaration.kind === 'default') visit(declaration.value);
+    if (declaration.kind !== 'block' && declaration.kind !== 'variant') continue;
+    walkItems(declaration.items, (item) => itemExprs(item).forEach(visit));
+  }
+  return diagnostics;
+}
+
+/** `allium.surface.relatedUndefined` (error): a surface's `related:` entry naming no surface of the file. */
+export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
+  const surfaces = new Set(index.surfaces.map((surface) => surface.name.name));
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const leading = (expr: Expr | undefined): Expr | undefined => {
+    let current = expr;
+    while (current?.kind === 'member') current = current.kids[0];
+    return current?.kind === 'ident' ? current : undefined;
+  };
+  const names = (expr: Expr): Expr[] => {
+    if (expr.kind === 'ident') return [expr];
+    if (expr.kind === 'call') {
+      const found = leading(expr.kids[0]);
+      return found === undefined ? [] : [found];
+    }
+    if (expr.kind === 'binary' && expr.op === 'when')
+      return expr.kids[0] === undefined ? [] : names(expr.kids[0]);
+    if (expr.kind === 'block') return expr.kids.flatMap(names);
+    return [];
+  };
+  for (const surface of index.surfaces) {
+    for (const item of surface.items) {
+      if (item.kind !== 'clause' || item.keyword !== 'related') continue;
+      for (const name of names(item.value)) {
+        if (surfaces.has(name.name ?? '')) continue;
+        diagnostics.push({
+          code: 'allium.surface.relatedUndefined',
+          severity: 'error',
+          message: `Surface '${surface.name.name}' references unknown related surface '${name.name ?? ''}'.`,
+          location: { file, line: name.line, col: name.col },
+        });
+      }
+    }
+  }
+  return diagnostics;
+}
+
+/** The literal kind of a list element when it is knowable without a type system. */
+function literalKind(expr: Expr): string | undefined {
+  switch (expr.kind) {
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    case 'bool':
+      return 'boolean';
+    case 'duration':
+      return 'duration';
+    case 'backtick':
+      return 'backtick literal';
+    default:
+      return undefined;
+  }
+}
+
+/** `allium.list.mixedElementTypes` (error): a list literal whose literal elements have different kinds. */
+export function checkListLiterals(index: SpecIndex): Diagnostic[] {
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const visit = (expr: Expr): void =>
+    walkExpr(expr, (e) => {
+      if (e.kind !== 'list') return;
+      let first: string | undefined;
+      for (const element of e.kids) {
+        const kind = literalKind(element);
+        if (kind === undefined) continue;
+        if (first === undefined) first = kind;
+        else if (first !== kind) {
+          diagnostics.push({
+            code: 'allium.list.mixedElementTypes',
+            severity: 'error',
+            message: `List literal has elements of differing types ('${first}' and '${kind}'); all elements of a list must share a type.`,
+            location: { file, line: e.line, col: e.col },
+          });
+          return;
+        }
+      }
+    });
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'invariant') visit(declaration.body);
+    if (declaration.kind === 'default') visit(declaration.value);
+    if (declaration.kind === 'block') walkItems(declaration.items, (item) => itemExprs(item).forEach(visit));
+  }
+  return diagnostics;
+}

@@ -1,0 +1,153 @@
+import type { BlockItem, Expr } from './ast.js';
+import type { Diagnostic } from './diagnostic.js';
+import type { SpecIndex } from './spec-index.js';
+import { itemExprs, nestedItems, walkExpr, walkItems } from './walk.js';
+
+/** True when `name` occurs as a name (not a member or argument label) anywhere in the expression. */
+export function exprMentions(expr: Expr, name: string): boolean {
+  let found = false;
+  walkExpr(expr, (e) => {
+    if (found) return;
+    if ((e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name === name) found = true;
+  });
+  return found;
+}
+
+/** True when `name` occurs in any expression of the item or the items nested in it. */
+export function itemMentions(item: BlockItem, name: string): boolean {
+  if (itemExprs(item).some((e) => exprMentions(e, name))) return true;
+  return nestedItems(item).some((nested) => itemMentions(nested, name));
+}
+
+/** A field declaration as the reference counts fields: `name: value`, with or without a `when` qualifier. */
+function isPlainField(item: BlockItem): item is Extract<BlockItem, { kind: 'field' }> {
+  return item.kind === 'field' && item.params === undefined && item.path === undefined;
+}
+
+/**
+ * `allium.field.unused` (info): a field of an entity or external entity whose name is never accessed —
+ * as a member (`x.name`), a `.created(name: …)` argument, a join key (`E{name: …}`), or, inside its own entity,
+ * as a bare name in a sibling's expression.
+ */
+export function checkUnusedFields(index: SpecIndex): Diagnostic[] {
+  const accessed = accessedFieldNames(index);
+  const diagnostics: Diagnostic[] = [];
+  for (const declaration of index.spec.declarations) {
+    // Variants are not judged: the reference reads `variant V : Base { … }` as a base join `Base{…}` with no items.
+    if (declaration.kind !== 'block') continue;
+    if (declaration.block !== 'entity' && declaration.block !== 'external entity') continue;
+    const owner = declaration.name?.name;
+    if (owner === undefined) continue;
+    for (const item of declaration.items) {
+      if (!isPlainField(item) || accessed.has(item.name.name)) continue;
+      diagnostics.push({
+        code: 'allium.field.unused',
+        severity: 'info',
+        message: `Field '${owner}.${item.name.name}' is declared but not referenced elsewhere.`,
+        location: item.name.location,
+      });
+    }
+  }
+  return diagnostics;
+}
+
+function accessedFieldNames(index: SpecIndex): Set<string> {
+  const names = new Set<string>();
+  const collect = (expr: Expr): void => {
+    walkExpr(expr, (e) => {
+      if (e.kind === 'member' && e.name !== undefined) names.add(e.name);
+      if (e.kind === 'call' && e.kids[0]?.kind === 'member' && e.kids[0].name === 'created') {
+        for (const arg of e.kids.slice(1))
+          if (arg.kind === 'arg' && arg.name !== undefined) names.add(arg.name);
+      }
+      if (e.kind === 'join') {
+        for (const entry of e.kids.slice(1)) {
+          if ((entry.kind === 'arg' || entry.kind === 'ident') && entry.name !== undefined)
+            names.add(entry.name);
+        }
+      }
+    });
+  };
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'invariant') collect(declaration.body);
+    if (declaration.kind !== 'block') continue;
+    walkItems(declaration.items, (item) => itemExprs(item).forEach(collect));
+    if (declaration.block !== 'entity' && declaration.block !== 'external entity') continue;
+    const own = new Set(declaration.items.filter(isPlainField).map((item) => item.name.name));
+    walkItems(declaration.items, (item) => {
+      for (const expr of itemExprs(item))
+        walkExpr(expr, (e) => {
+          if (e.kind === 'ident' && e.name !== undefined && own.has(e.name)) names.add(e.name);
+        });
+    });
+  }
+  return names;
+}
+
+/**
+ * `allium.externalEntity.missingSourceHint`: in a file with no `use` imports, every external entity — a warning,
+ * or an info when some rule mentions it.
+ */
+export function checkExternalSourceHints(index: SpecIndex): Diagnostic[] {
+  if (index.spec.declarations.some((d) => d.kind === 'use')) return [];
+  const diagnostics: Diagnostic[] = [];
+  const externals = index.entities.filter((entity) => entity.block === 'external entity');
+  if (externals.length === 0) return [];
+  const mentioned = new Set<string>();
+  for (const rule of index.rules)
+    walkItems(rule.items, (item) =>
+      itemExprs(item).forEach((expr) =>
+        walkExpr(expr, (e) => {
+          if ((e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name !== undefined)
+            mentioned.add(e.name);
+        }),
+      ),
+    );
+  for (const entity of externals) {
+    const name = entity.name.name;
+    const inRules = mentioned.has(name);
+    diagnostics.push({
+      code: 'allium.externalEntity.missingSourceHint',
+      severity: inRules ? 'info' : 'warning',
+      message: `External entity '${name}' has no obvious governing specification import in this module.`,
+      location: entity.name.location,
+    });
+  }
+  return diagnostics;
+}
+
+/**
+ * `allium.surface.unusedBinding`: a surface's `context` binding (or, when the surface `provides` something, its
+ * `facing` binding) that nothing else in the surface mentions. `_` is exempt.
+ */
+export function checkSurfaceBindings(index: SpecIndex): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const surface of index.surfaces) {
+    const provides = surface.items.some((item) => item.kind === 'clause' && item.keyword === 'provides');
+    for (const item of surface.items) {
+      if (item.kind !== 'clause' || (item.keyword !== 'facing' && item.keyword !== 'context')) continue;
+      const binding = item.value;
+      const name = binding.name;
+      if (binding.kind !== 'binding' || name === undefined || name === '_') continue;
+      if (item.keyword === 'facing' && !provides) continue;
+      const used = surface.items.some((other) => {
+        if (
+          other.kind === 'clause' &&
+          (other.keyword === 'facing' || other.keyword === 'context') &&
+          other.value.kind === 'binding' &&
+          other.value.name === name
+        )
+          return false;
+        return itemMentions(other, name);
+      });
+      if (used) continue;
+      diagnostics.push({
+        code: 'allium.surface.unusedBinding',
+        severity: 'warning',
+        message: `Surface '${surface.name.name}' binding '${name}' is not used in the surface body.`,
+        location: { file: index.spec.file, line: binding.line, col: binding.col },
+      });
+    }
+  }
+  return diagnostics;
+}

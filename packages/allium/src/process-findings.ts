@@ -1,0 +1,476 @@
+import type { BlockItem, Expr } from './ast.js';
+import { collectPipe } from './parse-block-items.js';
+import type { Finding } from './reports.js';
+import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import { resolveBinding } from './status-lookup.js';
+import { emittedTriggers, ifBodies, providedTriggers, triggerRefs } from './triggers.js';
+import { simpleMember } from './walk.js';
+
+/** Entity status enums, entity-typed fields, declared transition edges and terminal states of one file. */
+interface EntityInfo {
+  readonly statuses: Map<string, string[]>;
+  readonly fieldTypes: Map<string, Map<string, string>>;
+  readonly edges: Map<string, [string, string][]>;
+  readonly terminals: Map<string, Set<string>>;
+}
+
+/** What one rule needs, establishes and moves, as the reference's process analysis sees it. */
+interface RuleData {
+  readonly name: string;
+  readonly reachable: boolean;
+  /** Non-status `binding.field = value` requirements, typed: [entity, field, value]. */
+  readonly requiresFields: [string, string, string][];
+  /** [entity, from, to] status transitions the rule performs. */
+  readonly transitions: [string, string, string][];
+  /** `Entity.field` keys the rule's `ensures` assigns. */
+  readonly assigns: Set<string>;
+  /** Entities the rule's trigger binds. */
+  readonly bindings: Set<string>;
+}
+
+const LOGICAL = new Set(['and', 'or', 'implies']);
+const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
+
+function entityInfo(index: SpecIndex): EntityInfo {
+  const info: EntityInfo = {
+    statuses: new Map(),
+    fieldTypes: new Map(),
+    edges: new Map(),
+    terminals: new Map(),
+  };
+  for (const entity of index.entities) {
+    if (entity.block !== 'entity') continue;
+    const name = entity.name.name;
+    for (const item of entity.items) {
+      if (item.kind === 'field' && item.when === undefined && !item.params && !item.path) {
+        if (item.name.name === 'status') {
+          const values: string[] = [];
+          collectPipe(item.value, (leaf) => {
+            if (leaf.kind === 'ident' && leaf.name !== undefined) values.push(leaf.name);
+          });
+          if (values.length >= 2 && !values.some(capitalised)) info.statuses.set(name, values);
+        } else {
+          const target = item.value.kind === 'join' ? item.value.kids[0] : item.value;
+          if (target?.kind === 'ident' && target.name !== undefined && capitalised(target.name)) {
+            const fields = info.fieldTypes.get(name) ?? new Map<string, string>();
+            fields.set(item.name.name, target.name);
+            info.fieldTypes.set(name, fields);
+          }
+        }
+      }
+      if (item.kind === 'transitions') {
+        info.edges.set(
+          name,
+          item.edges.map((edge) => [edge.from.name, edge.to.name]),
+        );
+        if (item.terminal.length > 0) info.terminals.set(name, new Set(item.terminal.map((t) => t.name)));
+      }
+    }
+  }
+  return info;
+}
+
+/** `x: E.f …` bindings and `E(x)` calls in a rule's top-level `when:` clauses, for entities with a status enum. */
+function bindingTypes(rule: NamedBlock, statuses: ReadonlyMap<string, string[]>): Map<string, string> {
+  const types = new Map<string, string>();
+  const visit = (value: Expr): void => {
+    if (value.kind === 'binding' && value.name !== undefined) {
+      let inner = value.kids[0];
+      if (inner?.kind === 'binary' && (inner.op === 'becomes' || inner.op === 'transitions_to'))
+        inner = inner.kids[0];
+      const entity = simpleMember(inner)?.[0];
+      if (entity !== undefined && statuses.has(entity)) types.set(value.name, entity);
+    } else if (value.kind === 'call' && value.kids[0]?.kind === 'ident') {
+      const callee = value.kids[0].name ?? '';
+      for (const arg of value.kids.slice(1))
+        if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(callee))
+          types.set(arg.name, callee);
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) value.kids.forEach(visit);
+  };
+  for (const item of rule.items) if (item.kind === 'clause' && item.keyword === 'when') visit(item.value);
+  return types;
+}
+
+const resolve = resolveBinding;
+
+/** `x.a.b` → [x, a, b]. */
+function nestedMember(expr: Expr | undefined): [string, string, string] | undefined {
+  if (expr?.kind !== 'member' || expr.name === undefined) return undefined;
+  const inner = simpleMember(expr.kids[0]);
+  return inner === undefined ? undefined : [inner[0], inner[1], expr.name];
+}
+
+/** Visits the `=` comparisons of an `ensures` value through blocks and `if` branches. */
+function ensuresEqualities(
+  expr: Expr,
+  visit: (left: Expr | undefined, right: Expr | undefined) => void,
+): void {
+  if (expr.kind === 'block') expr.kids.forEach((kid) => ensuresEqualities(kid, visit));
+  else if (expr.kind === 'if') ifBodies(expr).forEach((body) => ensuresEqualities(body, visit));
+  else if (expr.kind === 'binary' && expr.op === '=') visit(expr.kids[0], expr.kids[1]);
+}
+
+/** `E.created(k: v, …)` calls of an `ensures` value (through blocks and `if` branches), for status entities. */
+function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>, out: Set<string>): void {
+  if (expr.kind === 'block') expr.kids.forEach((kid) => createdAssignments(kid, statuses, out));
+  else if (expr.kind === 'if') ifBodies(expr).forEach((body) => createdAssignments(body, statuses, out));
+  else if (expr.kind === 'call' && expr.kids[0]?.kind === 'member' && expr.kids[0].name === 'created') {
+    const entity = expr.kids[0].kids[0];
+    if (entity?.kind !== 'ident' || entity.name === undefined || !statuses.has(entity.name)) return;
+    for (const arg of expr.kids.slice(1)) {
+      if (arg.kind !== 'arg' || arg.name === undefined) continue;
+      out.add(`${entity.name}.${arg.name}`);
+      const value = arg.kids[0];
+      if (arg.name === 'status' && value?.kind === 'ident')
+        out.add(`${entity.name}.status.${value.name ?? ''}`);
+    }
+  }
+}
+
+function ruleData(
+  rule: NamedBlock,
+  info: EntityInfo,
+  reachable: ReadonlySet<string>,
+  assigned: Set<string>,
+): RuleData {
+  let trigger: ReturnType<typeof triggerRefs>[number] | undefined;
+  for (const item of rule.items) {
+    if (item.kind !== 'clause' || item.keyword !== 'when') continue;
+    const refs = triggerRefs(item.value);
+    if (refs[0] !== undefined) trigger = refs[0];
+  }
+  const types = bindingTypes(rule, info.statuses);
+  const requiresStatuses = new Map<string, Set<string>>();
+  const requiresFields: [string, string, string][] = [];
+  const onRequire = (binding: string, field: string, value: string): void => {
+    if (field === 'status') {
+      const set = requiresStatuses.get(binding) ?? new Set<string>();
+      set.add(value);
+      requiresStatuses.set(binding, set);
+      return;
+    }
+    const entity = resolve(binding, undefined, types, info.statuses);
+    if (entity !== undefined) requiresFields.push([entity, field, value]);
+  };
+  const visitRequires = (expr: Expr): void => {
+    if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
+      expr.kids.forEach(visitRequires);
+      return;
+    }
+    if (expr.kind !== 'binary' || expr.op !== '=') return;
+    const right = expr.kids[1];
+    if (right?.kind === 'ident' && right.name !== undefined) {
+      const direct = simpleMember(expr.kids[0]);
+      const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
+      if (direct !== undefined) onRequire(direct[0], direct[1], right.name);
+      else if (nested !== undefined && nested[2] === 'status') onRequire(nested[0], 'status', right.name);
+    }
+    if (right?.kind === 'bool' && right.name === 'true') {
+      const direct = simpleMember(expr.kids[0]);
+      if (direct !== undefined) onRequire(direct[0], direct[1], 'true');
+    }
+  };
+  for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
+  const assigns = new Set<string>();
+  const ensuresStatuses: [string, string][] = [];
+  const onAssign = (entity: string, field: string, value: string): void => {
+    assigned.add(`${entity}.${field}`);
+    assigns.add(`${entity}.${field}`);
+    if (field === 'status' && value !== '_variable_') assigned.add(`${entity}.status.${value}`);
+  };
+  for (const clause of clausesOf(rule.items, 'ensures')) {
+    ensuresEqualities(clause.value, (left, right) => {
+      const value = right?.kind === 'ident' && right.name !== undefined ? right.name : '_variable_';
+      const direct = simpleMember(left);
+      if (direct !== undefined) {
+        const entity = resolve(direct[0], undefined, types, info.statuses);
+        if (entity !== undefined) onAssign(entity, direct[1], value);
+        if (direct[1] === 'status' && right?.kind === 'ident' && right.name !== undefined)
+          ensuresStatuses.push([direct[0], right.name]);
+      }
+      const nested = nestedMember(left);
+      if (nested !== undefined) {
+        const root = resolve(nested[0], undefined, types, info.statuses);
+        const type = root === undefined ? undefined : info.fieldTypes.get(root)?.get(nested[1]);
+        if (type !== undefined) onAssign(type, nested[2], value);
+      }
+    });
+  }
+  const transitions: [string, string, string][] = [];
+  for (const [binding, target] of ensuresStatuses) {
+    const entity = resolve(binding, target, types, info.statuses);
+    if (entity === undefined) continue;
+    for (const source of requiresStatuses.get(binding) ?? []) transitions.push([entity, source, target]);
+  }
+  return {
+    name: rule.name.name,
+    reachable: trigger === undefined || trigger.qualified || reachable.has(trigger.name),
+    requiresFields,
+    transitions,
+    assigns,
+    bindings: new Set(types.values()),
+  };
+}
+
+/** Fields surfaces provide: `T(entity)` → `Entity.status`, `T(k: Entity)` → `Entity.k` (status entities only). */
+function surfaceProvidedFields(index: SpecIndex, statuses: ReadonlyMap<string, string[]>): Set<string> {
+  const out = new Set<string>();
+  const visit = (expr: Expr): void => {
+    if (expr.kind === 'call' && expr.kids[0]?.kind === 'ident') {
+      for (const arg of expr.kids.slice(1)) {
+        if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(arg.name))
+          out.add(`${arg.name}.status`);
+        const value = arg.kind === 'arg' ? arg.kids[0] : undefined;
+        if (value?.kind === 'ident' && value.name !== undefined && statuses.has(value.name))
+          out.add(`${value.name}.${arg.name ?? ''}`);
+      }
+    } else if (expr.kind === 'block') expr.kids.forEach(visit);
+    else if (expr.kind === 'binary' && expr.op === 'when') {
+      if (expr.kids[0] !== undefined) visit(expr.kids[0]);
+    } else if (expr.kind === 'if') ifBodies(expr).forEach(visit);
+  };
+  for (const surface of index.surfaces)
+    for (const item of surface.items as readonly BlockItem[])
+      if (item.kind === 'clause' && item.keyword === 'provides') visit(item.value);
+  return out;
+}
+
+/**
+ * The reference's process findings for one file: `dead_transition`, `missing_producer`, `deadlock` and
+ * `unreachable_trigger` (only in files with an entity status enum). Unsorted.
+ */
+export function processFindings(index: SpecIndex): Finding[] {
+  const info = entityInfo(index);
+  if (info.statuses.size === 0) return [];
+  const reachable = new Set([...providedTriggers(index), ...emittedTriggers(index)]);
+  const assigned = new Set<string>();
+  const rules = index.rules.map((rule) => ruleData(rule, info, reachable, assigned));
+  const created = new Set<string>();
+  for (const rule of index.rules)
+    for (const clause of clausesOf(rule.items, 'ensures')) {
+      createdAssignments(clause.value, info.statuses, assigned);
+      createdAssignments(clause.value, info.statuses, created);
+    }
+  const provided = surfaceProvidedFields(index, info.statuses);
+  const achievable = (rule: RuleData): boolean =>
+    rule.requiresFields.every(([e, f]) => assigned.has(`${e}.${f}`));
+  const searched = (entity: string, field: string): unknown[] => {
+    const key = `${entity}.${field}`;
+    const producer = rules.find((rule) => rule.assigns.has(key));
+    return [
+      producer === undefined
+        ? { kind: 'rule_ensures', found: false }
+        : producer.reachable
+          ? { kind: 'rule_ensures', found: producer.name }
+          : { kind: 'rule_ensures', found: producer.name, but: 'trigger has no providing surface' },
+      { kind: 'surface_provides', found: provided.has(key) },
+      { kind: 'created_calls', found: created.has(key) },
+    ];
+  };
+  const findings: Finding[] = [];
+  for (const [entity, edges] of info.edges) {
+    if (!info.statuses.has(entity)) continue;
+    for (const [from, to] of edges) {
+      const witnesses = rules.filter((r) =>
+        r.transitions.some(([e, f, t]) => e === entity && f === from && t === to),
+      );
+      if (witnesses.length === 0 || witnesses.some(achievable)) continue;
+      findings.push({
+        type: 'dead_transition',
+        summary: `Transition '${from}' → '${to}' on entity '${entity}' is declared but unachievable`,
+        edge: { entity, from, to },
+        witnessing_rules: witnesses.map((r) => r.name),
+        unsatisfiable_requires: witnesses.flatMap((r) =>
+          r.requiresFields
+            .filter(([e, f]) => !assigned.has(`${e}.${f}`))
+            .map(([e, f, v]) => ({ entity: e, field: f, value: v, searched: searched(e, f) })),
+        ),
+        affected_entities: [entity],
+      });
+    }
+  }
+  for (const rule of rules) {
+    for (const [entity, field, value] of rule.requiresFields) {
+      if (assigned.has(`${entity}.${field}`)) continue;
+      findings.push({
+        type: 'missing_producer',
+        summary: `Nothing establishes ${entity}.${field} = ${value}`,
+        requires: { rule: rule.name, field, value },
+        searched: searched(entity, field),
+        affected_entities: [entity],
+      });
+    }
+  }
+  for (const [entity, edges] of info.edges) {
+    const terminals = info.terminals.get(entity);
+    const statuses = info.statuses.get(entity);
+    if (terminals === undefined || statuses === undefined) continue;
+    const live = edges.filter(([, to]) => {
+      const producers = rules.filter((r) => r.transitions.some(([e, , t]) => e === entity && t === to));
+      return producers.length === 0 ? assigned.has(`${entity}.status.${to}`) : producers.some(achievable);
+    });
+    for (const status of new Set(statuses)) {
+      if (terminals.has(status)) continue;
+      const visited = new Set<string>();
+      const queue = [status];
+      let terminal = false;
+      for (let current = queue.pop(); current !== undefined; current = queue.pop()) {
+        if (visited.has(current)) continue;
+        visited.add(current);
+        if (terminals.has(current)) {
+          terminal = true;
+          break;
+        }
+        for (const [from, to] of live) if (from === current) queue.push(to);
+      }
+      if (terminal) continue;
+      if (!live.some(([, to]) => to === status) && new Set(statuses).size > 6) continue;
+      findings.push({
+        type: 'deadlock',
+        summary: `Entity '${entity}' can reach state '${status}' but has no achievable path to any terminal state`,
+        state: status,
+        outbound_edges: edges
+          .filter(([from]) => from === status)
+          .map(([from, to]) => ({ from, to, reason: blockedReason(rules, entity, to, assigned) })),
+        cycle: findCycle(status, live),
+        affected_entities: [entity],
+      });
+    }
+  }
+  const byTrigger = new Map<string, { rules: string[]; entities: Set<string> }>();
+  for (const [i, rule] of index.rules.entries()) {
+    for (const clause of rule.items) {
+      if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
+      for (const ref of triggerRefs(clause.value)) {
+        if (ref.qualified || reachable.has(ref.name)) continue;
+        const entry = byTrigger.get(ref.name) ?? { rules: [], entities: new Set<string>() };
+        entry.rules.push(rule.name.name);
+        for (const entity of rules[i]?.bindings ?? []) entry.entities.add(entity);
+        byTrigger.set(ref.name, entry);
+      }
+    }
+  }
+  const surfaces = index.surfaces.map((surface) => surface.name.name);
+  for (const [trigger, entry] of byTrigger)
+    findings.push({
+      type: 'unreachable_trigger',
+      summary: `Trigger '${trigger}' is not provided by any surface`,
+      trigger,
+      listening_rules: entry.rules,
+      surfaces_checked: surfaces,
+      affected_entities: [...entry.entities].sort(),
+    });
+  return findings;
+}
+
+function blockedReason(
+  rules: readonly RuleData[],
+  entity: string,
+  to: string,
+  assigned: ReadonlySet<string>,
+): string {
+  const witnesses = rules.filter((r) => r.transitions.some(([e, , t]) => e === entity && t === to));
+  if (witnesses.length === 0) return 'no witnessing rule';
+  for (const rule of witnesses)
+    for (const [e, f, v] of rule.requiresFields)
+      if (!assigned.has(`${e}.${f}`)) return `rule ${rule.name} requires ${e}.${f} = ${v}, never established`;
+  return 'no achievable witnessing rule';
+}
+
+/** A cycle through `start` in the achievable edges (as a list of states, first repeated last), or `null`. */
+function findCycle(start: string, edges: readonly [string, string][]): string[] | null {
+  const stack: [string, string[]][] = [[start, [start]]];
+  const visited = new Set<string>();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [current, path] = next;
+    if (visited.has(current)) continue;
+    visited.add(current);
+    for (const [from, to] of edges) {
+      if (from !== current) continue;
+      const at = path.indexOf(to);
+      if (at !== -1) return [...path.slice(at), to];
+      visited.delete(to);
+      stack.push([to, [...path, to]]);
+    }
+  }
+  return null;
+}
+
+/**
+ * The reference's `conflict` findings: two rules, not both fired by trigger calls, that can fire in the same
+ * status of an entity (their `requires` status sets intersect) and set its status to different values. Bindings
+ * are typed by name or by a status value unique to one entity.
+ */
+export function conflictFindings(index: SpecIndex): Finding[] {
+  const { statuses } = entityInfo(index);
+  if (statuses.size === 0) return [];
+  const none = new Map<string, string>();
+  const rules = index.rules.map((rule) => {
+    let byCall = false;
+    const requires = new Map<string, Set<string>>();
+    const ensures = new Map<string, string>();
+    const statusEquality = (
+      left: Expr | undefined,
+      right: Expr | undefined,
+    ): [string, string] | undefined => {
+      const member = simpleMember(left);
+      const target = right?.kind === 'ident' ? right.name : undefined;
+      if (member === undefined || member[1] !== 'status' || target === undefined) return undefined;
+      const entity = resolve(member[0], target, none, statuses);
+      return entity === undefined ? undefined : [entity, target];
+    };
+    const visitRequires = (expr: Expr): void => {
+      if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
+        expr.kids.forEach(visitRequires);
+      } else if (expr.kind === 'binary' && expr.op === '=') {
+        const found = statusEquality(expr.kids[0], expr.kids[1]);
+        if (found === undefined) return;
+        const set = requires.get(found[0]) ?? new Set<string>();
+        set.add(found[1]);
+        requires.set(found[0], set);
+      }
+    };
+    for (const clause of clausesOf(rule.items, 'when')) {
+      const value = clause.value.kind === 'binding' ? clause.value.kids[0] : clause.value;
+      byCall = value?.kind === 'call' && value.kids[0]?.kind === 'ident';
+    }
+    for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
+    for (const clause of clausesOf(rule.items, 'ensures'))
+      ensuresEqualities(clause.value, (left, right) => {
+        const found = statusEquality(left, right);
+        if (found !== undefined) ensures.set(found[0], found[1]);
+      });
+    return { name: rule.name.name, byCall, requires, ensures };
+  });
+  const findings: Finding[] = [];
+  for (const [i, a] of rules.entries()) {
+    for (const b of rules.slice(i + 1)) {
+      if (a.byCall && b.byCall) continue;
+      let state: string | undefined;
+      for (const [entity, states] of a.requires) {
+        const shared = [...states].filter((s) => b.requires.get(entity)?.has(s) === true);
+        if (shared[0] !== undefined) {
+          state = shared[0];
+          break;
+        }
+      }
+      if (state === undefined) continue;
+      for (const [entity, target] of a.ensures) {
+        const other = b.ensures.get(entity);
+        if (other === undefined || other === target) continue;
+        findings.push({
+          type: 'conflict',
+          summary: `Rules '${a.name}' and '${b.name}' can both fire when entity '${entity}' is in state '${state}', setting status to conflicting values`,
+          rule_a: a.name,
+          rule_b: b.name,
+          field: 'status',
+          state,
+          values: { [a.name]: target, [b.name]: other },
+          affected_entities: [entity],
+        });
+        break;
+      }
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_NESTING } from './parser-state.js';
+import { checkReports, modelReport, referenceJson } from './reports.js';
+
+const rule = (requires: string): string =>
+  `-- allium: 3\nrule R {\n  when: Go(x)\n  requires: ${requires}\n  ensures: Done()\n}\n`;
+
+/** Hostile shapes of size `n`: deep nesting of every bracket kind, long operator chains, a long single line. */
+const SHAPES: Record<string, (n: number) => string> = {
+  parentheses: (n) => rule(`${'('.repeat(n)}x${')'.repeat(n)}`),
+  calls: (n) => rule(`${'f('.repeat(n)}x${')'.repeat(n)}`),
+  sets: (n) => rule(`${'{'.repeat(n)}x${'}'.repeat(n)}`),
+  lists: (n) => rule(`${'['.repeat(n)}x${']'.repeat(n)}`),
+  negations: (n) => rule(`${'not '.repeat(n)}x`),
+  chain: (n) => rule(`x${' and x.a'.repeat(n)}`),
+  blocks: (n) => `-- allium: 3\n${'entity A {\n'.repeat(n)}${'}\n'.repeat(n)}`,
+  unclosed: (n) => `-- allium: 3\n${'rule R { when: Go(x) requires: ('.repeat(n)}`,
+};
+
+const run = (text: string): string => {
+  const analysed = checkReports([{ path: 'f.allium', text }], 'analyse');
+  const model = modelReport({ path: 'f.allium', text });
+  return referenceJson(analysed.reports) + referenceJson(model.report);
+};
+
+describe('hostile input never crashes the checker', () => {
+  it.each(Object.keys(SHAPES))('%s nested 10,000 deep: a syntax error, no exception', (shape) => {
+    const text = (SHAPES[shape] as (n: number) => string)(10_000);
+    const { reports } = checkReports([{ path: 'f.allium', text }], 'check');
+    expect(() => run(text)).not.toThrow();
+    const errors = reports[0]?.diagnostics.filter((d) => d.severity === 'error') ?? [];
+    if (!['negations', 'blocks', 'unclosed'].includes(shape)) {
+      expect(errors.map((d) => d.message)).toContain(`nested too deeply (more than ${MAX_NESTING} levels)`);
+    }
+  });
+
+  it('a 1 MB single line and invalid UTF-8 (replacement characters) give diagnostics, not exceptions', () => {
+    const line = `-- allium: 3\nrule R { when: Go(x) requires: ${'x.a + '.repeat(175_000)}1 ensures: Done() }\n`;
+    expect(line.length).toBeGreaterThan(1_000_000);
+    expect(() => run(line)).not.toThrow();
+    const invalid = Buffer.from([
+      0x2d, 0x2d, 0x20, 0xff, 0xfe, 0x0a, 0x65, 0x6e, 0xc3, 0x28, 0x80, 0x7b, 0xed, 0xa0, 0x80,
+    ]);
+    expect(() => run(invalid.toString('utf8'))).not.toThrow();
+  });
+
+  it('nesting just under the limit still parses cleanly', () => {
+    const depth = MAX_NESTING - 16;
+    const { reports } = checkReports(
+      [{ path: 'f.allium', text: rule(`${'('.repeat(depth)}x.ok${')'.repeat(depth)}`) }],
+      'check',
+    );
+    expect(reports[0]?.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('hostile input stays linear', () => {
+  // CPU time of this process, small and large measured alternately, best of several (see analyze-specs.property.test).
+  const cpuMs = (text: string): number => {
+    const started = process.cpuUsage();
+    checkReports([{ path: 'f.allium', text }], 'analyse');
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / 1000;
+  };
+
+  it.each(['parentheses', 'calls', 'chain', 'blocks', 'unclosed'])(
+    '%s: 8× the size costs about 8× the CPU time',
+    (shape) => {
+      const make = SHAPES[shape] as (n: number) => string;
+      const small = make(2_000);
+      const large = make(16_000);
+      let bestSmall = Infinity;
+      let bestLarge = Infinity;
+      for (let round = 0; round < 6; round += 1) {
+        const s = cpuMs(small);
+        const l = cpuMs(large);
+        if (round === 0) continue;
+        bestSmall = Math.min(bestSmall, s);
+        bestLarge = Math.min(bestLarge, l);
+      }
+      expect(bestLarge / (8 * Math.max(bestSmall, 1))).toBeLessThan(4);
+    },
+  );
+});

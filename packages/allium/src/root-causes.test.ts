@@ -1,0 +1,246 @@
+import { describe, expect, it } from 'vitest';
+import { checkSpecs } from './check-specs.js';
+import type { Diagnostic } from './diagnostic.js';
+import { parseSpec } from './parse-spec.js';
+
+/** Small specs written from the language reference, one per root cause of issue 19. */
+const check = (text: string): Diagnostic[] => checkSpecs([parseSpec(text, 's.allium')]);
+const v3 = (text: string): Diagnostic[] => check(`-- allium: 3\n${text}`);
+const brief = (d: Diagnostic): string =>
+  `${d.location.line}:${d.location.col} ${d.severity} ${d.code ?? 'null'}`;
+const withCode = (list: Diagnostic[], code: string | null): string[] =>
+  list.filter((d) => d.code === code).map(brief);
+
+describe('1. contract signatures parse', () => {
+  it('accepts typed parameter lists and empty parameter lists', () => {
+    const spec = parseSpec(
+      '-- allium: 3\ncontract Codec {\n    serialize: (value: Any) -> ByteArray\n    join: (a: String, b: String) -> String\n    name: () -> String\n}\n',
+      's.allium',
+    );
+    expect(spec.diagnostics).toEqual([]);
+    const items = spec.declarations[0]?.kind === 'block' ? spec.declarations[0].items : [];
+    expect(items.map((item) => (item.kind === 'field' ? item.value.op : undefined))).toEqual([
+      '->',
+      '->',
+      '->',
+    ]);
+  });
+
+  it('still reports a broken parameter list', () => {
+    const spec = parseSpec('-- allium: 3\ncontract C {\n    op: (value: ) -> X\n}\n', 's.allium');
+    expect(spec.diagnostics.some((d) => d.severity === 'error' && d.code === null)).toBe(true);
+  });
+});
+
+describe('2. trigger shapes', () => {
+  const rule = (when: string): string =>
+    `entity Order {\n    status: pending | shipped\n}\nrule R {\n    when:${when}\n    ensures: Done()\n}\n`;
+  const invalid = (text: string): string[] =>
+    v3(text)
+      .filter((d) => d.code === 'allium.rule.invalidTrigger')
+      .map((d) => `${brief(d)} ${d.message}`);
+
+  it('rejects an empty when: and a becomes trigger with no binding, at the clause', () => {
+    expect(invalid(rule(''))).toEqual([
+      "6:5 error allium.rule.invalidTrigger Rule 'R' uses an unsupported trigger form in 'when:'.",
+    ]);
+    expect(invalid(rule(' Order.status becomes shipped'))).toEqual([
+      "6:5 error allium.rule.invalidTrigger Rule 'R' uses an unsupported trigger form in 'when:'.",
+    ]);
+  });
+
+  it('accepts the reference trigger forms', () => {
+    for (const when of [
+      ' o: Order.status becomes shipped',
+      ' o: Order.status transitions_to shipped',
+      ' o: Order.created',
+      ' o: Order.due_at <= now',
+      ' Ship(order)',
+      ' Ship(order) or Cancel(order)',
+    ])
+      expect(invalid(rule(when))).toEqual([]);
+  });
+
+  it('reports only the first name: value parameter of a trigger', () => {
+    const found = invalid(rule(' Ship(order: o, by: user)'));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain("trigger parameter 'order'");
+  });
+});
+
+describe('3. sum types', () => {
+  it('rejects a discriminator naming an undeclared variant (and the undeclared type)', () => {
+    const found = v3(
+      'entity Notice {\n    kind: Memo | Receipt\n}\nvariant Memo : Notice {\n    text: String\n}\n',
+    );
+    expect(withCode(found, 'allium.sum.discriminatorUnknownVariant')).toEqual([
+      '3:18 error allium.sum.discriminatorUnknownVariant',
+    ]);
+    expect(withCode(found, 'allium.type.undefinedReference')).toEqual([
+      '3:18 error allium.type.undefinedReference',
+    ]);
+  });
+
+  it('rejects variant names mixed with plain values', () => {
+    const found = v3(
+      'entity Notice {\n    kind: Memo | draft\n}\nvariant Memo : Notice {\n    text: String\n}\n',
+    );
+    expect(withCode(found, 'allium.sum.invalidDiscriminator')).toEqual([
+      '3:11 error allium.sum.invalidDiscriminator',
+    ]);
+  });
+
+  it('calls capitalised values with no variants at all a v1 inline enum; accepts declared variants', () => {
+    expect(withCode(v3('entity Paper {\n    size: A4 | Letter\n}\n'), 'allium.sum.v1InlineEnum')).toEqual([
+      '3:11 error allium.sum.v1InlineEnum',
+    ]);
+    const good = v3(
+      'entity Notice {\n    kind: Memo | Receipt\n}\nvariant Memo : Notice {\n    text: String\n}\nvariant Receipt : Notice {\n    total: Integer\n}\n',
+    );
+    expect(good.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('4. config and imported aliases', () => {
+  it('reports an undeclared config.NAME at the member, not a declared one', () => {
+    const found = v3(
+      'config {\n    max_tries: Integer = 3\n}\nrule R {\n    when: Go(x)\n    requires: x.tries < config.max_tries and x.n < config.missing\n    ensures: Done()\n}\n',
+    );
+    expect(withCode(found, 'allium.config.undefinedReference')).toEqual([
+      '7:59 warning allium.config.undefinedReference',
+    ]);
+  });
+
+  it('reads a capitalised member after a dot as an imported alias', () => {
+    const found = v3(
+      'rule R {\n    when: Go(x)\n    requires: x.kind = shared.Kind\n    ensures: Done()\n}\n',
+    );
+    expect(withCode(found, 'allium.reference.undefinedImportedAlias')).toEqual([
+      '4:24 error allium.reference.undefinedImportedAlias',
+    ]);
+    const imported = v3(
+      'use "./shared.allium" as shared\nrule R {\n    when: Go(x)\n    requires: x.kind = shared.Kind\n    ensures: Done()\n}\n',
+    );
+    expect(withCode(imported, 'allium.reference.undefinedImportedAlias')).toEqual([]);
+  });
+});
+
+describe('5. the version marker', () => {
+  it('a missing marker is a null-coded warning at the first declaration', () => {
+    const found = check('\nentity A {\n    x: String\n}\n');
+    expect(found.filter((d) => d.code === null).map((d) => `${brief(d)} ${d.message}`)).toEqual([
+      "2:1 warning null missing version marker; expected '-- allium: 1' as the first line",
+    ]);
+  });
+
+  it('an unsupported version is a null-coded error at the first declaration', () => {
+    const found = check('-- allium: 9\n\nentity A {\n    x: String\n}\n');
+    expect(found.filter((d) => d.code === null).map((d) => `${brief(d)} ${d.message}`)).toEqual([
+      '3:1 error null unsupported allium version 9; this parser supports versions 1, 2 and 3',
+    ]);
+    expect(parseSpec('-- allium: 9\n', 's').version).toBe(9);
+  });
+});
+
+describe('6. a binding typed by a status value of exactly one entity', () => {
+  const spec = `entity Order {
+    status: placed | shipped | delivered
+    transitions status {
+        placed -> shipped
+        shipped -> delivered
+        terminal: delivered
+    }
+}
+rule Deliver {
+    when: Arrived(o)
+    requires: o.status = placed
+    ensures: o.status = delivered
+}
+rule Ship {
+    when: Dispatch(o)
+    requires: o.status = placed
+    ensures: o.status = shipped
+}
+rule Place {
+    when: Checkout(c)
+    ensures: Order.created(status: placed)
+}
+`;
+  it('finds the undeclared transition and no spurious noExit/unreachableValue', () => {
+    const found = v3(spec);
+    expect(withCode(found, 'allium.status.undeclaredTransition')).toEqual([
+      '3:13 warning allium.status.undeclaredTransition',
+    ]);
+    expect(withCode(found, 'allium.status.noExit')).toEqual(['3:22 warning allium.status.noExit']);
+    expect(withCode(found, 'allium.status.unreachableValue')).toEqual([]);
+  });
+});
+
+describe('8. codes the reference emits', () => {
+  it('field.unused for a field nothing accesses; a sibling or member access counts as use', () => {
+    const found = v3(
+      'entity Book {\n    title: String\n    isbn: String\n    pages: Integer\n    is_long: pages > 500\n}\nrule R {\n    when: Read(b)\n    ensures: Noted(title: b.title)\n}\n',
+    );
+    expect(found.filter((d) => d.code === 'allium.field.unused').map((d) => d.message)).toEqual([
+      "Field 'Book.isbn' is declared but not referenced elsewhere.",
+      "Field 'Book.is_long' is declared but not referenced elsewhere.",
+    ]);
+  });
+
+  it('externalEntity.missingSourceHint: a warning, an info when a rule mentions it, none with imports', () => {
+    const text =
+      'external entity Payer {\n    id: String\n}\nexternal entity Bank {\n    id: String\n}\nrule R {\n    when: Pay(p)\n    requires: p.x = Payer.y\n    ensures: Done()\n}\n';
+    expect(withCode(v3(text), 'allium.externalEntity.missingSourceHint')).toEqual([
+      '2:17 info allium.externalEntity.missingSourceHint',
+      '5:17 warning allium.externalEntity.missingSourceHint',
+    ]);
+    expect(
+      withCode(v3(`use "./bank.allium" as bank\n${text}`), 'allium.externalEntity.missingSourceHint'),
+    ).toEqual([]);
+  });
+
+  it('surface.unusedBinding for a context binding nothing uses; facing only when the surface provides', () => {
+    const found = v3(
+      'entity Loan {\n    due: Timestamp\n}\nsurface Desk {\n    facing clerk: Clerk\n    context loan: Loan\n    exposes:\n        clerk.name\n}\nsurface Counter {\n    facing patron: Patron\n    context loan: Loan\n    provides:\n        Renew(loan)\n}\n',
+    );
+    expect(found.filter((d) => d.code === 'allium.surface.unusedBinding').map((d) => d.message)).toEqual([
+      "Surface 'Desk' binding 'loan' is not used in the surface body.",
+      "Surface 'Counter' binding 'patron' is not used in the surface body.",
+    ]);
+  });
+
+  it('created.missingStatus when an entity with transitions is created without a status', () => {
+    const found = v3(
+      'entity Job {\n    status: queued | done\n    transitions status {\n        queued -> done\n        terminal: done\n    }\n}\nrule Start {\n    when: Go(x)\n    ensures: Job.created()\n}\n',
+    );
+    expect(withCode(found, 'allium.created.missingStatus')).toEqual([
+      '11:14 warning allium.created.missingStatus',
+    ]);
+  });
+
+  it('no diagnostic for open questions (the reference reports none)', () => {
+    expect(v3('open question "Why?"\n')).toEqual([]);
+  });
+});
+
+describe('further reference codes', () => {
+  it('surface.relatedUndefined for a related surface that does not exist', () => {
+    const found = v3(
+      'entity Loan {\n    due: Timestamp\n}\nsurface Counter {\n    context loan: Loan\n    related:\n        Returns(loan) when loan.due > now\n        Renewals\n    exposes:\n        loan.due\n}\nsurface Returns {\n    context loan: Loan\n    exposes:\n        loan.due\n}\n',
+    );
+    expect(
+      found
+        .filter((d) => d.code === 'allium.surface.relatedUndefined')
+        .map((d) => `${brief(d)} ${d.message}`),
+    ).toEqual([
+      "9:9 error allium.surface.relatedUndefined Surface 'Counter' references unknown related surface 'Renewals'.",
+    ]);
+  });
+
+  it('list.mixedElementTypes for a list literal mixing literal kinds', () => {
+    const found = v3('config {\n    tags: List<String> = ["a", 1]\n    ok: List<String> = ["a", "b"]\n}\n');
+    expect(withCode(found, 'allium.list.mixedElementTypes')).toEqual([
+      '3:26 error allium.list.mixedElementTypes',
+    ]);
+  });
+});

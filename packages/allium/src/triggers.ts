@@ -1,0 +1,91 @@
+import type { BlockItem, Expr } from './ast.js';
+import type { SpecIndex } from './spec-index.js';
+
+const capitalised = (name: string | undefined): name is string => name !== undefined && /^[A-Z]/.test(name);
+
+/** The bodies of an `if` expression (`kids` alternate condition, body; an odd last kid is the else body). */
+export function ifBodies(expr: Expr): Expr[] {
+  return expr.kids.filter(
+    (_, i) => i % 2 === 1 || (i === expr.kids.length - 1 && expr.kids.length % 2 === 1),
+  );
+}
+
+/** The body items of a `for` expression (after the collection and the filter slot). */
+function forBody(expr: Expr): Expr[] {
+  return expr.kids.slice(2);
+}
+
+/** Capitalised trigger calls a surface `provides:` value offers (through blocks, `when` guards, `if`, `for`). */
+function collectCallNames(expr: Expr, out: Set<string>): void {
+  if (expr.kind === 'call') {
+    const callee = expr.kids[0];
+    if (callee?.kind === 'ident' && capitalised(callee.name) && !callee.name.includes('/'))
+      out.add(callee.name);
+  } else if (expr.kind === 'block') expr.kids.forEach((kid) => collectCallNames(kid, out));
+  else if (expr.kind === 'binary' && expr.op === 'when') {
+    if (expr.kids[0] !== undefined) collectCallNames(expr.kids[0], out);
+  } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => collectCallNames(body, out));
+  else if (expr.kind === 'for') forBody(expr).forEach((body) => collectCallNames(body, out));
+}
+
+/** The leading call of an `ensures` value: the first item of a block, each `if` branch, a `for` body. */
+function leadingEnsuresCall(expr: Expr, out: Set<string>): void {
+  if (expr.kind === 'call') {
+    const callee = expr.kids[0];
+    if (callee?.kind === 'ident' && capitalised(callee.name) && !callee.name.includes('/'))
+      out.add(callee.name);
+  } else if (expr.kind === 'block') {
+    if (expr.kids[0] !== undefined) leadingEnsuresCall(expr.kids[0], out);
+  } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => leadingEnsuresCall(body, out));
+  else if (expr.kind === 'for') {
+    const first = forBody(expr)[0];
+    if (first !== undefined) leadingEnsuresCall(first, out);
+  }
+}
+
+function emittedFromItems(items: readonly BlockItem[], out: Set<string>): void {
+  for (const item of items) {
+    if (item.kind === 'clause' && item.keyword === 'ensures') leadingEnsuresCall(item.value, out);
+    if (item.kind === 'for') emittedFromItems(item.items, out);
+    if (item.kind === 'if') {
+      for (const branch of item.branches) emittedFromItems(branch.items, out);
+      emittedFromItems(item.elseItems ?? [], out);
+    }
+  }
+}
+
+/** Triggers a file's surfaces provide. */
+export function providedTriggers(index: SpecIndex): Set<string> {
+  const provided = new Set<string>();
+  for (const surface of index.surfaces)
+    for (const item of surface.items)
+      if (item.kind === 'clause' && item.keyword === 'provides') collectCallNames(item.value, provided);
+  return provided;
+}
+
+/** Triggers a file's rules emit, as the reference counts them (the leading call of each `ensures`). */
+export function emittedTriggers(index: SpecIndex): Set<string> {
+  const emitted = new Set<string>();
+  for (const rule of index.rules) emittedFromItems(rule.items, emitted);
+  return emitted;
+}
+
+/** A trigger a rule listens for in `when:` (`T(…)`, `alias/T(…)`, each side of `A(…) or B(…)`). */
+export interface TriggerRef {
+  readonly name: string;
+  readonly qualified: boolean;
+  readonly at: Expr;
+}
+
+export function triggerRefs(expr: Expr): TriggerRef[] {
+  if (expr.kind === 'call') {
+    const callee = expr.kids[0];
+    const name = callee?.kind === 'ident' ? callee.name : undefined;
+    if (callee === undefined || name === undefined) return [];
+    const last = name.slice(name.lastIndexOf('/') + 1);
+    return capitalised(last) ? [{ name, qualified: name.includes('/'), at: callee }] : [];
+  }
+  if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies'))
+    return expr.kids.flatMap(triggerRefs);
+  return [];
+}

@@ -1,0 +1,118 @@
+/**
+ * Parity of `allium-loop spec` with the reference `allium` CLI on a folder of specs.
+ *
+ *   node --conditions=development --import tsx tools/parity/parity.ts <specs-dir> [--reference-dir <dir>]
+ *
+ * Each `.allium` file is checked alone (as the stored answers were produced). With the reference binary `allium`
+ * on PATH (and no --reference-dir), the reference is run on each file from inside the folder; otherwise its stored
+ * answers `<name>.<check|analyse|model|plan>.json` are read from --reference-dir (default: `<specs-dir>/../reference`).
+ * Prints the agreement table; exits 0 (it reports, it does not judge).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  checkReports,
+  compareOutputs,
+  formatParity,
+  modelReport,
+  type Diagnostic,
+  type ImplementationOutput,
+} from '@allium-loop/allium';
+
+type Command = 'check' | 'analyse' | 'model' | 'plan';
+
+/** Splits a stream of concatenated JSON documents (what the reference prints for several files). */
+function parseJsonStream(text: string): unknown[] {
+  const documents: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{') {
+      if (depth === 0) start = i;
+      depth += 1;
+    } else if (c === '}') {
+      depth -= 1;
+      if (depth === 0) documents.push(JSON.parse(text.slice(start, i + 1)));
+    }
+  }
+  return documents;
+}
+
+function referenceAvailable(): boolean {
+  return spawnSync('allium', ['--version'], { encoding: 'utf8' }).status === 0;
+}
+
+function runReference(dir: string, file: string, command: Command): unknown {
+  let out = '';
+  try {
+    out = execFileSync('allium', [command, file], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch (error) {
+    out = String((error as { stdout?: unknown }).stdout ?? '');
+  }
+  return parseJsonStream(out)[0];
+}
+
+function storedReference(referenceDir: string, name: string, command: Command): unknown {
+  const path = join(referenceDir, `${name}.${command}.json`);
+  return existsSync(path) ? parseJsonStream(readFileSync(path, 'utf8'))[0] : undefined;
+}
+
+function toOutput(get: (command: Command) => unknown): ImplementationOutput {
+  const check = get('check') as { diagnostics: Diagnostic[] } | undefined;
+  const analyse = get('analyse') as { findings: unknown[] } | undefined;
+  return {
+    ...(check === undefined ? {} : { check: { diagnostics: check.diagnostics } }),
+    ...(analyse === undefined ? {} : { analyse: { findings: analyse.findings } }),
+    ...(get('model') === undefined ? {} : { model: get('model') }),
+    ...(get('plan') === undefined ? {} : { plan: get('plan') }),
+  };
+}
+
+function main(argv: readonly string[]): number {
+  const [specsArg, ...rest] = argv;
+  if (specsArg === undefined) {
+    process.stderr.write('usage: parity.ts <specs-dir> [--reference-dir <dir>]\n');
+    return 2;
+  }
+  const specsDir = resolve(specsArg);
+  const flag = rest.indexOf('--reference-dir');
+  const referenceDir = resolve(flag >= 0 ? (rest[flag + 1] ?? '') : join(specsDir, '..', 'reference'));
+  const live = flag < 0 && referenceAvailable();
+  const names = readdirSync(specsDir)
+    .filter((file) => file.endsWith('.allium'))
+    .sort();
+  const files = names.map((file) => {
+    const name = file.slice(0, -'.allium'.length);
+    const text = readFileSync(join(specsDir, file), 'utf8');
+    const source = { path: file, text };
+    const ours = toOutput((command) => {
+      if (command === 'check' || command === 'analyse') return checkReports([source], command).reports[0];
+      if (command === 'model') return modelReport(source).report;
+      return undefined;
+    });
+    const reference = toOutput((command) =>
+      live ? runReference(specsDir, file, command) : storedReference(referenceDir, name, command),
+    );
+    return { file, ours, reference };
+  });
+  process.stdout.write(
+    `reference: ${live ? 'the allium binary on PATH' : `stored answers in ${referenceDir}`}\n`,
+  );
+  process.stdout.write(formatParity(compareOutputs(files)));
+  return 0;
+}
+
+process.exitCode = main(process.argv.slice(2));
