@@ -77,8 +77,8 @@ export const COMMANDS: readonly Command[] = [
   lazy(
     {
       name: 'spec',
-      synopsis: 'spec check|graph|questions [paths]',
-      summary: 'Built-in spec tooling: diagnostics, graph, open questions.',
+      synopsis: 'spec check|analyse|model|graph|questions [paths]',
+      summary: 'Built-in spec tooling: diagnostics, findings, domain model, graph, open questions.',
     },
     async () => (await import('./spec.js')).specCommand,
   ),
@@ -99,6 +99,10 @@ export const COMMANDS: readonly Command[] = [
       name: 'report',
       synopsis: 'report <slug> [--html [--out <file>] [--open]]',
       summary: 'Print the report of a run, or write it as one HTML file.',
+      usage: usage(
+        'report <slug> [--html [--out <file>] [--open]]',
+        "Prints a run's report from its ledger; --html writes it as one self-contained HTML file (--out names the\nfile, --open opens it in the default viewer).",
+      ),
     },
     async () => {
       const [{ reportCommand }, { openInViewer }] = await Promise.all([
@@ -113,6 +117,10 @@ export const COMMANDS: readonly Command[] = [
       name: 'stats',
       synopsis: 'stats [--json]',
       summary: 'Convergence metrics over the runs of this project (see docs/metrics.md).',
+      usage: usage(
+        'stats [--json]',
+        'Convergence metrics over the runs recorded in .allium-loop/ (see docs/metrics.md); --json prints them as JSON.',
+      ),
     },
     async () => (await import('./stats.js')).statsCommand(),
   ),
