@@ -78,7 +78,9 @@ export function isRateLimitMessage(message: string): boolean {
 
 /** True when a CLI's error message says its credentials were refused (HTTP 401/403, an invalid key). */
 export function isAuthFailureMessage(message: string): boolean {
-  return /\b40[13]\b|unauthori[sz]ed|invalid (x-)?api[ -]?key|authentication[_ ]error|forbidden/i.test(message);
+  return /\b40[13]\b|unauthori[sz]ed|invalid (x-)?api[ -]?key|authentication[_ ]error|forbidden/i.test(
+    message,
+  );
 }
 
 /**

@@ -102,7 +102,11 @@ function readClaudeResult(result: Record<string, unknown>, initSession: string |
   const text = stringOrUndefined(result['result']);
   const apiStatus = numberOrUndefined(result['api_error_status']);
   const statusText = apiStatus === undefined ? (text ?? '') : `${text ?? ''} (HTTP ${String(apiStatus)})`;
-  const outcome = claudeOutcome(stringOrUndefined(result['subtype']), result['is_error'] === true, statusText);
+  const outcome = claudeOutcome(
+    stringOrUndefined(result['subtype']),
+    result['is_error'] === true,
+    statusText,
+  );
   const authFailed = outcome === 'api_error' && isAuthFailureMessage(statusText);
   return buildReport({
     outcome,

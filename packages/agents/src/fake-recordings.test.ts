@@ -23,7 +23,12 @@ const CASES: { recording: RecordingName; fake: string; args: string[]; required:
     args: ['-p', '--output-format', 'stream-json', '--verbose'],
     required: ['system/init', 'assistant', 'result/success'],
   },
-  { recording: 'claude-json.jsonl', fake: 'claude', args: ['-p', '--output-format', 'json'], required: ['result/success'] },
+  {
+    recording: 'claude-json.jsonl',
+    fake: 'claude',
+    args: ['-p', '--output-format', 'json'],
+    required: ['result/success'],
+  },
   {
     recording: 'codex-json.jsonl',
     fake: 'codex',

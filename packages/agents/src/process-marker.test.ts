@@ -41,90 +41,102 @@ async function scopeSurvivors(scope: string): Promise<number[]> {
 
 /** A shell that starts a `setsid` daemon holding stdout and stderr, which writes its pid to `pidFile`. */
 const daemonScript = (pidFile: string, thenExit: boolean) =>
-  `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' & echo started; ${thenExit ? 'exit 0' : 'sleep 300'}`;
+  `setsid sh -c 'echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 300' & ` +
+  `while [ ! -s ${pidFile} ]; do sleep 0.05; done; echo started; ${thenExit ? 'exit 0' : 'sleep 300'}`;
 
-describe.skipIf(process.platform !== 'linux')('process marker: no process escapes a call (issue 14 item 7)', () => {
-  it.each([
-    ['the agent exits and leaves the daemon behind', true],
-    ['the agent hangs and the call times out', false],
-  ])(
-    'a setsid daemon holding stdout: %s; the call ends and the daemon is killed',
-    { timeout: 120_000 },
-    async (_case, thenExit) => {
-      const dir = await mkdtemp(join(tmpdir(), 'al-daemon-'));
-      const pidFile = join(dir, 'daemon.pid');
-      const scope = `test-${randomUUID()}`;
-      const result = await runInProcessScope(scope, () =>
-        runProcess({
-          file: '/bin/sh',
-          args: ['-c', daemonScript(pidFile, thenExit)],
-          cwd: dir,
-          env: { PATH: process.env['PATH'] ?? '' },
-          timeoutMs: thenExit ? 600_000 : 1_500,
-          killGraceMs: 300,
-          capture: DEFAULT_CAPTURE_LIMITS,
-        }),
-      );
-      const daemon = await eventually(pidIn(pidFile));
-      expect(result.stdout.head).toContain('started');
-      expect(result.timedOut).toBe(!thenExit);
-      // The daemon led its own session and group: both are gone, and no process carries the scope's marker.
-      expect(await liveByPidOrGroup(daemon)).toEqual([]);
-      expect(await liveByPidOrGroup(result.pid!)).toEqual([]);
-      expect(await scopeSurvivors(scope)).toEqual([]);
-    },
-  );
-
-  it('kills every process of a scope from another context (a dead engine’s agents)', { timeout: 120_000 }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'al-stale-'));
-    const pidFile = join(dir, 'daemon.pid');
-    const scope = `test-${randomUUID()}`;
-    const controller = new AbortController();
-    // A call still running in the scope: the agent and its setsid daemon.
-    const running = runInProcessScope(scope, () =>
-      runProcess({
-        file: '/bin/sh',
-        args: ['-c', daemonScript(pidFile, false)],
-        cwd: dir,
-        env: { PATH: process.env['PATH'] ?? '' },
-        timeoutMs: 600_000,
-        killGraceMs: 300,
-        capture: DEFAULT_CAPTURE_LIMITS,
-        signal: controller.signal,
-      }),
+describe.skipIf(process.platform !== 'linux')(
+  'process marker: no process escapes a call (issue 14 item 7)',
+  () => {
+    it.each([
+      ['the agent exits and leaves the daemon behind', true],
+      ['the agent hangs and the call times out', false],
+    ])(
+      'a setsid daemon holding stdout: %s; the call ends and the daemon is killed',
+      { timeout: 120_000 },
+      async (_case, thenExit) => {
+        const dir = await mkdtemp(join(tmpdir(), 'al-daemon-'));
+        const pidFile = join(dir, 'daemon.pid');
+        const scope = `test-${randomUUID()}`;
+        const result = await runInProcessScope(scope, () =>
+          runProcess({
+            file: '/bin/sh',
+            args: ['-c', daemonScript(pidFile, thenExit)],
+            cwd: dir,
+            env: { PATH: process.env['PATH'] ?? '' },
+            timeoutMs: thenExit ? 600_000 : 1_500,
+            killGraceMs: 300,
+            capture: DEFAULT_CAPTURE_LIMITS,
+          }),
+        );
+        const daemon = await eventually(pidIn(pidFile));
+        expect(result.stdout.head).toContain('started');
+        expect(result.timedOut).toBe(!thenExit);
+        // The daemon led its own session and group: both are gone, and no process carries the scope's marker.
+        expect(await liveByPidOrGroup(daemon)).toEqual([]);
+        expect(await liveByPidOrGroup(result.pid!)).toEqual([]);
+        expect(await scopeSurvivors(scope)).toEqual([]);
+      },
     );
-    const daemon = await eventually(pidIn(pidFile));
-    expect((await scopeSurvivors(scope)).length).toBeGreaterThanOrEqual(2);
-    const killed = await killScopeProcesses(scope, 300);
-    expect(killed).toContain(daemon);
-    expect(await scopeSurvivors(scope)).toEqual([]);
-    const result = await running;
-    expect(result.exitCode === null || result.signal !== null || result.exitCode !== 0).toBe(true);
-    controller.abort();
-  });
-});
+
+    it(
+      'kills every process of a scope from another context (a dead engine’s agents)',
+      { timeout: 120_000 },
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'al-stale-'));
+        const pidFile = join(dir, 'daemon.pid');
+        const scope = `test-${randomUUID()}`;
+        const controller = new AbortController();
+        // A call still running in the scope: the agent and its setsid daemon.
+        const running = runInProcessScope(scope, () =>
+          runProcess({
+            file: '/bin/sh',
+            args: ['-c', daemonScript(pidFile, false)],
+            cwd: dir,
+            env: { PATH: process.env['PATH'] ?? '' },
+            timeoutMs: 600_000,
+            killGraceMs: 300,
+            capture: DEFAULT_CAPTURE_LIMITS,
+            signal: controller.signal,
+          }),
+        );
+        const daemon = await eventually(pidIn(pidFile));
+        expect((await scopeSurvivors(scope)).length).toBeGreaterThanOrEqual(2);
+        const killed = await killScopeProcesses(scope, 300);
+        expect(killed).toContain(daemon);
+        expect(await scopeSurvivors(scope)).toEqual([]);
+        const result = await running;
+        expect(result.exitCode === null || result.signal !== null || result.exitCode !== 0).toBe(true);
+        controller.abort();
+      },
+    );
+  },
+);
 
 describe('runProcess reads the output to its end', () => {
-  it('sees the last line of a large output that ends right before exit, on a busy event loop', { timeout: 300_000 }, async () => {
-    const script = `const b=Buffer.alloc(1<<16,97);b[b.length-1]=10;let n=16*16;const w=()=>{while(n-->0){if(!process.stdout.write(b))return process.stdout.once('drain',w)}process.stdout.write('FINAL\\n',()=>process.exit(0))};w()`;
-    for (let round = 0; round < 4; round += 1) {
-      const busy = setInterval(() => {
-        const until = Date.now() + 20;
-        while (Date.now() < until);
-      }, 1);
-      let final = false;
-      const result = await runProcess({
-        file: process.execPath,
-        args: ['-e', script],
-        cwd: tmpdir(),
-        env: { PATH: process.env['PATH'] ?? '' },
-        timeoutMs: 600_000,
-        killGraceMs: 300,
-        capture: DEFAULT_CAPTURE_LIMITS,
-        onStdoutLine: (line) => (final ||= line === 'FINAL'),
-      }).finally(() => clearInterval(busy));
-      expect(result.stdout.totalBytes).toBe(16 * 1024 * 1024 + 6);
-      expect(final).toBe(true);
-    }
-  });
+  it(
+    'sees the last line of a large output that ends right before exit, on a busy event loop',
+    { timeout: 300_000 },
+    async () => {
+      const script = `const b=Buffer.alloc(1<<16,97);b[b.length-1]=10;let n=16*16;const w=()=>{while(n-->0){if(!process.stdout.write(b))return process.stdout.once('drain',w)}process.stdout.write('FINAL\\n',()=>process.exit(0))};w()`;
+      for (let round = 0; round < 4; round += 1) {
+        const busy = setInterval(() => {
+          const until = Date.now() + 20;
+          while (Date.now() < until);
+        }, 1);
+        let final = false;
+        const result = await runProcess({
+          file: process.execPath,
+          args: ['-e', script],
+          cwd: tmpdir(),
+          env: { PATH: process.env['PATH'] ?? '' },
+          timeoutMs: 600_000,
+          killGraceMs: 300,
+          capture: DEFAULT_CAPTURE_LIMITS,
+          onStdoutLine: (line) => (final ||= line === 'FINAL'),
+        }).finally(() => clearInterval(busy));
+        expect(result.stdout.totalBytes).toBe(16 * 1024 * 1024 + 6);
+        expect(final).toBe(true);
+      }
+    },
+  );
 });

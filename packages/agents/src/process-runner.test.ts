@@ -37,7 +37,9 @@ describe('runProcess', () => {
     expect(result.timedOut).toBe(false);
     const seen = JSON.parse(lines[0]!) as { s: string; keys: string[]; cwd: string };
     expect(seen.s).toBe('hello prompt');
-    expect(seen.keys.filter((k) => k !== 'PWD' && k !== 'SHLVL' && k !== '_')).toEqual([PROCESS_MARKER, 'ONLY_ME', 'PATH'].sort());
+    expect(seen.keys.filter((k) => k !== 'PWD' && k !== 'SHLVL' && k !== '_')).toEqual(
+      [PROCESS_MARKER, 'ONLY_ME', 'PATH'].sort(),
+    );
     expect(seen.cwd).toBe(cwd);
   });
 

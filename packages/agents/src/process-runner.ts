@@ -136,10 +136,13 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   const stopAll = (): void => {
     void endTree().then(() => setTimeout(cutOff, DRAIN_AFTER_KILL_MS).unref());
   };
-  const timer = setTimeout(() => {
-    ending.timedOut = true;
-    stopAll();
-  }, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMEOUT_MS));
+  const timer = setTimeout(
+    () => {
+      ending.timedOut = true;
+      stopAll();
+    },
+    Math.min(Math.max(options.timeoutMs, 0), MAX_TIMEOUT_MS),
+  );
   const onAbort = (): void => {
     ending.aborted = true;
     stopAll();

@@ -1,4 +1,4 @@
-import type { BlockItem, ParsedSpec } from './ast.js';
+import type { ParsedSpec } from './ast.js';
 import { buildGraph } from './build-graph.js';
 import { buildModel, isDerived, type DomainModel } from './build-model.js';
 import { checkIndexedSpecs, sortDiagnostics, type FileDiagnostics } from './check-specs.js';
@@ -184,18 +184,28 @@ function mergeModels(models: readonly DomainModel[]): DomainModel {
   return merged;
 }
 
-/** Every `open question` of a parsed file, top-level and inside declarations, in source order. */
+/**
+ * Every `open question` of a parsed file, in source order: top-level ones and those nested at any depth inside
+ * declarations (block items, `if` branches). The one collector of the engine: the loop's measurement and
+ * `allium-loop verify` both count these. Suppressions do not hide them: `-- allium-ignore` silences a diagnostic,
+ * not a question.
+ */
 export function collectOpenQuestions(spec: ParsedSpec): OpenQuestion[] {
   const questions: OpenQuestion[] = [];
-  const visit = (items: readonly BlockItem[]): void => {
-    for (const item of items)
-      if (item.kind === 'open-question') questions.push({ text: item.text, location: item.location });
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if (record['kind'] === 'open-question' && typeof record['text'] === 'string') {
+      questions.push({ text: record['text'], location: record['location'] as SourceLocation });
+      return;
+    }
+    for (const value of Object.values(record)) visit(value);
   };
-  for (const declaration of spec.declarations) {
-    if (declaration.kind === 'open-question')
-      questions.push({ text: declaration.text, location: declaration.location });
-    if (declaration.kind === 'block' || declaration.kind === 'variant') visit(declaration.items);
-  }
+  visit(spec.declarations);
   return questions.sort((a, b) => a.location.line - b.location.line || a.location.col - b.location.col);
 }
 

@@ -13,7 +13,7 @@ export {
 export { DecomposerError } from './decomposer-error.js';
 export { MAX_BUNDLE_CONSTRUCTS, MIN_SLICE_CONSTRUCTS } from './merge-small-slices.js';
 export { orderingGraph } from './ordering-graph.js';
-export { planSlices, type PlanOptions } from './plan-slices.js';
+export { assignWaves, planSlices, type PlanOptions } from './plan-slices.js';
 export { normaliseQuestion, rollUp } from './roll-up.js';
 export { renderPlanMermaid } from './render-plan-mermaid.js';
 export { renderPlanText } from './render-plan-text.js';

@@ -71,8 +71,11 @@ function condense(
   return bySlice;
 }
 
-/** Waves by longest path: a slice runs one wave after the latest slice it depends on. */
-function assignWaves(
+/**
+ * Waves by longest path: a slice runs one wave after the latest slice it depends on (wave 0 depends on nothing).
+ * Every id in `dependsOn`'s sets must be one of `ids`; ids in a cycle get no wave beyond 0.
+ */
+export function assignWaves(
   ids: readonly string[],
   dependsOn: ReadonlyMap<string, ReadonlySet<string>>,
 ): Map<string, number> {

@@ -31,6 +31,7 @@ export {
   DEFAULT_STALE_AFTER_MS,
   isPidAliveOnThisHost,
   LeaseRecordSchema,
+  judgeStaleness,
   systemLeaseEnvironment,
   type LeaseEnvironment,
 } from './lease.js';

@@ -15,7 +15,12 @@ export type {
 } from './driver/loop-ports.js';
 export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
 export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree } from './project/git.js';
-export { createProjectPorts, recordSpecBaseline, type ProjectPortsOptions } from './project/project-ports.js';
+export {
+  blockingQuestionTexts,
+  createProjectPorts,
+  recordSpecBaseline,
+  type ProjectPortsOptions,
+} from './project/project-ports.js';
 export { detectDrift, resetToCheckpoint, type Drift, type DriftPolicy } from './project/drift.js';
 export { questionId } from './project/phase-context.js';
 export {
@@ -27,4 +32,14 @@ export {
   type RunOutcome,
   type RunSettings,
 } from './run-goal.js';
+export { answerQuestion, type AnswerOutcome, type AnswerRequest } from './runs/answer-question.js';
+export { canReopen, reopenRun, RESUMABLE_STATES } from './runs/reopen-run.js';
+export {
+  describeRun,
+  listRuns,
+  runTicks,
+  type RunCondition,
+  type RunOverview,
+  type UnreadableRun,
+} from './runs/run-overview.js';
 export * from './modes/index.js';

@@ -33,13 +33,19 @@ import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drif
 import { ignoreStateDir } from './project/ignore-state-dir.js';
 import { withLease } from './project/with-lease.js';
 import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
+import { reopenRun } from './runs/reopen-run.js';
+import { otherLiveRuns } from './runs/run-overview.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
 
 /** Everything a spec-loop run needs from the command line and the config file. */
 export interface RunSettings {
   readonly cwd: string;
-  /** The agent's configuration (`agentConfigSchema` of `@allium-loop/agents`). */
-  readonly agent: unknown;
+  /**
+   * The agent's configuration (`agentConfigSchema` of `@allium-loop/agents`), when given (flags or the config
+   * file). A new run without one uses Claude Code; `resume` without one keeps the agent the run recorded, and with
+   * one replaces it (a wrong agent setting is corrected by resuming with the right one).
+   */
+  readonly agent?: unknown;
   readonly caps: Partial<LoopCaps> & { readonly agentTimeoutMs?: number; readonly testTimeoutMs?: number };
   readonly strictQuestions: boolean;
   readonly interactive: boolean;
@@ -97,6 +103,9 @@ export async function startRun(
     return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
   });
   if (choice.existing) return resumeRun(choice.slug, settings, { startedAs: goal });
+  // A wrong agent setting is refused here, before anything is recorded: never a run left `running`.
+  const agentConfig = settings.agent ?? DEFAULT_AGENT;
+  checkAgent(agentConfig, settings, choice.slug);
   const testCommand = await resolveTestCommand(settings);
   const probe = await probeProject({ cwd: settings.cwd, hasTestCommand: true });
   const entry = detectEntry(
@@ -115,6 +124,7 @@ export async function startRun(
     allowTestChanges: harnessConfig.allowTestChanges,
   });
   return withLease(store, choice.slug, settings.announce, async (lease) => {
+    await refuseWhenTreeBusy(store, choice.slug, settings.cwd);
     const caps = loopCaps(settings);
     const ledger: Ledger = {
       ...createLedger({
@@ -143,7 +153,7 @@ export async function startRun(
           caps: { ...caps },
           strictQuestions: settings.strictQuestions,
           testCommand: { ...testCommand },
-          agent: settings.agent as Record<string, unknown>,
+          agent: agentConfig as Record<string, unknown>,
         },
         harness: harness as unknown as Record<string, unknown>,
       },
@@ -163,7 +173,7 @@ export async function startRun(
       harnessNote(harness, outside, new Date(settings.clock.now()).toISOString()),
     ]);
     await recordSpecBaseline(settings.cwd, choice.slug);
-    return drive(store, lease, ledger, settings, testCommand, harness);
+    return driveSpecRun(store, lease, ledger, settings, testCommand, harness);
   });
 }
 
@@ -176,17 +186,9 @@ export async function resumeRun(
   await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
   return withLease(store, slug, settings.announce, async (lease) => {
-    const loaded = await store.load(slug);
-    if (!loaded.ok) {
-      if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
-      throw new RunError(`No run named "${slug}" in ${stateDir(settings.cwd)}.`, {
-        code: 'run.not_found',
-        hint: "Run 'allium-loop list' to see the runs here.",
-      });
-    }
-    let ledger = loaded.value.ledger;
+    let ledger = await loadRecordedRun(store, slug, settings.cwd);
     if (ledger.status === 'terminal' && ledger.terminal !== null) {
-      const reopened = reopen(ledger);
+      const reopened = reopenRun(ledger);
       if (reopened === undefined) {
         settings.announce?.(
           `Run ${slug} already ended: ${ledger.terminal.state} (${ledger.terminal.detail}).`,
@@ -195,6 +197,10 @@ export async function resumeRun(
       }
       ledger = reopened;
     }
+    await refuseWhenTreeBusy(store, slug, settings.cwd);
+    // Settings given again override the recorded ones, checked before the run is marked running again.
+    ledger = applyGivenSettings(ledger, settings);
+    checkAgent(storedConfig(ledger).agent, settings, slug);
     ledger = await handleDrift(ledger, settings);
     settings.announce?.(
       `Resuming ${slug}${options.startedAs === undefined ? '' : ' (same goal as an unfinished run)'} at tick ${String(ledger.tick)}.`,
@@ -216,39 +222,66 @@ export async function resumeRun(
     const harness =
       (await loadHarnessRecord(settings.cwd, slug, settings.env))?.record ??
       parseHarnessRecord(ledger.modeState['harness']);
-    return drive(store, lease, ledger, settings, testCommand, harness);
+    return driveSpecRun(store, lease, ledger, settings, testCommand, harness);
   });
 }
 
 /**
- * A terminal run that can go on: `awaiting_input` once its questions are answered, and `cancelled`, `timed_out`
- * or `failed` (the user chose to resume). Converged, max_ticks, no_progress and budget_exhausted stay ended.
+ * Loads a recorded run's ledger: throws the store's corrupt-ledger error (naming the file and its backup) or a
+ * {@link RunError} `run.not_found` with a hint.
  */
-function reopen(ledger: Ledger): Ledger | undefined {
-  const state = ledger.terminal?.state;
-  const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
-  if (loop === undefined || state === undefined) return undefined;
-  const resumable = ['awaiting_input', 'cancelled', 'timed_out', 'failed'];
-  if (!resumable.includes(state)) return undefined;
-  const answered = ledger.questions.filter((q) => q.status === 'answered').map((q) => q.id);
-  const unanswered = ledger.questions.some((q) => q.classification === 'blocking' && q.status === 'open');
-  // Waiting on questions: resume once they are answered. Escalated for another reason (failed fix attempts):
-  // the user has stepped in, so the next tick measures again.
-  if (state === 'awaiting_input' && answered.length === 0 && unanswered) return undefined;
-  const { terminal: _terminal, ...rest } = loop;
-  const stage =
-    answered.length > 0
-      ? 'gather'
-      : rest['stage'] === 'done' || state === 'awaiting_input'
-        ? 'tick_start'
-        : rest['stage'];
+export async function loadRecordedRun(store: LedgerStore, slug: string, cwd: string): Promise<Ledger> {
+  const loaded = await store.load(slug);
+  if (loaded.ok) return loaded.value.ledger;
+  if (loaded.issues.kind === 'corrupt') throw loaded.issues.error;
+  throw new RunError(`No run named "${slug}" in ${stateDir(cwd)}.`, {
+    code: 'run.not_found',
+    hint: "Run 'allium-loop list' to see the runs here.",
+  });
+}
+
+/** The agent a new run uses when none is given. */
+const DEFAULT_AGENT = { kind: 'claude' };
+
+interface StoredConfig {
+  readonly caps?: LoopCaps;
+  readonly strictQuestions?: boolean;
+  readonly agent?: unknown;
+  readonly testCommand?: TestCommand;
+}
+
+function storedConfig(ledger: Ledger): StoredConfig {
+  const config = ledger.modeState['config'];
+  return typeof config === 'object' && config !== null ? (config as StoredConfig) : {};
+}
+
+/**
+ * Folds the settings given on `resume` (flags or the config file) into the run: the agent, the caps and the
+ * agent and test timeouts replace the recorded ones and are recorded, so they hold for later resumes too.
+ */
+function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
+  const stored = storedConfig(ledger);
+  const { agentTimeoutMs, testTimeoutMs, ...given } = settings.caps;
+  const caps: LoopCaps = { ...(stored.caps ?? loopCaps(settings)), ...given };
   return {
     ...ledger,
-    status: 'running',
-    terminal: null,
+    caps: {
+      ...ledger.caps,
+      maxTicks: caps.maxTicks,
+      noProgressTicks: caps.noProgressTicks,
+      maxFixAttempts: caps.maxFixAttempts,
+      ...(caps.wallClockMs === undefined ? {} : { wallClockMs: caps.wallClockMs }),
+      ...(caps.budgetUsd === undefined ? {} : { budgetUsd: caps.budgetUsd }),
+      ...(agentTimeoutMs === undefined ? {} : { agentTimeoutMs }),
+      ...(testTimeoutMs === undefined ? {} : { testTimeoutMs }),
+    },
     modeState: {
       ...ledger.modeState,
-      loop: { ...rest, stage, ...(state === 'awaiting_input' ? { answered, blocking: [] } : {}) },
+      config: {
+        ...(ledger.modeState['config'] as Record<string, unknown> | undefined),
+        caps: { ...caps },
+        agent: (settings.agent ?? stored.agent ?? DEFAULT_AGENT) as Record<string, unknown>,
+      },
     },
   };
 }
@@ -271,7 +304,44 @@ function harnessNote(harness: HarnessRecord, outside: string | undefined, at: st
   };
 }
 
-async function drive(
+/** Builds the agent runner once to validate its configuration; a wrong setting throws before any write. */
+function checkAgent(agent: unknown, settings: RunSettings, slug: string): AgentRunner {
+  try {
+    return createAgentRunner(withRunDefaults(agent, settings.cwd, slug), { env: settings.env });
+  } catch (error) {
+    if (!AlliumLoopError.is(error)) throw error;
+    const kind =
+      typeof agent === 'object' && agent !== null ? (agent as Record<string, unknown>)['kind'] : undefined;
+    throw new RunError(`The agent setting is wrong (agent ${JSON.stringify(kind)}): ${error.message}`, {
+      code: 'run.agent_invalid',
+      cause: error,
+      context: { slug },
+      hint: `Nothing was changed: fix the agent flags (e.g. --agent claude, or --agent command --agent-command "prog {prompt_file} {result_file}") and run again, or resume with them: allium-loop resume ${slug} --agent …${error.hint === undefined ? '' : ` ${error.hint}`}`,
+    });
+  }
+}
+
+/**
+ * Refuses to drive a run while another goal's supervisor is alive in the same project: two loops editing one
+ * working tree would undo each other's work and checkpoint each other's edits. Checked once this run's own lease
+ * is held, so two starting at once cannot both pass.
+ */
+async function refuseWhenTreeBusy(store: LedgerStore, slug: string, cwd: string): Promise<void> {
+  const [other] = await otherLiveRuns(store, slug);
+  if (other === undefined) return;
+  const holder = other.holder;
+  throw new RunError(
+    `Another goal is already running in ${cwd}: ${other.slug} ("${other.ledger.goal}")${holder === undefined ? '' : `, driven by pid ${String(holder.pid)} on ${holder.host}`}.`,
+    {
+      code: 'run.tree_busy',
+      context: { slug, other: other.slug },
+      hint: `Two loops in one working tree would overwrite each other's edits. Wait for ${other.slug} to end (allium-loop status ${other.slug}) or stop it with Ctrl-C, then run again; or use a separate git worktree.`,
+    },
+  );
+}
+
+/** Drives a spec-loop run from its ledger: builds the config, the agent and the project ports, then runs the loop. */
+async function driveSpecRun(
   store: LedgerStore,
   lease: Lease,
   ledger: Ledger,
@@ -280,11 +350,9 @@ async function drive(
   harness?: HarnessRecord,
 ): Promise<RunOutcome> {
   let current = ledger;
-  const stored = ledger.modeState['config'] as
-    { caps?: LoopCaps; strictQuestions?: boolean; agent?: unknown } | undefined;
-  // Caps recorded when the run started hold across resumes; caps given again now (flags, config) override them.
-  const { agentTimeoutMs: _agent, testTimeoutMs: _test, ...given } = settings.caps;
-  const caps: LoopCaps = { ...(stored?.caps ?? loopCaps(settings)), ...given };
+  const stored = storedConfig(ledger);
+  // Caps recorded when the run started hold across resumes; caps given again were folded in on resume.
+  const caps: LoopCaps = stored.caps ?? loopCaps(settings);
   const entry = ledger.entry ?? { path: 'weed', mode: 'spec-first' as const };
   const mode: LoopMode = entry.mode;
   const config: LoopConfig = {
@@ -293,18 +361,13 @@ async function drive(
     caps,
     policy: {
       ...DEFAULT_POLICY,
-      strictQuestions: stored?.strictQuestions ?? settings.strictQuestions,
+      strictQuestions: stored.strictQuestions ?? settings.strictQuestions,
       codeFirst: mode === 'code-first',
     },
     interactive: settings.interactive,
     decompose: mode === 'spec-first',
   };
-  const agent: AgentRunner = createAgentRunner(
-    withRunDefaults(stored?.agent ?? settings.agent, settings.cwd, ledger.slug),
-    {
-      env: settings.env,
-    },
-  );
+  const agent = checkAgent(stored.agent ?? settings.agent ?? DEFAULT_AGENT, settings, ledger.slug);
   const redactor = createRedactor(settings.env);
   const ports = createProjectPorts({
     cwd: settings.cwd,
@@ -318,6 +381,7 @@ async function drive(
     testTimeoutMs: ledger.caps.testTimeoutMs,
     ledger: () => current,
     redact: (text) => redactor.text(text),
+    env: settings.env,
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
   });
   const final = await runLoop({

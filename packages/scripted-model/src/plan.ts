@@ -32,7 +32,8 @@ function absolute(path: string, context: PlanContext): string {
 
 function resultPath(context: PlanContext): string {
   const file = resultFileOf(context.prompt);
-  if (file === undefined) throw new PlanError('the script writes a result but the prompt names no result file');
+  if (file === undefined)
+    throw new PlanError('the script writes a result but the prompt names no result file');
   return file;
 }
 
@@ -50,7 +51,9 @@ export function planForClaude(actions: readonly ScriptedAction[], context: PlanC
     if (action.kind === 'shell') {
       out.push({
         tool: name('Bash'),
-        input: opencode ? { command: action.command } : { command: action.command, description: 'Run a command' },
+        input: opencode
+          ? { command: action.command }
+          : { command: action.command, description: 'Run a command' },
       });
       continue;
     }
@@ -131,7 +134,10 @@ export function planForCodex(actions: readonly ScriptedAction[], context: PlanCo
     const content = action.kind === 'result' ? `${JSON.stringify(action.value, null, 2)}\n` : action.content;
     const exists = context.workdir !== undefined && existsSync(absolute(path, context));
     if (!exists && content.endsWith('\n')) {
-      const viaPatch = applyPatch(`*** Begin Patch\n*** Add File: ${path}\n${patchLines(content, '+')}\n*** End Patch\n`, context);
+      const viaPatch = applyPatch(
+        `*** Begin Patch\n*** Add File: ${path}\n${patchLines(content, '+')}\n*** End Patch\n`,
+        context,
+      );
       if (viaPatch !== undefined) return viaPatch;
     }
     return codexShell(

@@ -12,9 +12,11 @@ describe('the pinned agent CLIs', () => {
     expect(manifest.devDependencies['@openai/codex']).toBe(PINNED_CLI_VERSIONS.codex);
     expect(manifest.devDependencies['opencode-ai']).toBe(PINNED_CLI_VERSIONS.opencode);
     const docs = readFileSync(new URL('../../../docs/agents.md', import.meta.url), 'utf8');
-    expect(docs).toContain(`| Claude Code (\`claude\`) | ${PINNED_CLI_VERSIONS.claude} |`);
-    expect(docs).toContain(`| Codex CLI (\`codex exec\`) | ${PINNED_CLI_VERSIONS.codex} |`);
-    expect(docs).toContain(`| opencode (\`opencode run\`) | ${PINNED_CLI_VERSIONS.opencode} |`);
+    const row = (cli: string, version: string) =>
+      new RegExp(`^\\| ${cli.replace(/[()`]/g, '\\$&')} +\\| ${version.replaceAll('.', '\\.')} +\\|`, 'm');
+    expect(docs).toMatch(row('Claude Code (`claude`)', PINNED_CLI_VERSIONS.claude));
+    expect(docs).toMatch(row('Codex CLI (`codex exec`)', PINNED_CLI_VERSIONS.codex));
+    expect(docs).toMatch(row('opencode (`opencode run`)', PINNED_CLI_VERSIONS.opencode));
   });
 
   for (const name of ['claude', 'codex', 'opencode'] as const) {

@@ -54,7 +54,8 @@ export function locateRealCli(name: RealCliName): RealCli {
   } else {
     const dir = packageDir(`@openai/codex-${platform}`);
     const triple = CODEX_TRIPLES[platform];
-    path = dir === undefined || triple === undefined ? undefined : join(dir, 'vendor', triple, 'bin', 'codex');
+    path =
+      dir === undefined || triple === undefined ? undefined : join(dir, 'vendor', triple, 'bin', 'codex');
   }
   if (path === undefined || !existsSync(path))
     return {
@@ -62,9 +63,14 @@ export function locateRealCli(name: RealCliName): RealCli {
       skipReason: `the pinned ${name} ${PINNED_CLI_VERSIONS[name]} has no binary for ${platform} in node_modules (run npm ci)`,
     };
   try {
-    const out = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '' } });
+    const out = execFileSync(path, ['--version'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     const version = /\d+\.\d+\.\d+/.exec(out)?.[0];
-    if (version === undefined) return { name, skipReason: `${path} --version printed no version: ${out.trim()}` };
+    if (version === undefined)
+      return { name, skipReason: `${path} --version printed no version: ${out.trim()}` };
     return { name, path, version };
   } catch (error) {
     return { name, skipReason: `${path} --version failed: ${(error as Error).message.split('\n')[0]}` };
@@ -90,7 +96,10 @@ export const CLAUDE_OFFLINE_ENV: Readonly<Record<string, string>> = {
  * The environment that points Claude Code at `server` with `home` as its home and config folder (created).
  * Pass `envAllow: Object.keys(...)` for the names the claude adapter does not pass through itself.
  */
-export async function claudeEnvFor(server: ScriptedModelServer, home: string): Promise<Record<string, string>> {
+export async function claudeEnvFor(
+  server: ScriptedModelServer,
+  home: string,
+): Promise<Record<string, string>> {
   await mkdir(join(home, '.claude'), { recursive: true });
   return {
     ...CLAUDE_OFFLINE_ENV,
@@ -102,13 +111,16 @@ export async function claudeEnvFor(server: ScriptedModelServer, home: string): P
 }
 
 /** The model name Codex is told to use with the scripted provider. */
-export const CODEX_SCRIPTED_MODEL = "gpt-5.5";
+export const CODEX_SCRIPTED_MODEL = 'gpt-5.5';
 
 /**
  * Writes `<home>/.codex/config.toml` selecting a `scripted` provider at `server` (Responses wire API, key in
  * `OPENAI_API_KEY`, no retries, no update check, no analytics), and returns the environment for Codex.
  */
-export async function codexEnvFor(server: ScriptedModelServer, home: string): Promise<Record<string, string>> {
+export async function codexEnvFor(
+  server: ScriptedModelServer,
+  home: string,
+): Promise<Record<string, string>> {
   const codexHome = join(home, '.codex');
   await mkdir(codexHome, { recursive: true });
   const config = [
@@ -151,7 +163,10 @@ export const OPENCODE_OFFLINE_ENV: Readonly<Record<string, string>> = {
  * Writes `<home>/opencode.json` pointing opencode's Anthropic provider at `server` (edits and shell allowed
  * without asking, no sharing, no autoupdate) and returns the environment for opencode (`OPENCODE_CONFIG`).
  */
-export async function opencodeEnvFor(server: ScriptedModelServer, home: string): Promise<Record<string, string>> {
+export async function opencodeEnvFor(
+  server: ScriptedModelServer,
+  home: string,
+): Promise<Record<string, string>> {
   await mkdir(home, { recursive: true });
   const config = {
     $schema: 'https://opencode.ai/config.json',

@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Where the recorded output of the real CLIs lives (`tools/fake-agents/recordings/`). */
-export const RECORDINGS_DIR = fileURLToPath(new URL('../../../tools/fake-agents/recordings/', import.meta.url));
+export const RECORDINGS_DIR = fileURLToPath(
+  new URL('../../../tools/fake-agents/recordings/', import.meta.url),
+);
 
 /** The recordings kept, by file name: what was run to make each one. */
 export const RECORDINGS = {
-  'claude-stream-json.jsonl': 'claude -p --output-format stream-json --verbose (a Write tool call, then text)',
+  'claude-stream-json.jsonl':
+    'claude -p --output-format stream-json --verbose (a Write tool call, then text)',
   'claude-json.jsonl': 'claude -p --output-format json (a Write tool call, then text)',
   'codex-json.jsonl': 'codex exec --json (an apply_patch call, a shell call, then text)',
 } as const;
@@ -106,7 +109,9 @@ export function shapeDrift(
       }
       for (const type of types)
         if (type !== 'null' && !realTypes.has(type) && !realTypes.has('null'))
-          problems.push(`${kind}: ${path} is ${type} in the fake, ${[...realTypes].join('|')} in the real CLI`);
+          problems.push(
+            `${kind}: ${path} is ${type} in the fake, ${[...realTypes].join('|')} in the real CLI`,
+          );
     }
   }
   return problems;

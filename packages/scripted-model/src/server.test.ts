@@ -10,7 +10,8 @@ afterEach(async () => {
 
 const WORKDIR = '/tmp/scripted-project';
 const TOOLS = ['Read', 'Write', 'Edit', 'Bash'].map((name) => ({ name, input_schema: { type: 'object' } }));
-const PROMPT = '# Phase: implement — make it pass\n\nwrite a JSON document to `.allium-loop/x/results/1-implement.json` (relative)';
+const PROMPT =
+  '# Phase: implement — make it pass\n\nwrite a JSON document to `.allium-loop/x/results/1-implement.json` (relative)';
 
 async function start(script: ScriptedCall[]): Promise<ScriptedModelServer> {
   server = await startScriptedModel({ script, workdir: WORKDIR });
@@ -34,8 +35,15 @@ async function messages(url: string, body: Record<string, unknown>): Promise<Res
 }
 
 /** The tool_use block a streamed Anthropic turn carries, with its input re-assembled from the deltas. */
-function toolUseOf(evs: Record<string, unknown>[]): { id: string; name: string; input: Record<string, unknown> } {
-  const start = evs.find((e) => e['type'] === 'content_block_start')!['content_block'] as Record<string, string>;
+function toolUseOf(evs: Record<string, unknown>[]): {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+} {
+  const start = evs.find((e) => e['type'] === 'content_block_start')!['content_block'] as Record<
+    string,
+    string
+  >;
   const json = evs
     .filter((e) => e['type'] === 'content_block_delta')
     .map((e) => (e['delta'] as Record<string, string>)['partial_json'])
@@ -66,7 +74,9 @@ describe('the Anthropic Messages API', () => {
       const evs = events(await response.text());
       expect(evs[0]!['type']).toBe('message_start');
       expect(evs.at(-1)!['type']).toBe('message_stop');
-      const block = (evs.find((e) => e['type'] === 'content_block_start')!['content_block'] as Record<string, string>)['type'];
+      const block = (
+        evs.find((e) => e['type'] === 'content_block_start')!['content_block'] as Record<string, string>
+      )['type'];
       if (block === 'text') {
         const text = evs
           .filter((e) => e['type'] === 'content_block_delta')
@@ -77,7 +87,10 @@ describe('the Anthropic Messages API', () => {
       }
       const tool = toolUseOf(evs);
       seen.push(`${tool.name} ${JSON.stringify(tool.input)}`);
-      history.push({ role: 'assistant', content: [{ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input }] });
+      history.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input }],
+      });
       history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: tool.id, content: 'ok' }] });
     }
     expect(seen).toEqual([
@@ -113,9 +126,18 @@ describe('the Anthropic Messages API', () => {
     });
     expect(((await count.json()) as Record<string, number>)['input_tokens']).toBeGreaterThan(0);
     expect((await fetch(`${s.url}/api/hello`, { method: 'HEAD' })).status).toBe(200);
-    const side = await messages(s.url, { stream: false, tools: [], messages: [{ role: 'user', content: 'only this' }] });
-    expect(((await side.json()) as Record<string, unknown>)['content']).toEqual([{ type: 'text', text: 'ok' }]);
-    const gap = await messages(s.url, { stream: false, messages: [{ role: 'user', content: 'something else' }] });
+    const side = await messages(s.url, {
+      stream: false,
+      tools: [],
+      messages: [{ role: 'user', content: 'only this' }],
+    });
+    expect(((await side.json()) as Record<string, unknown>)['content']).toEqual([
+      { type: 'text', text: 'ok' },
+    ]);
+    const gap = await messages(s.url, {
+      stream: false,
+      messages: [{ role: 'user', content: 'something else' }],
+    });
     expect(gap.status).toBe(200);
     expect(s.requests.filter((r) => r.unmatched === true)).toHaveLength(1);
     // The scripted call is still there for the real request.
@@ -128,21 +150,32 @@ describe('the Anthropic Messages API', () => {
       { match: 'weed', finalText: 'later weeds', repeat: true },
     ]);
     const answer = async () => {
-      const r = await messages(s.url, { stream: false, messages: [{ role: 'user', content: '# Phase: weed' }] });
+      const r = await messages(s.url, {
+        stream: false,
+        messages: [{ role: 'user', content: '# Phase: weed' }],
+      });
       return (((await r.json()) as Record<string, unknown>)['content'] as { text: string }[])[0]!.text;
     };
-    expect([await answer(), await answer(), await answer()]).toEqual(['first weed', 'later weeds', 'later weeds']);
+    expect([await answer(), await answer(), await answer()]).toEqual([
+      'first weed',
+      'later weeds',
+      'later weeds',
+    ]);
   });
 
   it('fails loudly when a write needs a working directory the request does not name', async () => {
-    server = await startScriptedModel({ script: [{ match: 'x', actions: [{ kind: 'write', path: 'a', content: '' }] }] });
+    server = await startScriptedModel({
+      script: [{ match: 'x', actions: [{ kind: 'write', path: 'a', content: '' }] }],
+    });
     const r = await messages(server.url, { stream: true, messages: [{ role: 'user', content: 'x' }] });
     expect(r.status).toBe(500);
     expect(server.requests[0]!.error).toMatch(/working directory/);
   });
 
   it('reads the working directory a CLI announces in its system text', async () => {
-    server = await startScriptedModel({ script: [{ match: 'x', actions: [{ kind: 'write', path: 'a', content: '' }] }] });
+    server = await startScriptedModel({
+      script: [{ match: 'x', actions: [{ kind: 'write', path: 'a', content: '' }] }],
+    });
     const r = await messages(server.url, {
       stream: true,
       system: [{ type: 'text', text: 'env\n - Primary working directory: /work/p\n' }],
@@ -153,7 +186,9 @@ describe('the Anthropic Messages API', () => {
 });
 
 describe('faults', () => {
-  const call = (fault: ScriptedCall['fault']): ScriptedCall[] => [{ match: 'go', finalText: 'x', ...(fault ? { fault } : {}) }];
+  const call = (fault: ScriptedCall['fault']): ScriptedCall[] => [
+    { match: 'go', finalText: 'x', ...(fault ? { fault } : {}) },
+  ];
 
   it('429 carries retry-after; 401 and 500 carry the API error shapes; a CLI retry meets the same fault', async () => {
     const s = await start(call({ kind: 'rate_limit', retryAfterSeconds: 9 }));
@@ -161,24 +196,40 @@ describe('faults', () => {
       const r = await messages(s.url, { stream: true, messages: [{ role: 'user', content: 'go' }] });
       expect(r.status).toBe(429);
       expect(r.headers.get('retry-after')).toBe('9');
-      expect(((await r.json()) as Record<string, Record<string, string>>)['error']!['type']).toBe('rate_limit_error');
+      expect(((await r.json()) as Record<string, Record<string, string>>)['error']!['type']).toBe(
+        'rate_limit_error',
+      );
     }
     s.setScript(call({ kind: 'unauthorized' }));
     expect((await messages(s.url, { messages: [{ role: 'user', content: 'go' }] })).status).toBe(401);
     s.setScript(call({ kind: 'server_error' }));
     expect((await messages(s.url, { messages: [{ role: 'user', content: 'go' }] })).status).toBe(500);
-    expect(s.requests.map((r) => r.fault)).toEqual(['rate_limit', 'rate_limit', 'unauthorized', 'server_error']);
+    expect(s.requests.map((r) => r.fault)).toEqual([
+      'rate_limit',
+      'rate_limit',
+      'unauthorized',
+      'server_error',
+    ]);
   });
 
   it('a fault can start at a later turn', async () => {
-    const s = await start([{ match: 'go', actions: [{ kind: 'shell', command: 'true' }], fault: { kind: 'server_error', atTurn: 1 } }]);
+    const s = await start([
+      {
+        match: 'go',
+        actions: [{ kind: 'shell', command: 'true' }],
+        fault: { kind: 'server_error', atTurn: 1 },
+      },
+    ]);
     const first = await messages(s.url, { stream: true, messages: [{ role: 'user', content: 'go' }] });
     const tool = toolUseOf(events(await first.text()));
     const second = await messages(s.url, {
       stream: true,
       messages: [
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: tool.id, content: '' }] },
       ],
     });
@@ -200,7 +251,10 @@ describe('faults', () => {
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain('message_start');
     const next = reader.read();
-    const raced = await Promise.race([next.then(() => 'more'), s.waitForRequest((q) => q.fault === 'stall').then(() => 'stalled')]);
+    const raced = await Promise.race([
+      next.then(() => 'more'),
+      s.waitForRequest((q) => q.fault === 'stall').then(() => 'stalled'),
+    ]);
     expect(raced).toBe('stalled');
     await reader.cancel();
   });
@@ -229,7 +283,13 @@ describe('the OpenAI Responses API (as Codex uses it)', () => {
     { type: 'custom', name: 'apply_patch' },
   ];
   const input = (text: string) => [
-    { type: 'message', role: 'user', content: [{ type: 'input_text', text: `<environment_context><cwd>${WORKDIR}</cwd></environment_context>` }] },
+    {
+      type: 'message',
+      role: 'user',
+      content: [
+        { type: 'input_text', text: `<environment_context><cwd>${WORKDIR}</cwd></environment_context>` },
+      ],
+    },
     { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
   ];
 
@@ -258,15 +318,26 @@ describe('the OpenAI Responses API (as Codex uses it)', () => {
         input_tokens_details: { cached_tokens: 20 },
         output_tokens: 5,
       });
-      const item = evs.find((e) => e['type'] === 'response.output_item.done')!['item'] as Record<string, string>;
+      const item = evs.find((e) => e['type'] === 'response.output_item.done')!['item'] as Record<
+        string,
+        string
+      >;
       if (item['type'] === 'message') {
         const added = evs.findIndex((e) => e['type'] === 'response.output_item.added');
         const delta = evs.findIndex((e) => e['type'] === 'response.output_text.delta');
         expect(added).toBeLessThan(delta);
         break;
       }
-      calls.push(item['type'] === 'custom_tool_call' ? [item['name'], item['input']] : [item['name'], JSON.parse(item['arguments']!)]);
-      items.push(item, { type: item['type'] === 'custom_tool_call' ? 'custom_tool_call_output' : 'function_call_output', call_id: item['call_id'], output: 'ok' });
+      calls.push(
+        item['type'] === 'custom_tool_call'
+          ? [item['name'], item['input']]
+          : [item['name'], JSON.parse(item['arguments']!)],
+      );
+      items.push(item, {
+        type: item['type'] === 'custom_tool_call' ? 'custom_tool_call_output' : 'function_call_output',
+        call_id: item['call_id'],
+        output: 'ok',
+      });
     }
     expect(calls).toEqual([
       ['apply_patch', '*** Begin Patch\n*** Add File: new.txt\n+a\n+b\n*** End Patch\n'],
@@ -278,9 +349,19 @@ describe('the OpenAI Responses API (as Codex uses it)', () => {
   });
 
   it('without apply_patch, writes the exact bytes through the shell', async () => {
-    const s = await start([{ match: 'PHASE', actions: [{ kind: 'write', path: 'd/x.txt', content: "it's\nno newline" }] }]);
-    const evs = await responses(s.url, { input: input('PHASE'), tools: [{ type: 'function', name: 'exec_command' }] });
-    const item = evs.find((e) => e['type'] === 'response.output_item.done')!['item'] as Record<string, string>;
-    expect(JSON.parse(item['arguments']!)).toEqual({ cmd: `mkdir -p 'd' && printf '%s' 'it'\\''s\nno newline' > 'd/x.txt'` });
+    const s = await start([
+      { match: 'PHASE', actions: [{ kind: 'write', path: 'd/x.txt', content: "it's\nno newline" }] },
+    ]);
+    const evs = await responses(s.url, {
+      input: input('PHASE'),
+      tools: [{ type: 'function', name: 'exec_command' }],
+    });
+    const item = evs.find((e) => e['type'] === 'response.output_item.done')!['item'] as Record<
+      string,
+      string
+    >;
+    expect(JSON.parse(item['arguments']!)).toEqual({
+      cmd: `mkdir -p 'd' && printf '%s' 'it'\\''s\nno newline' > 'd/x.txt'`,
+    });
   });
 });

@@ -148,7 +148,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       json(200, { input_tokens: tokens });
       return;
     }
-    const api: ModelApi = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/responses') ? 'responses' : 'other';
+    const api: ModelApi = path.endsWith('/messages')
+      ? 'anthropic'
+      : path.endsWith('/responses')
+        ? 'responses'
+        : 'other';
     if (api === 'other') {
       record({ ...base, api, body, status: 404, error: `unknown path ${path}` });
       json(404, { error: { message: `unknown path ${path}` } });
@@ -182,7 +186,15 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     if (call === undefined || callIndex === undefined) {
       const reply: TurnReply = { kind: 'text', text: options.unmatchedText ?? 'ok' };
       const usage = { input: 0, output: 0 };
-      record({ ...base, api, body, status: 200, usage, reply: 'text', ...(conversation.tools.size > 0 ? { unmatched: true } : {}) });
+      record({
+        ...base,
+        api,
+        body,
+        status: 200,
+        usage,
+        reply: 'text',
+        ...(conversation.tools.size > 0 ? { unmatched: true } : {}),
+      });
       sendTurn(api, conversation, reply, usage, messageId, res);
       return;
     }
@@ -198,7 +210,13 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     };
     if (fault !== undefined && fault.kind !== 'long_stream') {
       playFault(api, fault, conversation, messageId, res, json);
-      const status = { stall: 200, rate_limit: 429, unauthorized: 401, server_error: 500, malformed_sse: 200 }[fault.kind];
+      const status = {
+        stall: 200,
+        rate_limit: 429,
+        unauthorized: 401,
+        server_error: 500,
+        malformed_sse: 200,
+      }[fault.kind];
       record({ ...entry, fault: fault.kind, status });
       return;
     }
@@ -209,20 +227,32 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         prompt: conversation.userText,
         tools: conversation.tools,
       };
-      plan = api === 'anthropic' ? planForClaude(call.actions ?? [], context) : planForCodex(call.actions ?? [], context);
+      plan =
+        api === 'anthropic'
+          ? planForClaude(call.actions ?? [], context)
+          : planForCodex(call.actions ?? [], context);
     } catch (error) {
       if (!(error instanceof PlanError)) throw error;
       record({ ...entry, status: 500, error: error.message });
-      json(500, api === 'anthropic' ? anthropicError('api_error', error.message) : responsesError('server_error', error.message));
+      json(
+        500,
+        api === 'anthropic'
+          ? anthropicError('api_error', error.message)
+          : responsesError('server_error', error.message),
+      );
       return;
     }
     const step = plan[turn];
     const idPrefix = api === 'anthropic' ? 'toolu' : 'call';
     const reply: TurnReply =
       step === undefined
-        ? { kind: 'text', text: fault?.kind === 'long_stream' ? 'x'.repeat(fault.bytes) : (call.finalText ?? 'done') }
+        ? {
+            kind: 'text',
+            text: fault?.kind === 'long_stream' ? 'x'.repeat(fault.bytes) : (call.finalText ?? 'done'),
+          }
         : { kind: 'tool', id: `${idPrefix}_sm${callIndex}t${turn}`, invocation: step };
-    if (reply.kind === 'text') for (const [text, index] of unfinished) if (index === callIndex) unfinished.delete(text);
+    if (reply.kind === 'text')
+      for (const [text, index] of unfinished) if (index === callIndex) unfinished.delete(text);
     record({
       ...entry,
       status: 200,
@@ -234,7 +264,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   };
 
   const writeEvents = (res: ServerResponse, events: readonly SseEvent[]): void => {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     for (const event of events) res.write(sse(event));
     res.end();
   };
@@ -284,12 +318,16 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         return;
       case 'malformed_sse':
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`event: ${api === 'anthropic' ? 'message_start' : 'response.created'}\ndata: {"type": not json\n\n`);
+        res.end(
+          `event: ${api === 'anthropic' ? 'message_start' : 'response.created'}\ndata: {"type": not json\n\n`,
+        );
         return;
       case 'stall': {
-        const first = (api === 'anthropic'
-          ? anthropicEvents({ kind: 'text', text: '' }, conversation.model, DEFAULT_TURN_USAGE, messageId)
-          : responsesEvents({ kind: 'text', text: '' }, conversation.model, DEFAULT_TURN_USAGE, messageId))[0]!;
+        const first = (
+          api === 'anthropic'
+            ? anthropicEvents({ kind: 'text', text: '' }, conversation.model, DEFAULT_TURN_USAGE, messageId)
+            : responsesEvents({ kind: 'text', text: '' }, conversation.model, DEFAULT_TURN_USAGE, messageId)
+        )[0]!;
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         res.write(sse(first));
         open.add(res);

@@ -59,7 +59,8 @@ export function readAnthropic(body: Record<string, unknown>, ownId: RegExp): Con
     .filter((b) => b['type'] === 'tool_use' && typeof b['id'] === 'string' && ownId.test(b['id']))
     .map((b) => b['id'] as string);
   const tools = new Map<string, 'function' | 'custom'>();
-  for (const tool of objects(body['tools'])) if (typeof tool['name'] === 'string') tools.set(tool['name'], 'function');
+  for (const tool of objects(body['tools']))
+    if (typeof tool['name'] === 'string') tools.set(tool['name'], 'function');
   return {
     userText,
     systemText: [
@@ -75,7 +76,8 @@ export function readAnthropic(body: Record<string, unknown>, ownId: RegExp): Con
 
 /** Reads an OpenAI Responses API request body. */
 export function readResponses(body: Record<string, unknown>, ownId: RegExp): Conversation {
-  const input = typeof body['input'] === 'string' ? [{ role: 'user', content: body['input'] }] : objects(body['input']);
+  const input =
+    typeof body['input'] === 'string' ? [{ role: 'user', content: body['input'] }] : objects(body['input']);
   const userText = input
     .filter((item) => item['role'] === 'user')
     .map((item) => textOf(item['content'], ['input_text', 'text']))
@@ -107,7 +109,12 @@ const chunk = (text: string, size: number): string[] => {
 };
 
 /** The Anthropic events of one streamed turn. */
-export function anthropicEvents(reply: TurnReply, model: string, usage: TurnUsage, messageId: string): SseEvent[] {
+export function anthropicEvents(
+  reply: TurnReply,
+  model: string,
+  usage: TurnUsage,
+  messageId: string,
+): SseEvent[] {
   const start: SseEvent = {
     event: 'message_start',
     data: {
@@ -137,7 +144,11 @@ export function anthropicEvents(reply: TurnReply, model: string, usage: TurnUsag
     reply.kind === 'tool'
       ? chunk(JSON.stringify(reply.invocation.input), 512).map((part) => ({
           event: 'content_block_delta',
-          data: { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: part } },
+          data: {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: part },
+          },
         }))
       : chunk(reply.text, 1024).map((part) => ({
           event: 'content_block_delta',
@@ -161,7 +172,12 @@ export function anthropicEvents(reply: TurnReply, model: string, usage: TurnUsag
 }
 
 /** The Anthropic non-streaming body of one turn. */
-export function anthropicMessage(reply: TurnReply, model: string, usage: TurnUsage, messageId: string): unknown {
+export function anthropicMessage(
+  reply: TurnReply,
+  model: string,
+  usage: TurnUsage,
+  messageId: string,
+): unknown {
   return {
     id: messageId,
     type: 'message',
@@ -229,27 +245,51 @@ export function responsesUsage(usage: TurnUsage): Record<string, unknown> {
 }
 
 /** The Responses API events of one streamed turn (Codex wants `output_item.added` before any text delta). */
-export function responsesEvents(reply: TurnReply, model: string, usage: TurnUsage, responseId: string): SseEvent[] {
+export function responsesEvents(
+  reply: TurnReply,
+  model: string,
+  usage: TurnUsage,
+  responseId: string,
+): SseEvent[] {
   const itemId = `${reply.kind === 'text' ? 'msg' : 'fc'}_${responseId}`;
   const item = responsesItem(reply, itemId);
   const base = { id: responseId, object: 'response', model, created_at: 0 };
   const events: SseEvent[] = [
-    { event: 'response.created', data: { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } } },
+    {
+      event: 'response.created',
+      data: { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } },
+    },
   ];
   if (reply.kind === 'text') {
     events.push({
       event: 'response.output_item.added',
-      data: { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
+      data: {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { ...item, status: 'in_progress', content: [] },
+      },
     });
     for (const part of chunk(reply.text, 1024))
       events.push({
         event: 'response.output_text.delta',
-        data: { type: 'response.output_text.delta', item_id: itemId, output_index: 0, content_index: 0, delta: part },
+        data: {
+          type: 'response.output_text.delta',
+          item_id: itemId,
+          output_index: 0,
+          content_index: 0,
+          delta: part,
+        },
       });
   } else {
-    events.push({ event: 'response.output_item.added', data: { type: 'response.output_item.added', output_index: 0, item } });
+    events.push({
+      event: 'response.output_item.added',
+      data: { type: 'response.output_item.added', output_index: 0, item },
+    });
   }
-  events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: 0, item } });
+  events.push({
+    event: 'response.output_item.done',
+    data: { type: 'response.output_item.done', output_index: 0, item },
+  });
   events.push({
     event: 'response.completed',
     data: {

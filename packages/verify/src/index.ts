@@ -30,13 +30,6 @@ export {
   type SourcedDiagnostic,
   type StructureReport,
 } from './structure/check-structure.js';
-export { findSpecFiles } from './structure/find-spec-files.js';
-export {
-  classifyOpenQuestions,
-  collectOpenQuestions,
-  type ClassifiedQuestions,
-  type OpenQuestion,
-} from './structure/open-questions.js';
 export type {
   ParsedTestOutput,
   TestCase,
@@ -47,7 +40,12 @@ export type {
 } from './test-run.js';
 export { VerifyError } from './verify-error.js';
 export {
+  measureProject,
   toTestTerm,
+  type MeasureProjectOptions,
+  type ProjectMeasurement,
+} from './measure-project.js';
+export {
   verifyProject,
   type HarnessVerdict,
   type VerifyProjectOptions,

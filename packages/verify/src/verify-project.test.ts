@@ -27,13 +27,12 @@ const noReference = {
 };
 
 describe('verifyProject', () => {
-  it('converges when the tests pass, weed is clean and the only question is parked', async () => {
+  it('converges when the tests pass, weed is clean and the only question is classified by nobody (parked)', async () => {
     const cwd = await project(passing);
     const result = await verifyProject({
       cwd,
       policy: DEFAULT_POLICY,
       weed: { status: 'clean' },
-      parkedQuestions: new Set(['Who approves refunds?']),
       env: noReference,
     });
     expect(result.tests.command.command).toBe('npm test');
@@ -46,12 +45,13 @@ describe('verifyProject', () => {
     expect(result.verdict).toEqual({ converged: true, unmet: [] });
   });
 
-  it('names every unmet term: failing test, unclassified question, weed not run', async () => {
+  it('names every unmet term: failing test, a question the ledger records as blocking, weed not run', async () => {
     const cwd = await project(failing);
     const result = await verifyProject({
       cwd,
       policy: DEFAULT_POLICY,
       weed: { status: 'not_run' },
+      blockingQuestions: ['who approves  refunds'],
       env: noReference,
     });
     expect(result.verdict.converged).toBe(false);

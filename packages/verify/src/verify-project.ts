@@ -1,18 +1,17 @@
 import { join } from 'node:path';
+import type { ClassifiedQuestions } from '@allium-loop/allium';
 import {
   evaluateInvariant,
   type InvariantPolicy,
   type InvariantVerdict,
   type Observation,
-  type TestTerm,
   type WeedTerm,
 } from '@allium-loop/evaluator';
 import { discoverTestCommand } from './discovery/discover-test-command.js';
 import { checkHarness } from './harness/check-harness.js';
 import { describeHarnessChange, type HarnessEntry, type HarnessRecord } from './harness/harness-record.js';
-import { runTests } from './run/run-tests.js';
-import { checkStructure, type StructureReport } from './structure/check-structure.js';
-import { classifyOpenQuestions, type ClassifiedQuestions } from './structure/open-questions.js';
+import { measureProject } from './measure-project.js';
+import type { StructureReport } from './structure/check-structure.js';
 import type { TestCommand, TestRunResult } from './test-run.js';
 
 /** Inputs of {@link verifyProject}. */
@@ -21,8 +20,11 @@ export interface VerifyProjectOptions {
   readonly policy: InvariantPolicy;
   /** The weed verdict from the latest ledger; `not_run` when there is none. */
   readonly weed: WeedTerm;
-  /** Texts of open questions the ledger records as parked; every other open question counts as blocking. */
-  readonly parkedQuestions?: ReadonlySet<string>;
+  /**
+   * Texts of open questions the ledger records as blocking and unanswered; every other open question in the spec
+   * (parked, or classified by nobody) counts as parked — the same rule the loop measures with.
+   */
+  readonly blockingQuestions?: Iterable<string>;
   /** Skip discovery and run this command. */
   readonly testCommand?: TestCommand;
   /** Where the test output goes (default `<cwd>/.allium-loop/verify`). */
@@ -72,30 +74,22 @@ async function chooseCommand(options: VerifyProjectOptions): Promise<TestCommand
 }
 
 /**
- * Verifies a project with the engine's own measurements: discovers (or takes) the test command and runs it,
- * checks the specs' structure, counts open questions with the parser, and evaluates the convergence invariant.
+ * Verifies a project with the engine's own measurements — the same {@link measureProject} the loop uses at the
+ * end of every tick — and evaluates the convergence invariant (and compares the recorded harness, when given).
  * Throws {@link VerifyError} `verify.no_test_command` when no test command can be found, and
  * `verify.spawn_failed` when it cannot be started.
  */
 export async function verifyProject(options: VerifyProjectOptions): Promise<VerifyProjectResult> {
   const command = await chooseCommand(options);
-  const structure = await checkStructure({
+  const { tests, structure, questions, ...measured } = await measureProject({
     cwd: options.cwd,
+    command,
+    outputDir: options.outputDir ?? join(options.cwd, '.allium-loop', 'verify'),
+    blockingQuestions: options.blockingQuestions ?? [],
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
-  const tests = await runTests({
-    command,
-    cwd: options.cwd,
-    outputDir: options.outputDir ?? join(options.cwd, '.allium-loop', 'verify'),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-  });
-  const questions = classifyOpenQuestions(structure.openQuestions, options.parkedQuestions ?? new Set());
-  const observation: Observation = {
-    tests: toTestTerm(tests),
-    weed: options.weed,
-    structuralErrors: structure.errors,
-    openQuestions: { blocking: questions.blocking.length, parked: questions.parked.length },
-  };
+  const observation: Observation = { ...measured.observation, weed: options.weed };
   const verdict = evaluateInvariant(observation, options.policy);
   if (options.harness === undefined) return { tests, structure, questions, observation, verdict };
   const { changed } = await checkHarness(options.cwd, options.harness.record);
@@ -114,20 +108,5 @@ export async function verifyProject(options: VerifyProjectOptions): Promise<Veri
     observation,
     verdict: { converged: false, unmet: [term, ...verdict.unmet] },
     harness,
-  };
-}
-
-/** The evaluator's test term of a run: known counts with failing names, or unknown with the exit code. */
-export function toTestTerm(result: TestRunResult): TestTerm {
-  if (result.counts.kind === 'unknown') {
-    return { counts: 'unknown', exitCode: result.exitCode, timedOut: result.timedOut };
-  }
-  return {
-    counts: 'known',
-    passed: result.counts.passed,
-    failed: result.counts.failed,
-    skipped: result.counts.skipped,
-    failing: result.cases.filter((testCase) => testCase.status === 'failed').map((testCase) => testCase.name),
-    exitCode: result.exitCode,
   };
 }

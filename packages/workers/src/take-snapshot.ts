@@ -1,25 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { walkProject } from '@allium-loop/verify';
 import type { FileSnapshot, WorkspaceSnapshot } from './detect-violations.js';
 
-const SKIPPED_DIRS = new Set([
-  'node_modules',
-  '.git',
-  '.allium-loop',
-  'dist',
-  'build',
-  'coverage',
-  'out-tsc',
-  '.nx',
-  'target',
-  'vendor',
-  '__pycache__',
-  '.venv',
-  'venv',
-  '.next',
-  '.turbo',
-]);
 const MAX_FILE_BYTES = 1_000_000;
 const MAX_FILES = 20_000;
 const CODE_EXT = /\.(?:[cm]?[jt]sx?|py|go|rb|rs|java|kt|cs|php|ex|exs)$/;
@@ -43,23 +27,6 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-async function walk(root: string, dir: string, out: string[]): Promise<void> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (out.length >= MAX_FILES) return;
-    if (entry.isDirectory()) {
-      if (!SKIPPED_DIRS.has(entry.name)) await walk(root, join(dir, entry.name), out);
-    } else if (entry.isFile()) {
-      out.push(relative(root, join(dir, entry.name)).split(sep).join('/'));
-    }
-  }
-}
-
 async function readSnapshot(root: string, path: string): Promise<FileSnapshot | undefined> {
   try {
     const info = await stat(join(root, path));
@@ -72,20 +39,19 @@ async function readSnapshot(root: string, path: string): Promise<FileSnapshot | 
 }
 
 /**
- * Reads every `.allium` file, every test file and every other source file under `cwd` (skipping `node_modules`, `.git`, `.allium-loop`,
- * build output and files over 1 MB), plus `alsoTests` — protected tests wherever they live. Missing files are
- * simply absent from the snapshot.
+ * Reads every `.allium` file, every test file and every other source file under `cwd` (found by `walkProject` of
+ * `@allium-loop/verify`, which skips dependencies, build output and `.allium-loop/`; files over 1 MB are left
+ * out), plus `alsoTests` — protected tests wherever they live. Missing files are simply absent from the snapshot.
  */
 export async function takeSnapshot(
   cwd: string,
   alsoTests: readonly string[] = [],
 ): Promise<WorkspaceSnapshot> {
-  const paths: string[] = [];
-  await walk(cwd, cwd, paths);
+  const { files: paths } = await walkProject(cwd, { limit: MAX_FILES });
   const spec = new Map<string, FileSnapshot>();
   const tests = new Map<string, FileSnapshot>();
   const code = new Map<string, FileSnapshot>();
-  for (const path of paths.sort()) {
+  for (const path of paths) {
     const kind = path.endsWith('.allium')
       ? spec
       : isTestPath(path)

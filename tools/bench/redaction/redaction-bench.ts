@@ -80,5 +80,7 @@ if (process.argv[2] === '--one') {
     }
     console.log(`${name.padEnd(28)} ${cells.join('   ')}`);
   }
-  console.log(`(median of ${REPEATS} runs per cell, each in a fresh process; load ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`);
+  console.log(
+    `(median of ${REPEATS} runs per cell, each in a fresh process; load ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`,
+  );
 }

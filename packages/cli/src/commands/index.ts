@@ -3,8 +3,11 @@ import { demoCommand } from './demo.js';
 import { planCommand } from './plan.js';
 import { resumeModeCommand, runModeCommand } from './run-modes.js';
 import { resumeCommand, runCommand } from './run.js';
-import { answerCommand, listCommand, reportCommand, statusCommand } from './runs.js';
+import { answerCommand, listCommand, statusCommand } from './runs.js';
+import { reportCommand } from './report.js';
+import { openInViewer } from '../render/open-in-viewer.js';
 import { specCommand } from './spec.js';
+import { statsCommand } from './stats.js';
 import { readLedgerFacts, readRecordedHarness } from './ledger-facts.js';
 import { verifyCommand } from './verify.js';
 
@@ -18,6 +21,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd), readHarness: readRecordedHarness }),
   specCommand,
   listCommand(),
-  reportCommand(),
+  reportCommand({ open: (path) => openInViewer(path) }),
+  statsCommand(),
   demoCommand(),
 ];

@@ -24,7 +24,7 @@ describe('readLedgerFacts', () => {
     expect(facts.note).toContain('no spec-loop ledger');
   });
 
-  it('takes the last tick weed verdict and the open parked questions', async () => {
+  it('takes the last tick weed verdict and the open blocking questions (parked ones are not listed)', async () => {
     const cwd = await withLedger((ledger) => ({
       ...ledger,
       verdicts: [
@@ -52,11 +52,21 @@ describe('readLedgerFacts', () => {
           raisedAtTick: 1,
           phase: 'elicit',
         },
+        {
+          id: 'q-2',
+          text: 'Who pays for postage?',
+          classification: 'blocking',
+          assumption: null,
+          answer: null,
+          status: 'open',
+          raisedAtTick: 1,
+          phase: 'elicit',
+        },
       ],
     }));
     const facts = await readLedgerFacts(cwd);
     expect(facts.weed).toEqual({ status: 'dirty', divergences: 1 });
-    expect([...facts.parkedQuestions]).toEqual(['Can gift cards expire?']);
+    expect(facts.blockingQuestions).toEqual(['Who pays for postage?']);
     expect(facts.note).toBe('weed verdict from ledger gift-cards (tick 2)');
   });
 });

@@ -1,5 +1,5 @@
 import type { Ledger } from '@allium-loop/ledger';
-import { openStore, readLoopState } from '@allium-loop/orchestrator';
+import { blockingQuestionTexts, openStore, readLoopState } from '@allium-loop/orchestrator';
 import { latestHarnessRecord, parseHarnessRecord, type HarnessRecord } from '@allium-loop/verify';
 import type { LedgerFacts } from './verify.js';
 
@@ -29,9 +29,10 @@ export async function readRecordedHarness(
 }
 
 /**
- * The weed verdict and parked questions `verify` takes from the most recently updated spec-loop ledger in
+ * The weed verdict and blocking questions `verify` takes from the most recently updated spec-loop ledger in
  * `.allium-loop/`: the weed term of its last tick (for a decomposed run, of its last slice loop), and the texts of
- * its open parked questions. Without a ledger, weed is `not_run` and the note says why.
+ * the questions it records as blocking and unanswered — the same rule the loop measures with, so every other open
+ * question in the spec is parked. Without a ledger, weed is `not_run` and the note says why.
  */
 export async function readLedgerFacts(
   cwd: string,
@@ -48,13 +49,11 @@ export async function readLedgerFacts(
   if (latest === undefined) {
     return {
       weed: { status: 'not_run' },
-      parkedQuestions: new Set(),
+      blockingQuestions: [],
       note: 'no weed verdict: no spec-loop ledger in .allium-loop/',
     };
   }
-  const parkedQuestions = new Set(
-    latest.questions.filter((q) => q.classification === 'parked' && q.status === 'open').map((q) => q.text),
-  );
+  const blockingQuestions = blockingQuestionTexts(latest);
   const verdict = latest.verdicts.at(-1);
   if (verdict !== undefined) {
     const weed = verdict.weed;
@@ -65,7 +64,7 @@ export async function readLedgerFacts(
           : weed.status === 'dirty'
             ? { status: 'dirty', divergences: weed.divergences.length }
             : { status: 'not_run' },
-      parkedQuestions,
+      blockingQuestions,
       note: `weed verdict from ledger ${latest.slug} (tick ${String(verdict.tick)})`,
     };
   }
@@ -77,13 +76,13 @@ export async function readLedgerFacts(
   if (last === undefined || sliceVerdict === undefined) {
     return {
       weed: { status: 'not_run' },
-      parkedQuestions,
+      blockingQuestions,
       note: `no weed verdict yet in ledger ${latest.slug}`,
     };
   }
   return {
     weed: sliceVerdict.observation.weed,
-    parkedQuestions,
+    blockingQuestions,
     note: `weed verdict from ledger ${latest.slug}, slice ${last.goal.id} (tick ${String(sliceVerdict.tick)})`,
   };
 }

@@ -78,16 +78,27 @@ export function splitArgv(template: string): string[] {
   return argv;
 }
 
-/** The agent configuration: flags over the config file; the replay and command agents need their script/command. */
+/**
+ * The agent configuration: flags over the config file; the replay and command agents need their script/command.
+ * `--agent-script` alone means `--agent replay` and `--agent-command` alone `--agent command`; either beside another
+ * `--agent` is refused. `undefined` when neither flags nor the config file name an agent (a new run then uses
+ * Claude Code; `resume` keeps the run's recorded agent).
+ */
 export function agentFromFlags(values: RunFlagValues, config: Config): unknown {
-  const kind = values.agent ?? config.agent?.kind;
-  if (kind === undefined) return config.agent ?? { kind: 'claude' };
+  const script = values['agent-script'];
+  const command = values['agent-command'];
+  const implied = script !== undefined ? 'replay' : command !== undefined ? 'command' : undefined;
+  const kind = values.agent ?? implied ?? config.agent?.kind;
+  if (script !== undefined && kind !== 'replay')
+    throw new FlagError(`--agent-script is for --agent replay, not --agent ${String(kind)}.`);
+  if (command !== undefined && kind !== 'command')
+    throw new FlagError(`--agent-command is for --agent command, not --agent ${String(kind)}.`);
+  if (kind === undefined) return config.agent;
   const base: Record<string, unknown> = config.agent?.kind === kind ? { ...config.agent } : { kind };
   if (values.model !== undefined) base['model'] = values.model;
   if (values['permission-mode'] !== undefined) base['permissionMode'] = values['permission-mode'];
-  if (kind === 'replay' && values['agent-script'] !== undefined) base['script'] = values['agent-script'];
-  if (kind === 'command' && values['agent-command'] !== undefined)
-    base['argv'] = splitArgv(values['agent-command']);
+  if (script !== undefined) base['script'] = script;
+  if (command !== undefined) base['argv'] = splitArgv(command);
   if (kind === 'replay' && base['script'] === undefined)
     throw new FlagError('--agent replay needs --agent-script <path>.');
   if (kind === 'command' && base['argv'] === undefined)
@@ -127,9 +138,10 @@ export function runSettings(
     Object.entries(capValues).filter(([, v]) => v !== undefined),
   ) as RunSettings['caps'];
   const interactive = io.isTTY && io.prompt !== undefined;
+  const agent = agentFromFlags(values, config);
   return {
     cwd: io.cwd,
-    agent: agentFromFlags(values, config),
+    ...(agent === undefined ? {} : { agent }),
     caps: defined,
     strictQuestions: values['strict-questions'] ?? config.strictQuestions ?? false,
     interactive,

@@ -1,6 +1,14 @@
 import { parseArgs } from 'node:util';
 import type { Ledger } from '@allium-loop/ledger';
-import { openStore, stateDir } from '@allium-loop/orchestrator';
+import { AlliumLoopError, formatError } from '@allium-loop/errors';
+import {
+  answerQuestion,
+  describeRun,
+  listRuns,
+  openStore,
+  stateDir,
+  type RunOverview,
+} from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -38,13 +46,29 @@ export async function loadRun(io: CliIo, slug: string): Promise<Ledger | undefin
   return undefined;
 }
 
-function summary(ledger: Ledger): string {
+function summary(run: RunOverview): string {
   const state =
-    ledger.terminal === null ? `${ledger.status} (tick ${String(ledger.tick)})` : ledger.terminal.state;
-  return `${ledger.slug}  ${state}  ${String(ledger.verdicts.length)} tick(s)  "${ledger.goal}"`;
+    run.condition === 'running' || run.condition === 'interrupted'
+      ? `${run.condition} (tick ${String(run.ledger.tick)})`
+      : run.condition;
+  return `${run.slug}  ${state}  ${String(run.ticks)} tick(s)  "${run.ledger.goal}"`;
 }
 
-/** `allium-loop list [--json]`: every run recorded in this project. */
+function summaryJson(run: RunOverview): Record<string, unknown> {
+  return {
+    slug: run.slug,
+    goal: run.ledger.goal,
+    status: run.condition,
+    terminal: run.ledger.terminal?.state ?? null,
+    ticks: run.ticks,
+    ...(run.holder === undefined ? {} : { holder: run.holder }),
+  };
+}
+
+/**
+ * `allium-loop list [--json]`: every run recorded in this project. A run shows `running` only while a live
+ * supervisor holds its lease; a run nobody drives any more shows `interrupted` (resume it).
+ */
 export function listCommand(): Command {
   return {
     name: 'list',
@@ -53,32 +77,18 @@ export function listCommand(): Command {
     run: async (args, io) => {
       const parsed = parse(args, io, 'list');
       if (parsed === undefined) return ExitCode.usage;
-      const store = openStore(io.cwd, io.env);
-      const rows: { slug: string; ledger?: Ledger; problem?: string }[] = [];
-      for (const slug of await store.list()) {
-        const loaded = await store.load(slug);
-        rows.push(
-          loaded.ok
-            ? { slug, ledger: loaded.value.ledger }
-            : {
-                slug,
-                problem: loaded.issues.kind === 'corrupt' ? `corrupt (${loaded.issues.reason})` : 'missing',
-              },
-        );
-      }
+      const rows = await listRuns(openStore(io.cwd, io.env));
       if (parsed.json) {
         for (const row of rows) {
           io.stdout(
-            `${JSON.stringify(row.ledger === undefined ? { slug: row.slug, problem: row.problem } : { slug: row.slug, goal: row.ledger.goal, status: row.ledger.status, terminal: row.ledger.terminal?.state ?? null, ticks: row.ledger.verdicts.length })}\n`,
+            `${JSON.stringify('problem' in row ? { slug: row.slug, problem: row.problem } : summaryJson(row))}\n`,
           );
         }
         return ExitCode.ok;
       }
       if (rows.length === 0) io.stdout(`No runs in ${stateDir(io.cwd)}.\n`);
       for (const row of rows)
-        io.stdout(
-          `${row.ledger === undefined ? `${row.slug}  ${row.problem ?? ''}` : summary(row.ledger)}\n`,
-        );
+        io.stdout(`${'problem' in row ? `${row.slug}  ${row.problem}` : summary(row)}\n`);
       return ExitCode.ok;
     },
   };
@@ -97,28 +107,16 @@ export function statusCommand(): Command {
       if (slug === undefined) return listCommand().run(parsed.json ? ['--json'] : [], io);
       const ledger = await loadRun(io, slug);
       if (ledger === undefined) return ExitCode.failure;
-      io.stdout(parsed.json ? `${JSON.stringify(ledger)}\n` : renderReport(ledger));
-      return ExitCode.ok;
-    },
-  };
-}
-
-/** `allium-loop report <slug>`: the final report of a run, as text. */
-export function reportCommand(): Command {
-  return {
-    name: 'report',
-    synopsis: 'report <slug>',
-    summary: 'Print the report of a run.',
-    run: async (args, io) => {
-      const parsed = parse(args, io, 'report');
-      if (parsed === undefined) return ExitCode.usage;
-      const [slug, ...rest] = parsed.positionals;
-      if (slug === undefined || rest.length > 0) {
-        io.stderr('allium-loop report: name one run, e.g. allium-loop report add-gift-cards.\n');
-        return ExitCode.usage;
+      const run = await describeRun(openStore(io.cwd, io.env), ledger);
+      if (parsed.json) {
+        io.stdout(`${JSON.stringify({ ...ledger, condition: run.condition, ticks: run.ticks })}\n`);
+        return ExitCode.ok;
       }
-      const ledger = await loadRun(io, slug);
-      if (ledger === undefined) return ExitCode.failure;
+      io.stdout(
+        `${summary(run)}${run.holder === undefined ? '' : `  (pid ${String(run.holder.pid)} on ${run.holder.host})`}\n`,
+      );
+      if (run.condition === 'interrupted')
+        io.stdout(`Nobody is driving this run; continue it with: allium-loop resume ${slug}\n`);
       io.stdout(renderReport(ledger));
       return ExitCode.ok;
     },
@@ -140,32 +138,19 @@ export function answerCommand(): Command {
         io.stderr('allium-loop answer: usage: allium-loop answer <slug> <question-id> "<answer>".\n');
         return ExitCode.usage;
       }
-      const store = openStore(io.cwd, io.env);
-      const ledger = await loadRun(io, slug);
-      if (ledger === undefined) return ExitCode.failure;
-      const question = ledger.questions.find((q) => q.id === id);
-      if (question === undefined) {
-        const open = ledger.questions.filter((q) => q.status === 'open').map((q) => `${q.id} (${q.text})`);
-        io.stderr(
-          `allium-loop answer: run ${slug} has no question ${id}.${open.length > 0 ? ` Open: ${open.join('; ')}` : ''}\n`,
-        );
-        return ExitCode.usage;
-      }
-      const acquired = await store.acquire(slug).catch((error: unknown) => {
-        io.stderr(`allium-loop answer: ${(error as Error).message}\n`);
-        return undefined;
-      });
-      if (acquired === undefined) return ExitCode.failure;
       try {
-        const at = new Date((io.now ?? Date.now)()).toISOString();
-        const updated: Ledger = {
-          ...ledger,
-          questions: ledger.questions.map((q) => (q.id === id ? { ...q, answer, status: 'answered' } : q)),
-        };
-        await store.append(acquired.lease, [{ type: 'question_answered', at, id, answer }]);
-        await store.save(acquired.lease, updated);
-      } finally {
-        await store.release(acquired.lease);
+        await answerQuestion({
+          cwd: io.cwd,
+          env: io.env,
+          slug,
+          questionId: id,
+          answer,
+          clock: { now: io.now ?? (() => Date.now()) },
+        });
+      } catch (error) {
+        if (!AlliumLoopError.is(error)) throw error;
+        io.stderr(`allium-loop answer: ${formatError(error)}\n`);
+        return error.code === 'run.no_such_question' ? ExitCode.usage : ExitCode.failure;
       }
       io.stdout(`Recorded the answer to ${id}. Continue with: allium-loop resume ${slug}\n`);
       return ExitCode.ok;

@@ -40,18 +40,23 @@ describe('allium-loop verify', () => {
     expect(out).toContain('  ✗ weed: not run');
   });
 
-  it('exits 1 and prints each unmet term', async () => {
+  it('exits 1 and prints each unmet term (a question the ledger records as blocking among them)', async () => {
     const spec = '-- allium: 3\n\nopen question "Who approves refunds?"\n';
-    const { code, out } = await verify(await project(failing, spec), ['--no-weed']);
+    const ledger: LedgerFacts = {
+      weed: { status: 'not_run' },
+      blockingQuestions: ['Who approves refunds?'],
+      note: 'from a test ledger',
+    };
+    const { code, out } = await verify(await project(failing, spec), ['--no-weed'], ledger);
     expect(code).toBe(1);
     expect(out).toContain('not converged:\n  ✗ tests: 1 failing (bad)\n  ✗ open questions: 1 blocking\n');
   });
 
-  it('uses the ledger: a clean weed verdict and a parked question converge, unless --strict-questions', async () => {
+  it('an open question nobody classified is parked: a clean weed verdict converges, unless --strict-questions', async () => {
     const spec = '-- allium: 3\n\nopen question "Who approves refunds?"\n';
     const ledger: LedgerFacts = {
       weed: { status: 'clean' },
-      parkedQuestions: new Set(['Who approves refunds?']),
+      blockingQuestions: [],
       note: 'from a test ledger',
     };
     const cwd = await project(passing, spec);

@@ -6,10 +6,11 @@ import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 
-/** The weed verdict and parked questions recorded by the latest run in a project, and where they came from. */
+/** The weed verdict and blocking questions recorded by the latest run in a project, and where they came from. */
 export interface LedgerFacts {
   readonly weed: WeedTerm;
-  readonly parkedQuestions: ReadonlySet<string>;
+  /** Texts of the questions the ledger records as blocking and unanswered; every other open question is parked. */
+  readonly blockingQuestions: readonly string[];
   /** One line for the report, e.g. `weed verdict from ledger add-gift-cards (tick 4)`. */
   readonly note: string;
 }
@@ -31,7 +32,7 @@ export interface VerifyDeps {
 /** Used until the ledger package exports a loader: no weed verdict, no parked questions, and it says so. */
 export const noLedgerFacts: VerifyDeps['readLedgerFacts'] = async () => ({
   weed: { status: 'not_run' },
-  parkedQuestions: new Set(),
+  blockingQuestions: [],
   note: 'no weed verdict: reading it from the ledger is not available in this version',
 });
 
@@ -120,7 +121,7 @@ async function runVerify(args: VerifyArgs, io: CliIo, deps: VerifyDeps): Promise
       cwd: io.cwd,
       policy,
       weed: ledger.weed,
-      parkedQuestions: ledger.parkedQuestions,
+      blockingQuestions: ledger.blockingQuestions,
       env: io.env,
     });
   } catch (error) {

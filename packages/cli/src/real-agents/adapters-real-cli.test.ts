@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { createAgentRunner, type AgentRunResult } from '@allium-loop/agents';
 import { startScriptedModel, type ScriptedCall, type ScriptedModelServer } from '@allium-loop/scripted-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REAL_CLIS, REAL_OPENCODE, agentConfigFor, announceSkips, envFor } from './real-agents.test-helpers.js';
+import {
+  REAL_CLIS,
+  REAL_OPENCODE,
+  agentConfigFor,
+  announceSkips,
+  envFor,
+  useScriptedModel,
+} from './real-agents.test-helpers.js';
 
 announceSkips();
 
@@ -103,9 +110,12 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       'reports the tokens the server sent (cache reads and writes too) and the CLI’s own cost',
       async () => {
         const usage = { input: 1000, output: 100, cacheRead: 300, cacheWrite: name === 'claude' ? 50 : 0 };
-        const { result } = await runCall({ actions: [{ kind: 'shell', command: 'true' }], usage, finalText: 'x' }, {
-          prices: { 'gpt-5.5': { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 } },
-        });
+        const { result } = await runCall(
+          { actions: [{ kind: 'shell', command: 'true' }], usage, finalText: 'x' },
+          {
+            prices: { 'gpt-5.5': { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 } },
+          },
+        );
         expect(result.outcome).toBe('ok');
         // Two model turns: the shell call and the final text.
         const expected = {
@@ -137,18 +147,24 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       },
     );
 
-    it.skipIf('skipReason' in cli)('HTTP 429 with retry-after: the call ends rate_limited, not failed', async () => {
-      const { result } = await runCall({ fault: { kind: 'rate_limit', retryAfterSeconds: 7 } });
-      expect(result.outcome).toBe('rate_limited');
-      expect(server.requests.filter((r) => r.fault === 'rate_limit').length).toBeGreaterThan(0);
-    });
+    it.skipIf('skipReason' in cli)(
+      'HTTP 429 with retry-after: the call ends rate_limited, not failed',
+      async () => {
+        const { result } = await runCall({ fault: { kind: 'rate_limit', retryAfterSeconds: 7 } });
+        expect(result.outcome).toBe('rate_limited');
+        expect(server.requests.filter((r) => r.fault === 'rate_limit').length).toBeGreaterThan(0);
+      },
+    );
 
-    it.skipIf('skipReason' in cli)('HTTP 401: an api_error whose detail names the CLI’s own key variable', async () => {
-      const { result } = await runCall({ fault: { kind: 'unauthorized' } });
-      expect(result.outcome).toBe('api_error');
-      expect(result.detail).toMatch(name === 'claude' ? /ANTHROPIC_API_KEY/ : /OPENAI_API_KEY/);
-      expect(result.detail).toMatch(/401|Invalid API key/i);
-    });
+    it.skipIf('skipReason' in cli)(
+      'HTTP 401: an api_error whose detail names the CLI’s own key variable',
+      async () => {
+        const { result } = await runCall({ fault: { kind: 'unauthorized' } });
+        expect(result.outcome).toBe('api_error');
+        expect(result.detail).toMatch(name === 'claude' ? /ANTHROPIC_API_KEY/ : /OPENAI_API_KEY/);
+        expect(result.detail).toMatch(/401|Invalid API key/i);
+      },
+    );
 
     it.skipIf('skipReason' in cli)('HTTP 500 and a malformed stream: the call fails, never ok', async () => {
       for (const kind of ['server_error', 'malformed_sse'] as const) {
@@ -164,16 +180,10 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
   'the opencode adapter against the real binary (one call: the demo is too slow for CI with it)',
   { timeout: 600_000 },
   () => {
-    let server: ScriptedModelServer;
-    beforeAll(async () => {
-      server = await startScriptedModel();
-    });
-    afterAll(async () => {
-      await server?.close();
-    });
+    const model = useScriptedModel();
 
     it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is what it printed', async () => {
-      server.setScript([
+      model().setScript([
         {
           match: 'OPENCODE-CALL',
           actions: [
@@ -186,7 +196,9 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
         },
       ]);
       const cwd = await mkdtemp(join(tmpdir(), 'allium-real-opencode-'));
-      const runner = createAgentRunner(agentConfigFor(REAL_OPENCODE), { env: await envFor('opencode', server) });
+      const runner = createAgentRunner(agentConfigFor(REAL_OPENCODE), {
+        env: await envFor('opencode', model()),
+      });
       const result = await runner.run({
         prompt: 'OPENCODE-CALL: answer briefly.',
         cwd,
@@ -197,13 +209,25 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
       const transcript = await readFile(result.transcriptPath, 'utf8');
       expect(result.outcome, transcript.slice(-2000)).toBe('ok');
       expect(await readFile(join(cwd, 'copy.txt'), 'utf8')).toBe('one\nthree\n');
-      const played = server.requests.filter((r) => r.callIndex === 0).map((r) => r.reply);
+      const played = model()
+        .requests.filter((r) => r.callIndex === 0)
+        .map((r) => r.reply);
       expect(played).toEqual(['read', 'write', 'read', 'edit', 'bash', 'text']);
-      const reported = server.usageOfCall(0);
-      expect(result.tokens).toEqual({ input: reported.input, output: reported.output, cacheRead: reported.cacheRead, cacheWrite: 0 });
-      const printed = [...transcript.matchAll(/"type":"step_finish".*?"cost":([0-9.e-]+)/g)].map((m) => Number(m[1]));
+      const reported = model().usageOfCall(0);
+      expect(result.tokens).toEqual({
+        input: reported.input,
+        output: reported.output,
+        cacheRead: reported.cacheRead,
+        cacheWrite: 0,
+      });
+      const printed = [...transcript.matchAll(/"type":"step_finish".*?"cost":([0-9.e-]+)/g)].map((m) =>
+        Number(m[1]),
+      );
       expect(printed.length).toBe(6);
-      expect(result.costUsd).toBeCloseTo(printed.reduce((a, b) => a + b, 0), 12);
+      expect(result.costUsd).toBeCloseTo(
+        printed.reduce((a, b) => a + b, 0),
+        12,
+      );
     });
   },
 );

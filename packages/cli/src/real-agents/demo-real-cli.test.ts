@@ -14,7 +14,6 @@ import {
   onlySlug,
 } from './real-agents.test-helpers.js';
 
-
 /** Codex prints no cost: the engine prices its tokens, here at a rate set for the test. */
 const CODEX_PRICE = { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 };
 
@@ -36,7 +35,8 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       `converges with ${name} as the agent of every phase; tokens and cost in the ledger are the ones reported`,
       async () => {
         const dir = await prepareDemo();
-        const extra = name === 'codex' ? { prices: { [String(agentConfigFor(cli)['model'])]: CODEX_PRICE } } : {};
+        const extra =
+          name === 'codex' ? { prices: { [String(agentConfigFor(cli)['model'])]: CODEX_PRICE } } : {};
         await configureProject(dir, agentConfigFor(cli, extra), { agentTimeoutSeconds: 600 });
         const run = await runCli(['run', DEMO_GOAL], dir, await envFor(name, server));
         const slug = await onlySlug(dir);
@@ -54,7 +54,8 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
         expect(server.requests.filter((r) => r.unmatched === true)).toEqual([]);
         expect(played.every((r) => r.status === 200 && r.error === undefined)).toBe(true);
         const tools = new Set(played.map((r) => r.reply));
-        const expectedTools = name === 'claude' ? ['Write', 'Edit', 'Read', 'Bash'] : ['apply_patch', 'exec_command'];
+        const expectedTools =
+          name === 'claude' ? ['Write', 'Edit', 'Read', 'Bash'] : ['apply_patch', 'exec_command'];
         for (const tool of expectedTools) expect(tools).toContain(tool);
 
         // Tokens: the ledger's totals are exactly what the server reported over all calls.
@@ -87,7 +88,9 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
 
         // The journal saw each call end ok.
         const journal = await readJournal(dir, slug);
-        const ends = journal.filter((e: LooseJson) => e['type'] === 'agent_call_ended' || e['type'] === 'intent_ended');
+        const ends = journal.filter(
+          (e: LooseJson) => e['type'] === 'agent_call_ended' || e['type'] === 'intent_ended',
+        );
         expect(ends.length).toBeGreaterThan(0);
       },
     );
@@ -102,7 +105,9 @@ export async function printedCosts(name: string, dir: string, slug: string): Pro
   const costs: number[] = [];
   const files = await readdir(join(dir, '.allium-loop', slug), { recursive: true });
   const [marker, field] =
-    name === 'claude' ? ['"type":"result"', /"total_cost_usd":([0-9.e-]+)/] : ['"type":"step_finish"', /"cost":([0-9.e-]+)/];
+    name === 'claude'
+      ? ['"type":"result"', /"total_cost_usd":([0-9.e-]+)/]
+      : ['"type":"step_finish"', /"cost":([0-9.e-]+)/];
   for (const file of files.filter((f) => /(^|\/)transcripts\/[^/]+\.log$/.test(f))) {
     const text = await readFile(join(dir, '.allium-loop', slug, file), 'utf8');
     for (const line of text.split('\n'))

@@ -12,8 +12,19 @@ import {
   runCli,
   type LooseJson,
 } from '../e2e/e2e.test-helpers.js';
-import { BROKEN_TALLY, CLEAN_WEED, DIRTY_WEED, implementResult } from '../reliability/reliability.test-helpers.js';
-import { REAL_CLIS, agentConfigFor, announceSkips, configureProject, envFor } from './real-agents.test-helpers.js';
+import {
+  BROKEN_TALLY,
+  CLEAN_WEED,
+  DIRTY_WEED,
+  implementResult,
+} from '../reliability/reliability.test-helpers.js';
+import {
+  REAL_CLIS,
+  agentConfigFor,
+  announceSkips,
+  configureProject,
+  envFor,
+} from './real-agents.test-helpers.js';
 
 announceSkips();
 
@@ -39,7 +50,12 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       const dir = await makeProject({ ...TALLY_PROJECT, 'src/tally.js': BROKEN_TALLY });
       await configureProject(dir, agentConfigFor(cli), { maxTicks: 2, agentTimeoutSeconds: 300 });
       const run = await runCli(['run', DRIFT_GOAL], dir, await envFor(name, server));
-      return { dir, run, ledger: await readLedger(dir, DRIFT_SLUG), journal: await readJournal(dir, DRIFT_SLUG) };
+      return {
+        dir,
+        run,
+        ledger: await readLedger(dir, DRIFT_SLUG),
+        journal: await readJournal(dir, DRIFT_SLUG),
+      };
     }
 
     it.skipIf('skipReason' in cli)(
@@ -51,17 +67,32 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
             name: 'implement cheats',
             match: '# Phase: implement ',
             actions: [
-              { kind: 'edit', path: 'test/tally.test.js', oldText: TEST_LINE, newText: TEST_LINE.replace("test('", "test.skip('") },
+              {
+                kind: 'edit',
+                path: 'test/tally.test.js',
+                oldText: TEST_LINE,
+                newText: TEST_LINE.replace("test('", "test.skip('"),
+              },
               { kind: 'result', value: implementResult(['test/tally.test.js']) },
             ],
             repeat: true,
           },
-          { name: 'weed clean', match: '# Phase: weed ', actions: [{ kind: 'result', value: CLEAN_WEED }], repeat: true },
+          {
+            name: 'weed clean',
+            match: '# Phase: weed ',
+            actions: [{ kind: 'result', value: CLEAN_WEED }],
+            repeat: true,
+          },
         ]);
         // The edit really went through the CLI: the server asked for it and the engine saw the marker rise.
-        expect(server.requests.some((r) => r.reply === (name === 'claude' ? 'Edit' : 'apply_patch'))).toBe(true);
+        expect(server.requests.some((r) => r.reply === (name === 'claude' ? 'Edit' : 'apply_patch'))).toBe(
+          true,
+        );
         const violations = journal.filter((e: LooseJson) => e['type'] === 'violation');
-        expect(violations.map((v: LooseJson) => v['kind']), run.stdout).toContain('test_markers_rose');
+        expect(
+          violations.map((v: LooseJson) => v['kind']),
+          run.stdout,
+        ).toContain('test_markers_rose');
         expect(violations.every((v: LooseJson) => v['reverted'] === true)).toBe(true);
         expect(await readFile(join(dir, 'test/tally.test.js'), 'utf8')).toBe(TEST);
         expect(ledger['terminal'].state).not.toBe('converged');

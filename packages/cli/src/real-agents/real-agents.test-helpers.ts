@@ -15,12 +15,17 @@ import {
   type RealCliName,
   type ScriptedAction,
   type ScriptedCall,
+  type ScriptedModelOptions,
   type ScriptedModelServer,
+  startScriptedModel,
 } from '@allium-loop/scripted-model';
+import { afterAll, beforeAll } from 'vitest';
 import { DEMO_DIR } from '../commands/demo.js';
 
 /** The pinned CLIs, located once per test file; a CLI that cannot start carries its skip reason. */
-export const REAL_CLIS: readonly RealCli[] = (['claude', 'codex'] as const).map((name) => locateRealCli(name));
+export const REAL_CLIS: readonly RealCli[] = (['claude', 'codex'] as const).map((name) =>
+  locateRealCli(name),
+);
 
 /** opencode, pinned too; it runs the demo only (its adapter's other paths are covered by its fake). */
 export const REAL_OPENCODE: RealCli = locateRealCli('opencode');
@@ -62,7 +67,10 @@ export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}
 }
 
 /** The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`. */
-export async function envFor(name: RealCliName, server: ScriptedModelServer): Promise<Record<string, string>> {
+export async function envFor(
+  name: RealCliName,
+  server: ScriptedModelServer,
+): Promise<Record<string, string>> {
   const home = await mkdtemp(join(tmpdir(), `allium-real-${name}-home-`));
   const own =
     name === 'claude'
@@ -85,7 +93,10 @@ export async function configureProject(
     .split('\n')
     .filter((line) => !/^(agent|caps):/.test(line))
     .join('\n');
-  await writeFile(path, `${lines.trimEnd()}\nagent: ${JSON.stringify(agent)}\ncaps: ${JSON.stringify(caps)}\n`);
+  await writeFile(
+    path,
+    `${lines.trimEnd()}\nagent: ${JSON.stringify(agent)}\ncaps: ${JSON.stringify(caps)}\n`,
+  );
 }
 
 interface ReplayStepJson {
@@ -103,12 +114,15 @@ interface ReplayStepJson {
  */
 export function demoScript(): ScriptedCall[] {
   const replayDir = join(DEMO_DIR, 'replay');
-  const script = JSON.parse(readFileSync(join(replayDir, 'script.json'), 'utf8')) as { steps: ReplayStepJson[] };
+  const script = JSON.parse(readFileSync(join(replayDir, 'script.json'), 'utf8')) as {
+    steps: ReplayStepJson[];
+  };
   const written = new Map<string, string>();
   return script.steps.map((step) => {
     const actions: ScriptedAction[] = [];
     for (const [path, content] of Object.entries(step.write ?? {})) {
-      const text = typeof content === 'string' ? content : readFileSync(join(replayDir, content.from), 'utf8');
+      const text =
+        typeof content === 'string' ? content : readFileSync(join(replayDir, content.from), 'utf8');
       actions.push(editOrWrite(path, written.get(path), text));
       written.set(path, text);
     }
@@ -131,7 +145,12 @@ function editOrWrite(path: string, before: string | undefined, after: string): S
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  )
+    tail += 1;
   const oldLines = a.slice(head, a.length - tail);
   const newLines = b.slice(head, b.length - tail);
   // An edit needs a non-empty, unique old text.
@@ -144,6 +163,22 @@ function editOrWrite(path: string, before: string | undefined, after: string): S
 /** The slug of the project's only run (the ledger file name under `.allium-loop/`). */
 export async function onlySlug(dir: string): Promise<string> {
   const ledgers = (await readdir(join(dir, '.allium-loop'))).filter((f) => f.endsWith('.json'));
-  if (ledgers.length !== 1) throw new Error(`expected one ledger in ${dir}, found ${ledgers.join(', ') || 'none'}`);
+  if (ledgers.length !== 1)
+    throw new Error(`expected one ledger in ${dir}, found ${ledgers.join(', ') || 'none'}`);
   return ledgers[0]!.slice(0, -'.json'.length);
+}
+
+/** Starts a scripted model for the enclosing `describe` (closed after it); call the result for the server. */
+export function useScriptedModel(options: ScriptedModelOptions = {}): () => ScriptedModelServer {
+  let server: ScriptedModelServer | undefined;
+  beforeAll(async () => {
+    server = await startScriptedModel(options);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (server === undefined) throw new Error('the scripted model has not started');
+    return server;
+  };
 }

@@ -114,7 +114,7 @@ const VERIFY_CHEATS: Record<
 
 describe.concurrent(
   'cheats through the CLI: detected, reverted, journaled, never converged on',
-  { timeout: 240_000 },
+  { timeout: 600_000 },
   () => {
     it('an implement that adds .skip to the failing test: reverted, the test still fails, no convergence', async () => {
       const skipped = TEST.replace("test('", "test.skip('");

@@ -65,7 +65,9 @@ async function survivors(pids: readonly number[], enginePid: number): Promise<Pr
 
 async function readPidLines(file: string, run?: CliRun): Promise<Record<string, number>[]> {
   const text = await readFile(file, 'utf8').catch(() => {
-    throw new Error(`no pid file ${file}${run === undefined ? '' : `; the CLI printed:\n${run.stdout}${run.stderr}`}`);
+    throw new Error(
+      `no pid file ${file}${run === undefined ? '' : `; the CLI printed:\n${run.stdout}${run.stderr}`}`,
+    );
   });
   return text
     .split('\n')
@@ -169,9 +171,12 @@ describe.skipIf(process.platform !== 'linux')(
       const [stale] = await readPidLines(pidFile);
       const pids = [stale!['agent']!, stale!['child']!, stale!['daemon']!];
       // kill -9 runs no exit hook: the dead engine's agent, its child and its daemon still run.
-      expect((await processes()).filter((p) => pids.includes(p.pid)).map((p) => p.pid).sort()).toEqual(
-        [...pids].sort(),
-      );
+      expect(
+        (await processes())
+          .filter((p) => pids.includes(p.pid))
+          .map((p) => p.pid)
+          .sort(),
+      ).toEqual([...pids].sort());
       const resumed = startCli(['resume', DRIFT_SLUG, ...agent], dir);
       const run = await resumed.done;
       expect(run.stdout).toContain('Took over the lease');
@@ -201,7 +206,18 @@ describe.skipIf(process.platform !== 'linux')(
         const args =
           mode === 'run'
             ? ['run', DRIFT_GOAL, '--agent', 'command', '--agent-command', plan.command, flag, '3000000']
-            : ['run', 'make the check pass', '--verify', 'node test/check.mjs', '--agent', 'command', '--agent-command', plan.command, flag, '3000000'];
+            : [
+                'run',
+                'make the check pass',
+                '--verify',
+                'node test/check.mjs',
+                '--agent',
+                'command',
+                '--agent-command',
+                plan.command,
+                flag,
+                '3000000',
+              ];
         const run = await runCli(args, dir);
         expect(run.code, `${run.stdout}${run.stderr}`).toBe(2);
         expect(run.stderr).toContain('longest timer Node can set');

@@ -50,7 +50,9 @@ async function secretRun(result: Record<string, unknown>) {
   const logs = files.filter((f) => f.endsWith('test-output.log'));
   expect(logs.length).toBeGreaterThan(0);
   for (const log of logs)
-    expect(await readFile(join(dir, '.allium-loop', log), 'utf8')).toContain('test debug [REDACTED] [REDACTED]');
+    expect(await readFile(join(dir, '.allium-loop', log), 'utf8')).toContain(
+      'test debug [REDACTED] [REDACTED]',
+    );
   const texts: [string, string][] = [
     ['stdout', run.stdout + run.stderr],
     ['report', report.stdout + report.stderr],

@@ -55,6 +55,12 @@ export async function writePlan(
   };
 }
 
+/** Polls `check` until it holds or `timeoutMs` passes (waiting for an event, never for a fixed time). */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 /** Polls the journal until `found` holds for its events, or `timeoutMs` passes; returns the events last read. */
 export async function waitForJournal(
   dir: string,

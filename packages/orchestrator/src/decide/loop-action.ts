@@ -20,6 +20,8 @@ export interface SliceFocus {
   readonly constructs: readonly string[];
   /** The integration pass: cross-slice tests over the data-flow chains between slices, and a whole-spec weed. */
   readonly integration: boolean;
+  /** The integration pass: the decomposer's chains between slices (paths of construct ids) to test end to end. */
+  readonly chains?: readonly (readonly string[])[];
 }
 
 /** The next thing the driver must do. */

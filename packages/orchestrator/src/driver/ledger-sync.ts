@@ -7,6 +7,7 @@ import type {
 import type { LoopEvent } from '../decide/loop-action.js';
 import type { Divergence, LoopState, TickVerdict } from '../decide/loop-state.js';
 import type { MeasureReport } from './loop-ports.js';
+import { sliceReport } from './slice-roll-up.js';
 
 const KIND: Readonly<Record<Divergence['classification'], LedgerDivergence['kind']>> = {
   'code-bug': 'code_bug',
@@ -44,9 +45,8 @@ export function syncSliceLedger(ledger: Ledger, sliceId: string, state: LoopStat
               state.terminal === undefined
                 ? goal.report
                 : {
-                    terminal: state.terminal.state,
+                    ...sliceReport(sliceId, state),
                     reason: state.terminal.reason,
-                    ticks: state.verdicts.length,
                     lastFingerprint: state.verdicts.at(-1)?.fingerprint ?? null,
                   },
           }

@@ -70,8 +70,8 @@ export interface LoopPorts {
     questions: readonly Question[],
   ): Promise<readonly { readonly id: string; readonly answer: string }[] | undefined>;
   /**
-   * Plans slices from what the first gather changed in the spec, in run order (producers first). The integration
-   * pass is not listed: the driver adds it whenever there is more than one slice.
+   * Plans slices from what the first gather changed in the spec, in run order (producers first), followed by the
+   * decomposer's integration pass (id `integration`, with its chains) whenever there is more than one slice.
    */
   plan?(): Promise<readonly PlannedSlice[]>;
   /**
@@ -89,6 +89,11 @@ export interface PlannedSlice {
   readonly id: string;
   readonly constructs: readonly string[];
   readonly dependsOn: readonly string[];
+  /**
+   * The integration pass only: the decomposer's cross-slice data-flow chains (each a path of construct ids, from
+   * the producing slice to the consuming one) that its tests must cover end to end.
+   */
+  readonly chains?: readonly (readonly string[])[];
 }
 
 /** A clock, so the driver never reads the system time directly. */

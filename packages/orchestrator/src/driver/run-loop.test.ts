@@ -219,10 +219,12 @@ describe('runLoop: decomposed goals', () => {
     const { store, lease, ledger } = await start();
     const calls: string[] = [];
     const focusSlices: string[] = [];
+    const integrationFocus: unknown[] = [];
     const ports: LoopPorts = {
       ...scriptedPorts(calls),
       runPhase: async (request) => {
         calls.push(request.key);
+        if (request.focus.slice?.integration === true) integrationFocus.push(request.focus.slice);
         if (request.focus.slice !== undefined) focusSlices.push(request.focus.slice.id);
         if (request.phase === 'tend') return report('tend', { specChanged: true });
         if (request.phase === 'propagate') return { ...report('propagate', { newTests: [] }) };
@@ -235,6 +237,12 @@ describe('runLoop: decomposed goals', () => {
           id: 'entity-lifecycle:Loan',
           constructs: ['entity:Loan', 'rule:ReturnBook'],
           dependsOn: ['entity-lifecycle:Book'],
+        },
+        {
+          id: 'integration',
+          constructs: ['rule:LendBook', 'rule:ReturnBook'],
+          dependsOn: ['entity-lifecycle:Book', 'entity-lifecycle:Loan'],
+          chains: [['rule:LendBook', 'entity:Loan', 'rule:ReturnBook']],
         },
       ],
     };
@@ -265,6 +273,25 @@ describe('runLoop: decomposed goals', () => {
     expect(new Set(focusSlices)).toEqual(
       new Set(['entity-lifecycle:Book', 'entity-lifecycle:Loan', 'integration']),
     );
+    // The integration pass is the decomposer's: its chains and only their constructs, never every construct.
+    expect(integrationFocus[0]).toEqual({
+      id: 'integration',
+      constructs: ['rule:LendBook', 'rule:ReturnBook'],
+      integration: true,
+      chains: [['rule:LendBook', 'entity:Loan', 'rule:ReturnBook']],
+    });
+    // The decomposer's rollUp decides and records the outcome; slice reports have its SliceReport shape.
+    const journal = (await store.readJournal('add-lending')).events;
+    const rolled = journal.find((e) => e.type === 'note' && e.message.startsWith('roll-up:'));
+    expect(rolled).toMatchObject({
+      message: 'roll-up: converged, 3/3 converged over 3 tick(s)',
+      data: { converged: true, totals: { slices: 3, ticks: 3 } },
+    });
+    expect(final.subGoals[0]?.report).toMatchObject({
+      sliceId: 'entity-lifecycle:Book',
+      status: 'converged',
+      ticks: 1,
+    });
   });
 });
 

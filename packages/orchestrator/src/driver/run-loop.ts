@@ -9,12 +9,14 @@ import {
   type LedgerStore,
   type Question,
 } from '@allium-loop/ledger';
+import { INTEGRATION_ID } from '@allium-loop/decomposer';
 import { decide } from '../decide/decide.js';
 import type { LoopAction, LoopObservation, SliceFocus } from '../decide/loop-action.js';
 import { initialLoopState, type LoopConfig, type LoopPhase, type LoopState } from '../decide/loop-state.js';
 import { formatTickLine, formatUsd } from './format-tick-line.js';
 import { readLoopState, syncLedger, syncSliceLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
+import { rollUpSlices } from './slice-roll-up.js';
 
 /** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
 export type LoopProgress =
@@ -417,17 +419,13 @@ class LoopDriver {
   }
 
   private async plan(): Promise<LoopObservation> {
-    const slices = this.options.ports.plan === undefined ? [] : await this.options.ports.plan();
+    const planned = this.options.ports.plan === undefined ? [] : await this.options.ports.plan();
+    const slices = planned.filter((slice) => slice.id !== INTEGRATION);
     if (slices.length > 1) {
+      // The decomposer's plan as given: its slices, then its integration pass with the cross-slice chains.
+      const integration = planned.find((slice) => slice.id === INTEGRATION);
       const known = new Set(this.ledger.subGoals.map((goal) => goal.id));
-      const added = [
-        ...slices,
-        {
-          id: INTEGRATION,
-          constructs: slices.flatMap((s) => s.constructs),
-          dependsOn: slices.map((s) => s.id),
-        },
-      ]
+      const added = planned
         .filter((slice) => !known.has(slice.id))
         .map((slice) => ({
           id: slice.id,
@@ -437,15 +435,23 @@ class LoopDriver {
           report: null,
         }));
       const at = this.now().toISOString();
-      await this.persist({ ...this.ledger, subGoals: [...this.ledger.subGoals, ...added] }, [
+      const chains = (integration?.chains ?? []).map((chain) => [...chain]);
+      await this.persist(
         {
-          type: 'note',
-          at,
-          tick: this.state.tick,
-          message: `goal split into ${String(slices.length)} slices plus the integration pass`,
-          data: { slices: slices.map((s) => s.id) },
+          ...this.ledger,
+          subGoals: [...this.ledger.subGoals, ...added],
+          modeState: { ...this.ledger.modeState, plan: { integrationChains: chains } },
         },
-      ]);
+        [
+          {
+            type: 'note',
+            at,
+            tick: this.state.tick,
+            message: `goal split into ${String(slices.length)} slices${integration === undefined ? '' : ` plus the integration pass over ${String(chains.length)} chain(s)`}`,
+            data: { slices: slices.map((s) => s.id), chains },
+          },
+        ],
+      );
     }
     return { kind: 'planned', slices: slices.length };
   }
@@ -458,6 +464,7 @@ class LoopDriver {
         id: goal.id,
         constructs: goal.slice.constructs,
         integration: goal.id === INTEGRATION,
+        ...(goal.id === INTEGRATION ? { chains: integrationChains(this.ledger) } : {}),
       };
       const budget = this.options.config.caps.budgetUsd;
       const config: LoopConfig = {
@@ -489,7 +496,20 @@ class LoopDriver {
         };
       }
     }
-    return { kind: 'slices_done' };
+    // The decomposer's roll-up decides and records the outcome of the decomposed goal.
+    const rolled = rollUpSlices(this.ledger, (id) => readLoopState(this.ledger, id));
+    await this.persist(this.ledger, [
+      {
+        type: 'note',
+        at: this.now().toISOString(),
+        tick: this.state.tick,
+        message: `roll-up: ${rolled.status}, ${String(rolled.totals.converged)}/${String(rolled.totals.slices)} converged over ${String(rolled.totals.ticks)} tick(s)`,
+        data: JSON.parse(JSON.stringify(rolled)) as Record<string, unknown>,
+      },
+    ]);
+    return rolled.converged
+      ? { kind: 'slices_done' }
+      : { kind: 'slices_done', terminal: { state: 'failed', reason: `roll-up: ${rolled.status}` } };
   }
 
   /** Records the working tree under `tick-<n>` (or, with `label`, under that name, replaced each time). */
@@ -532,8 +552,14 @@ function lastCalls(ledger: Ledger): Record<string, unknown> {
   return typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>) : {};
 }
 
-/** The id of the integration pass in `subGoals`. */
-export const INTEGRATION = 'integration';
+/** The id of the integration pass in `subGoals` (the decomposer's). */
+export const INTEGRATION = INTEGRATION_ID;
+
+/** The integration pass's chains, as the plan recorded them. */
+function integrationChains(ledger: Ledger): string[][] {
+  const plan = ledger.modeState['plan'] as { integrationChains?: string[][] } | undefined;
+  return plan?.integrationChains ?? [];
+}
 
 function addSpend(ledger: Ledger, report: PhaseReport): Ledger {
   const cost = report.observation.costUsd;

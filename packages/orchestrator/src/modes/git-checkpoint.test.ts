@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCheckpoint, gitHead, restoreCheckpoint } from './git-checkpoint.js';
+import { gitHead } from '../project/git.js';
+import { createCheckpoint, restoreCheckpoint } from './git-checkpoint.js';
 import { gitOut, makeGitRepo, writeFiles } from './git-checkpoint.test-helpers.js';
 
 describe('git checkpoints', () => {

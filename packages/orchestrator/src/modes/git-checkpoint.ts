@@ -2,6 +2,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
+import { gitHead, gitRoot } from '../project/git.js';
 
 /** A snapshot of the working tree as git objects: a commit (never on a branch) and its tree. */
 export interface Checkpoint {
@@ -23,18 +24,6 @@ const IDENTITY = ['-c', 'user.name=allium-loop', '-c', 'user.email=allium-loop@l
 async function git(top: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> {
   const result = await execa('git', [...args], { cwd: top, env, stripFinalNewline: true });
   return result.stdout;
-}
-
-/** The repository's top directory, or `undefined` when `cwd` is not inside a git work tree. */
-export async function gitTopLevel(cwd: string): Promise<string | undefined> {
-  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd, reject: false });
-  return result.exitCode === 0 ? result.stdout.trim() : undefined;
-}
-
-/** The commit HEAD names, or `null` outside git or before the first commit. */
-export async function gitHead(cwd: string): Promise<string | null> {
-  const result = await execa('git', ['rev-parse', '--verify', '-q', 'HEAD'], { cwd, reject: false });
-  return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
 /** Runs `body` with a private index file seeded from the repository's own, so the user's index is never touched. */
@@ -75,7 +64,7 @@ export async function createCheckpoint(
   ref: string,
   message: string,
 ): Promise<Checkpoint | undefined> {
-  const top = await gitTopLevel(scope.cwd);
+  const top = await gitRoot(scope.cwd);
   if (top === undefined) return undefined;
   const head = await gitHead(top);
   return withTempIndex(top, async (env) => {
@@ -94,7 +83,7 @@ export async function createCheckpoint(
  * and HEAD are left alone. Throws when git fails or `cwd` is not in a git work tree.
  */
 export async function restoreCheckpoint(scope: CheckpointScope, commit: string): Promise<void> {
-  const top = await gitTopLevel(scope.cwd);
+  const top = await gitRoot(scope.cwd);
   if (top === undefined)
     throw new Error(`cannot restore checkpoint ${commit}: ${scope.cwd} is not in a git work tree`);
   await withTempIndex(top, async (env) => {
@@ -107,7 +96,7 @@ export async function restoreCheckpoint(scope: CheckpointScope, commit: string):
 
 /** Points `ref` at an existing checkpoint commit (e.g. `refs/allium-loop/<slug>/best` at the tick that won). */
 export async function pointRef(scope: CheckpointScope, ref: string, commit: string): Promise<void> {
-  const top = await gitTopLevel(scope.cwd);
+  const top = await gitRoot(scope.cwd);
   if (top === undefined) throw new Error(`cannot point ${ref}: ${scope.cwd} is not in a git work tree`);
   await git(top, ['update-ref', ref, commit]);
 }

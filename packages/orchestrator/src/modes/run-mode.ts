@@ -89,7 +89,7 @@ export async function startModeRun(
       );
     if (previous?.status === 'running' && sameSpec(previous, spec)) {
       settings.announce?.(`Continuing the unfinished run ${choice.slug} at tick ${String(previous.tick)}.`);
-      return drive(store, lease, dir, previous, settings, true);
+      return driveModeRun(store, lease, dir, previous, settings, true);
     }
     const caps = { ...spec.defaultCaps, ...settings.caps };
     const ledger: Ledger = {
@@ -108,7 +108,7 @@ export async function startModeRun(
     settings.announce?.(
       `Run ${choice.slug} (${spec.mode} mode)${previous === undefined ? '' : `, replacing the ${previous.status === 'running' ? 'unfinished run of the same goal, which had other settings' : 'ended run of the same goal'}`}.`,
     );
-    return drive(store, lease, dir, ledger, settings, false);
+    return driveModeRun(store, lease, dir, ledger, settings, false);
   });
 }
 
@@ -138,7 +138,7 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
       return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state], summary: summarizeMode(ledger) };
     }
     settings.announce?.(`Resuming ${slug} (${ledger.mode} mode) at tick ${String(ledger.tick)}.`);
-    return drive(store, lease, dir, { ...ledger, status: 'running', terminal: null }, settings, true);
+    return driveModeRun(store, lease, dir, { ...ledger, status: 'running', terminal: null }, settings, true);
   });
 }
 
@@ -147,7 +147,8 @@ function sameSpec(ledger: Ledger, spec: ModeSpec): boolean {
   return JSON.stringify(stored?.config) === JSON.stringify(JSON.parse(JSON.stringify(spec.config)));
 }
 
-async function drive(
+/** Drives a loop-mode run (verify, stories, state-file) from its ledger. */
+async function driveModeRun(
   store: LedgerStore,
   lease: Lease,
   dir: string,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { questionKey } from '@allium-loop/allium';
 import type { Ledger } from '@allium-loop/ledger';
 import type { PhaseContext } from '@allium-loop/workers';
 import type { LoopMode } from '../decide/loop-state.js';
@@ -7,11 +8,7 @@ import type { ProjectFiles } from './project-files.js';
 
 /** A stable id for an open question: its normalised text, hashed, so the same question keeps its id across ticks. */
 export function questionId(text: string): string {
-  const normalised = text
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-  return `q-${createHash('sha256').update(normalised).digest('hex').slice(0, 8)}`;
+  return `q-${createHash('sha256').update(questionKey(text)).digest('hex').slice(0, 8)}`;
 }
 
 /** What {@link buildPhaseContext} reads. */
@@ -48,6 +45,7 @@ export function buildPhaseContext(input: PhaseContextInput): PhaseContext {
     ...(focus.slice?.integration === true
       ? [
           'integration pass: write cross-slice tests over the data-flow chains between the slices, and weed the whole spec',
+          ...(focus.slice.chains ?? []).map((chain) => `chain to test end to end: ${chain.join(' → ')}`),
         ]
       : []),
   ];

@@ -1,19 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { walkProject } from '@allium-loop/verify';
 
-const SKIP = new Set([
-  'node_modules',
-  '.git',
-  '.allium-loop',
-  'dist',
-  'build',
-  'out',
-  'coverage',
-  '.nx',
-  'target',
-  '__pycache__',
-  '.venv',
-]);
 const SOURCE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|clj|ex|exs)$/;
 const TEST =
   /(?:^|\/)(?:tests?|__tests__|spec)\/|\.(?:test|spec)\.[^/]+$|(?:^|\/)test_[^/]+\.py$|_test\.(?:go|py)$/;
@@ -25,27 +13,17 @@ export interface ProjectFiles {
   readonly code: readonly string[];
 }
 
-/** Lists spec, test and code files under `root`, skipping dependencies, build output and `.allium-loop/`. */
+/** Lists spec, test and code files under `root`, with the engine's one project walker (`walkProject`). */
 export async function listProjectFiles(root: string): Promise<ProjectFiles> {
   const spec: string[] = [];
   const tests: string[] = [];
   const code: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (entry.isDirectory()) {
-        if (!SKIP.has(entry.name)) await walk(join(dir, entry.name));
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      const path = relative(root, join(dir, entry.name)).split(sep).join('/');
-      if (path.endsWith('.allium')) spec.push(path);
-      else if (TEST.test(path) && SOURCE.test(path)) tests.push(path);
-      else if (SOURCE.test(path)) code.push(path);
-    }
-  };
-  await walk(root);
-  return { spec: spec.sort(), tests: tests.sort(), code: code.sort() };
+  for (const path of (await walkProject(root)).files) {
+    if (path.endsWith('.allium')) spec.push(path);
+    else if (TEST.test(path) && SOURCE.test(path)) tests.push(path);
+    else if (SOURCE.test(path)) code.push(path);
+  }
+  return { spec, tests, code };
 }
 
 /** Reads spec files as `{ path, text }`, relative to `root`. */

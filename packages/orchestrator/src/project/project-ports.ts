@@ -2,16 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
-import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
+import { INTEGRATION_ID, planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
-import {
-  checkStructure,
-  runTests,
-  toTestTerm,
-  type HarnessRecord,
-  type TestCommand,
-} from '@allium-loop/verify';
+import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
 import {
   createSpecReader,
   createTestRunner,
@@ -52,6 +46,18 @@ export interface ProjectPortsOptions {
   readonly ask?: LoopPorts['ask'];
   /** Redaction applied to the result files agents leave under `.allium-loop/` once they have been read. */
   readonly redact?: (text: string) => string;
+  /** Environment for the reference CLI lookup in the measurement (defaults to the engine's). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The texts of the questions a ledger records as blocking and still unanswered: the only open questions the
+ * measurement counts as blocking (everything else in the spec is parked). `allium-loop verify` reads the same.
+ */
+export function blockingQuestionTexts(ledger: Pick<Ledger, 'questions'>): string[] {
+  return ledger.questions
+    .filter((q) => q.classification === 'blocking' && q.status === 'open')
+    .map((q) => q.text);
 }
 
 /** Where the spec as it was before the run is kept, to find what the first gather touched. */
@@ -147,28 +153,24 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       return { passing: tests.filter((t) => passed.has(t)), failing: tests.filter((t) => !passed.has(t)) };
     },
     async measure() {
-      const run = await runAll('measure');
-      const structure = await checkStructure({ cwd });
-      lastStructural = structure.diagnostics
+      // The one measure, shared with `allium-loop verify`: same tests, structure and open-question rule.
+      const measured = await measureProject({
+        cwd,
+        command: options.testCommand,
+        outputDir: join(runs, 'measure'),
+        timeoutMs: options.testTimeoutMs,
+        blockingQuestions: blockingQuestionTexts(options.ledger()),
+        ...(options.env === undefined ? {} : { env: options.env }),
+      });
+      lastStructural = measured.structure.diagnostics
         .filter((d) => d.severity === 'error')
         .map((d) => ({ file: d.location.file, line: d.location.line, message: d.message }));
-      const questions = options.ledger().questions;
-      const blocking = structure.openQuestions.filter((q) =>
-        questions.some(
-          (known) =>
-            known.id === questionId(q.text) && known.classification === 'blocking' && known.status === 'open',
-        ),
-      ).length;
       // One tree hash serves both the repeated-action check and the verdict's git state.
       const tree = await gitWorkingTree(cwd);
       const report: MeasureReport = {
         observation: {
           kind: 'measured',
-          measurement: {
-            tests: toTestTerm(run),
-            structuralErrors: structure.errors,
-            openQuestions: { blocking, parked: structure.openQuestions.length - blocking },
-          },
+          measurement: measured.observation,
           ...(tree === null ? {} : { treeHash: tree }),
         },
         structuralMessages: lastStructural.map((e) => `${e.file}:${String(e.line)} ${e.message}`),
@@ -363,10 +365,24 @@ async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice
   if (touched.size === 0) return [];
   const plan = planSlices(after.graph, touched);
   const byId = new Map(plan.slices.map((s) => [s.id, s]));
-  return plan.waves.flat().flatMap((id) => {
+  const slices: PlannedSlice[] = plan.waves.flat().flatMap((id) => {
     const slice = byId.get(id);
     return slice === undefined
       ? []
       : [{ id: slice.id, constructs: [...slice.constructs], dependsOn: [...slice.dependsOn] }];
   });
+  if (plan.integration === null) return slices;
+  // The decomposer's integration pass: its chains are the links that cross from one slice to another.
+  const chains = plan.integration.crossings.flatMap((crossing) =>
+    crossing.links.map((link) => [link.from, ...link.through, link.to]),
+  );
+  return [
+    ...slices,
+    {
+      id: INTEGRATION_ID,
+      constructs: [...new Set(chains.flat())].sort(),
+      dependsOn: slices.map((slice) => slice.id),
+      chains,
+    },
+  ];
 }

@@ -141,7 +141,7 @@ function setJsonKey(text: string, recorded: string | null, key: readonly string[
     holder = holder[name] as Record<string, unknown>;
   }
   const last = key.at(-1)!;
-  if (old === undefined) delete holder[last];
+  if (old === undefined) Reflect.deleteProperty(holder, last);
   else holder[last] = old.value;
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
   return `${JSON.stringify(current, null, indent)}${text.endsWith('\n') ? '\n' : ''}`;

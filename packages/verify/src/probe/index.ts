@@ -8,4 +8,6 @@ export {
   probeProject,
   type ProbeOptions,
   type ProjectProbe,
+  type ProjectWalk,
+  walkProject,
 } from './probe-project.js';

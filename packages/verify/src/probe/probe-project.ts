@@ -31,42 +31,70 @@ export interface ProjectProbe {
   readonly unreadable: readonly string[];
 }
 
-interface Walk {
-  readonly files: string[];
-  readonly unreadable: string[];
+/** What {@link walkProject} found. */
+export interface ProjectWalk {
+  /** Every regular file outside skipped directories, relative to the root, `/`-separated, sorted. */
+  readonly files: readonly string[];
+  /** Directories that could not be read and were skipped (`''` for the root itself), sorted. */
+  readonly unreadable: readonly string[];
+  /** Whether the walk stopped at the file limit. */
+  readonly truncated: boolean;
 }
 
-async function listDirectory(root: string, relative: string, walk: Walk): Promise<Dirent[] | undefined> {
-  try {
-    return await readdir(join(root, relative), { withFileTypes: true });
-  } catch (error) {
-    if (relative === '')
-      throw new ProbeError(`Cannot read the project directory ${root}.`, {
-        code: 'verify.probe_failed',
-        cause: error,
-        context: { cwd: root },
-        hint: 'Run allium-loop from a readable project directory.',
-      });
-    walk.unreadable.push(relative);
-    return undefined;
-  }
-}
-
-/** Every regular file under `root` outside skipped directories, without following symbolic links. */
-async function walkFiles(root: string): Promise<Walk> {
-  const walk: Walk = { files: [], unreadable: [] };
+/**
+ * The engine's one project walker: every regular file under `root`, skipping the directories of
+ * {@link SKIPPED_DIRECTORIES} (dependencies, VCS data, build output, caches, `.allium-loop/`), without following
+ * symbolic links. Spec discovery, the probe, the loop's file lists and the workers' snapshots all use it, so they
+ * agree on what belongs to the project. Unreadable directories are listed, not fatal; `limit` stops the walk.
+ */
+export async function walkProject(
+  root: string,
+  options: { readonly limit?: number } = {},
+): Promise<ProjectWalk> {
+  const files: string[] = [];
+  const unreadable: string[] = [];
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const pending = [''];
-  while (pending.length > 0) {
+  let truncated = false;
+  while (pending.length > 0 && !truncated) {
     const relative = pending.pop()!;
-    const entries = await listDirectory(root, relative, walk);
-    for (const entry of entries ?? []) {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(root, relative), { withFileTypes: true });
+    } catch {
+      unreadable.push(relative);
+      continue;
+    }
+    for (const entry of entries) {
       const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
-      else if (entry.isFile()) walk.files.push(path);
+      else if (entry.isFile()) {
+        if (files.length >= limit) {
+          truncated = true;
+          break;
+        }
+        files.push(path);
+      }
     }
   }
-  walk.files.sort();
-  walk.unreadable.sort();
+  return { files: files.sort(), unreadable: unreadable.sort(), truncated };
+}
+
+/** Walks `root` for the probe and spec discovery, which refuse a project directory they cannot read. */
+async function walkReadable(root: string): Promise<ProjectWalk> {
+  const walk = await walkProject(root);
+  if (walk.unreadable[0] === '') {
+    const cause = await readdir(root).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    throw new ProbeError(`Cannot read the project directory ${root}.`, {
+      code: 'verify.probe_failed',
+      cause,
+      context: { cwd: root },
+      hint: 'Run allium-loop from a readable project directory.',
+    });
+  }
   return walk;
 }
 
@@ -79,7 +107,7 @@ export async function findSpecFiles(
   globs: readonly string[] = DEFAULT_SPEC_GLOBS,
 ): Promise<string[]> {
   const patterns = globs.map(globToRegExp);
-  return (await walkFiles(cwd)).files.filter((path) => patterns.some((pattern) => pattern.test(path)));
+  return (await walkReadable(cwd)).files.filter((path) => patterns.some((pattern) => pattern.test(path)));
 }
 
 /**
@@ -90,7 +118,7 @@ export async function findSpecFiles(
  */
 export async function probeProject(options: ProbeOptions): Promise<ProjectProbe> {
   const patterns = (options.specGlobs ?? DEFAULT_SPEC_GLOBS).map(globToRegExp);
-  const walk = await walkFiles(options.cwd);
+  const walk = await walkReadable(options.cwd);
   const specFiles = walk.files.filter((path) => patterns.some((pattern) => pattern.test(path)));
   const specs = new Set(specFiles);
   const code = walk.files.filter((path) => !specs.has(path) && classifyPath(path) === 'code');
@@ -101,6 +129,6 @@ export async function probeProject(options: ProbeOptions): Promise<ProjectProbe>
     hasCode: code.length > 0,
     hasTestCommand,
     codeSample: code.slice(0, 5),
-    unreadable: walk.unreadable,
+    unreadable: [...walk.unreadable],
   };
 }

@@ -114,7 +114,7 @@ describe('runTests', () => {
       const result = await runInProcessScope(scope, () =>
         runTests({
           command: command(
-            "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' & echo '# pass 1'; echo '# fail 0'; exit 0",
+            "setsid sh -c 'echo $$ > daemon.tmp; mv daemon.tmp daemon.pid; exec sleep 300' & while [ ! -s daemon.pid ]; do sleep 0.05; done; echo '# pass 1'; echo '# fail 0'; exit 0",
           ),
           cwd,
           outputDir: cwd,
@@ -129,26 +129,30 @@ describe('runTests', () => {
     },
   );
 
-  it('keeps test output bounded on disk and in memory, with a marker, and still reads the summary (issue 14 item 11)', {
-    timeout: 300_000,
-  }, async () => {
-    const cwd = await dir();
-    // 64 MiB of output, far beyond the 64 KiB kept, then the summary.
-    const script = `const b=Buffer.alloc(1<<16,46);b[b.length-1]=10;let n=1024;const w=()=>{while(n-->0){if(!process.stdout.write(b))return process.stdout.once('drain',w)}process.stdout.write('ok 1 - a\\n1..1\\n# pass 1\\n# fail 0\\n')};w()`;
-    await writeFile(join(cwd, 'big.cjs'), script);
-    const result = await runTests({
-      command: command('node big.cjs'),
-      cwd,
-      outputDir: cwd,
-      outputLimits: { headBytes: 32 * 1024, tailBytes: 32 * 1024 },
-    });
-    expect(result.exitCode).toBe(0);
-    expect(result.counts).toMatchObject({ kind: 'known', passed: 1, failed: 0 });
-    const log = await readFile(result.outputPath, 'utf8');
-    expect(log.length).toBeLessThan(70 * 1024);
-    expect(log).toMatch(/\[allium-loop: \d+ bytes of output omitted here\]/);
-    expect(log.endsWith('# fail 0\n')).toBe(true);
-  });
+  it(
+    'keeps test output bounded on disk and in memory, with a marker, and still reads the summary (issue 14 item 11)',
+    {
+      timeout: 300_000,
+    },
+    async () => {
+      const cwd = await dir();
+      // 64 MiB of output, far beyond the 64 KiB kept, then the summary.
+      const script = `const b=Buffer.alloc(1<<16,46);b[b.length-1]=10;let n=1024;const w=()=>{while(n-->0){if(!process.stdout.write(b))return process.stdout.once('drain',w)}process.stdout.write('ok 1 - a\\n1..1\\n# pass 1\\n# fail 0\\n')};w()`;
+      await writeFile(join(cwd, 'big.cjs'), script);
+      const result = await runTests({
+        command: command('node big.cjs'),
+        cwd,
+        outputDir: cwd,
+        outputLimits: { headBytes: 32 * 1024, tailBytes: 32 * 1024 },
+      });
+      expect(result.exitCode).toBe(0);
+      expect(result.counts).toMatchObject({ kind: 'known', passed: 1, failed: 0 });
+      const log = await readFile(result.outputPath, 'utf8');
+      expect(log.length).toBeLessThan(70 * 1024);
+      expect(log).toMatch(/\[allium-loop: \d+ bytes of output omitted here\]/);
+      expect(log.endsWith('# fail 0\n')).toBe(true);
+    },
+  );
 
   it('redacts secrets in the test output log (issue 14 item 16)', async () => {
     const cwd = await dir();

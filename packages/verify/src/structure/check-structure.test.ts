@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '@allium-loop/allium';
 import { describe, expect, it } from 'vitest';
 import { checkStructure, mergeDiagnostics } from './check-structure.js';
-import { classifyOpenQuestions } from './open-questions.js';
 
 const fixtures = fileURLToPath(new URL('../reference-cli/fixtures/', import.meta.url));
 const withFake = { PATH: `${join(fixtures, 'bin')}:${process.env['PATH'] ?? ''}` };
@@ -98,20 +97,5 @@ describe('mergeDiagnostics', () => {
       ['a.allium', 4, 'info', 'reference'],
       ['a.allium', 9, 'error', 'both'],
     ]);
-  });
-});
-
-describe('classifyOpenQuestions', () => {
-  it('parked when the ledger records the text as parked, blocking otherwise', () => {
-    const location = { file: 'a.allium', line: 1, col: 1 };
-    const split = classifyOpenQuestions(
-      [
-        { text: 'Who  approves refunds?', location },
-        { text: 'Is there a cap?', location },
-      ],
-      new Set(['Who approves refunds?']),
-    );
-    expect(split.parked.map((question) => question.text)).toEqual(['Who  approves refunds?']);
-    expect(split.blocking.map((question) => question.text)).toEqual(['Is there a cap?']);
   });
 });

@@ -1,9 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { checkSpecs, parseSpec, type Diagnostic, type Severity } from '@allium-loop/allium';
+import {
+  checkSpecs,
+  collectOpenQuestions,
+  parseSpec,
+  type Diagnostic,
+  type OpenQuestion,
+  type Severity,
+} from '@allium-loop/allium';
 import { runReferenceCheck, type ReferenceCliOptions } from '../reference-cli/run-reference-cli.js';
-import { findSpecFiles } from './find-spec-files.js';
-import { collectOpenQuestions, type OpenQuestion } from './open-questions.js';
+import { findSpecFiles } from '../probe/probe-project.js';
 
 /** A diagnostic with who reported it: the engine's parser, the reference CLI, or both. */
 export interface SourcedDiagnostic extends Diagnostic {
@@ -71,7 +77,7 @@ export async function checkStructure(options: CheckStructureOptions): Promise<St
     diagnostics,
     errors: diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length,
     warnings: diagnostics.filter((diagnostic) => diagnostic.severity === 'warning').length,
-    openQuestions: collectOpenQuestions(parsed.map((spec) => spec.declarations)),
+    openQuestions: parsed.flatMap(collectOpenQuestions),
     reference,
   };
 }
