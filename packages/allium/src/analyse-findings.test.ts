@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkReports, type Finding } from './reports.js';
 
 /** Small specs written from the language reference; the finding shapes follow the reference `allium analyse`. */
-const findings = (text: string): Finding[] =>
+const findings = (text: string): readonly Finding[] =>
   checkReports([{ path: 's.allium', text: `-- allium: 3\n${text}` }], 'analyse').reports[0]?.findings ?? [];
 const ofType = (text: string, type: string): Finding[] => findings(text).filter((f) => f.type === type);
 
