@@ -13,10 +13,14 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is an interactive terminal. */
   readonly isTTY: boolean;
+  /** The terminal's width in columns, when stdout is one (the status line is cut to it). */
+  readonly columns?: () => number | undefined;
   /** Aborted on Ctrl-C / SIGTERM; long-running commands stop cleanly when it fires. */
   readonly signal?: AbortSignal;
   /** Asks the user one question on the terminal; absent when not interactive. Resolves `undefined` on EOF. */
   readonly prompt?: (question: string) => Promise<string | undefined>;
+  /** How to run this CLI again from any directory (`allium-loop` when that is on PATH, else `node /path/…`). */
+  readonly self?: () => string;
   /** Milliseconds since the epoch; the real clock in main.ts. */
   readonly now?: () => number;
 }

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { createRedactor } from '@allium-loop/ledger';
 import type { CliIo } from './cli-io.js';
 import type { Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -35,14 +34,24 @@ export async function runCli(
   io: CliIo,
   options: { readonly version: string; readonly commands?: readonly Command[] },
 ): Promise<number> {
-  return dispatchAll(argv, redactingIo(io), options);
+  // --version and --help print fixed text: answered before the redactor (and the ledger package) is loaded.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    io.stdout(`allium-loop ${options.version}\n`);
+    return ExitCode.ok;
+  }
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+    io.stdout(renderHelp(options.commands ?? COMMANDS));
+    return ExitCode.ok;
+  }
+  return dispatchAll(argv, await redactingIo(io), options);
 }
 
 /**
  * The CLI's output passes through the redactor: whatever a command prints (echoed goals and test commands,
  * reports, errors quoting agent output) carries no secret of the environment, nor one shaped like a key.
  */
-function redactingIo(io: CliIo): CliIo {
+async function redactingIo(io: CliIo): Promise<CliIo> {
+  const { createRedactor } = await import('@allium-loop/ledger');
   const redactor = createRedactor(io.env);
   return {
     ...io,
@@ -101,5 +110,15 @@ async function dispatch(
     io.stderr(`allium-loop: unknown command '${name}'.\nRun 'allium-loop --help' to see the commands.\n`);
     return ExitCode.usage;
   }
+  if (command.usage !== undefined && asksForHelp(rest)) {
+    io.stdout(command.usage);
+    return ExitCode.ok;
+  }
   return command.run(rest, io);
+}
+
+/** Whether `-h` or `--help` comes before any `--` (after which every argument is a value). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }

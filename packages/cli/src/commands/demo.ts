@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +9,23 @@ import { startRun } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
-import { finish, guarded, progressPrinter } from './run.js';
+import { finish, guarded } from './run.js';
+import { progressFor } from './run-options.js';
 
 const run = promisify(execFile);
 
-/** The bundled demo: a project to copy and the replay script that plays the agent. */
-export const DEMO_DIR = fileURLToPath(new URL('../../../../examples/demo/', import.meta.url));
+/**
+ * The bundled demo: a project to copy and the replay script that plays the agent. In this repository it is
+ * `examples/demo/` at the root; in the published package it sits beside `dist/`.
+ */
+export const DEMO_DIR = findDemoDir();
+
+function findDemoDir(): string {
+  const candidates = ['../examples/demo/', '../../../../examples/demo/'].map((relative) =>
+    fileURLToPath(new URL(relative, import.meta.url)),
+  );
+  return candidates.find((dir) => existsSync(join(dir, 'project'))) ?? candidates[1]!;
+}
 
 /** The demo's goal. */
 export const DEMO_GOAL = 'add loans, returns and overdue notices to the lending desk';
@@ -46,26 +58,31 @@ export async function prepareDemo(parent = tmpdir()): Promise<string> {
 export function demoCommand(): Command {
   return {
     name: 'demo',
-    synopsis: 'demo [--json]',
+    synopsis: 'demo [--json | --quiet]',
     summary: 'Run the loop on the bundled example with the replay agent.',
     run: async (args, io: CliIo) => {
-      let json = false;
+      let values: { json?: boolean; quiet?: boolean };
       try {
-        json =
-          parseArgs({ args: [...args], options: { json: { type: 'boolean' } }, strict: true }).values.json ===
-          true;
+        values = parseArgs({
+          args: [...args],
+          options: { json: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' } },
+          strict: true,
+        }).values;
       } catch (error) {
         io.stderr(`allium-loop demo: ${(error as Error).message}\n`);
         return ExitCode.usage;
       }
-      return guarded(io, async () => {
+      const progress = progressFor(
+        io,
+        values.json === true ? 'json' : values.quiet === true ? 'quiet' : 'text',
+      );
+      return guarded(io, progress, async () => {
         const cwd = await prepareDemo();
-        const say = (line: string) => {
-          if (!json) io.stdout(`${line}\n`);
-        };
-        say(`Demo project copied to ${cwd} (a fresh git repository).`);
-        say(`Goal: ${DEMO_GOAL}`);
-        say('Agent: replay (examples/demo/replay/script.json) — real test runs, real checks, real ledger.\n');
+        progress.announce(`Demo project copied to ${cwd} (a fresh git repository).`);
+        progress.announce(`Goal: ${DEMO_GOAL}`);
+        progress.announce(
+          'Agent: replay (examples/demo/replay/script.json) — real test runs, real checks, real ledger.\n',
+        );
         const outcome = await startRun(DEMO_GOAL, {
           cwd,
           agent: { kind: 'replay', script: join(DEMO_DIR, 'replay', 'script.json') },
@@ -75,13 +92,14 @@ export function demoCommand(): Command {
           env: io.env,
           signal: io.signal ?? new AbortController().signal,
           clock: { now: io.now ?? (() => Date.now()) },
-          onProgress: progressPrinter(io, json),
-          announce: say,
+          onProgress: progress.loop,
+          announce: progress.announce,
         });
-        const code = finish(io, outcome, json);
-        say(
-          `\nThe ledger and journal are in ${join(cwd, '.allium-loop')}; try: cd ${cwd} && allium-loop report ${outcome.ledger.slug}`,
-        );
+        const code = finish(progress, outcome);
+        if (values.json !== true)
+          io.stdout(
+            `\nThe ledger and journal are in ${join(cwd, '.allium-loop')}; try: cd ${cwd} && ${io.self?.() ?? 'allium-loop'} report ${outcome.ledger.slug}\n`,
+          );
         return code;
       });
     },

@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
-import { resumeModeCommand, runModeCommand, splitCommand } from './run-modes.js';
+import { splitCommand } from './run-flags.js';
+import { resumeModeCommand, runModeCommand } from './run-modes.js';
 
 const COUNTER_AGENT = resolve(
   dirname(fileURLToPath(import.meta.url)),
@@ -75,7 +76,7 @@ describe('runModeCommand: dispatch and usage', () => {
     [['goal', '--verify', 'true', '--score', 'x'], /need --hillclimb/],
     [['goal', '--verify', 'true', '--hillclimb', '--score', '('], /not a valid regular expression/],
     [['goal', '--verify', 'true', '--max-ticks', '0'], /--max-ticks takes a positive whole number/],
-    [['goal', '--verify', 'true', '--agent', 'replay'], /agent configuration: script/],
+    [['goal', '--verify', 'true', '--agent', 'replay'], /--agent replay needs --agent-script/],
     [['a', 'b', '--verify', 'true'], /one goal expected/],
   ])('%j is a usage error', async (args, message) => {
     const { code, err } = await run(await mkdtemp(join(tmpdir(), 'cli-modes-usage-')), args);

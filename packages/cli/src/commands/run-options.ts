@@ -1,45 +1,57 @@
-import type { ParseArgsConfig } from 'node:util';
-import { MAX_TIMEOUT_MS } from '@allium-loop/agents';
+import { resolve } from 'node:path';
+import { MAX_TIMEOUT_MS, parseAgentConfig } from '@allium-loop/agents';
+import type { Caps } from '@allium-loop/ledger';
 import type { RunSettings } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Config } from '../config/config-schema.js';
+import { loadConfig } from '../config/load-config.js';
+import {
+  createProgressRenderer,
+  type OutputMode,
+  type ProgressRenderer,
+} from '../progress/progress-renderer.js';
+import {
+  FlagError,
+  numberFlag,
+  parseRunFlags,
+  splitCommand,
+  type ParsedRunFlags,
+  type RunFlag,
+  type RunFlagValues,
+} from './run-flags.js';
 
-/** Flags shared by `run` and `resume`: the agent, every cap, and output. */
-export const RUN_FLAGS = {
-  agent: { type: 'string' },
-  model: { type: 'string' },
-  'agent-script': { type: 'string' },
-  'agent-command': { type: 'string' },
-  'permission-mode': { type: 'string' },
-  'max-ticks': { type: 'string' },
-  'no-progress-ticks': { type: 'string' },
-  'max-fix-attempts': { type: 'string' },
-  'inner-loop-max': { type: 'string' },
-  'wall-clock': { type: 'string' },
-  'budget-usd': { type: 'string' },
-  'max-call-usd': { type: 'string' },
-  'agent-timeout': { type: 'string' },
-  'test-timeout': { type: 'string' },
-  'strict-questions': { type: 'boolean' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies NonNullable<ParseArgsConfig['options']>;
-
-/** Parsed values of {@link RUN_FLAGS}. */
-export type RunFlagValues = {
-  [K in keyof typeof RUN_FLAGS]?: (typeof RUN_FLAGS)[K]['type'] extends 'boolean' ? boolean : string;
-};
-
-/** A flag value that is not what the flag takes. */
-export class FlagError extends Error {}
-
-function positiveNumber(flag: string, value: string | undefined, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) {
-    throw new FlagError(`--${flag} takes a positive ${integer ? 'whole number' : 'number'}, not '${value}'.`);
-  }
-  return number;
+/**
+ * The agent configuration from the flags over the config file, checked before anything starts; `undefined` when
+ * neither flags nor the config file name an agent (a new run then uses Claude Code; `resume` keeps the run's
+ * recorded agent). `--agent-script` or `--agent-command` beside another `--agent` is refused. Otherwise: an unknown agent
+ * kind, an unknown `--agent-command` placeholder or a missing script is a {@link FlagError} (exit 2).
+ * `--agent-script` implies the replay agent and `--agent-command` the command agent; a script path is resolved
+ * against the working directory.
+ */
+export function agentFromFlags(values: RunFlagValues, configured: Config['agent'], cwd: string): unknown {
+  const script = values['agent-script'];
+  const command = values['agent-command'];
+  const implied = script !== undefined ? 'replay' : command !== undefined ? 'command' : undefined;
+  const kind = values.agent ?? implied ?? configured?.kind;
+  if (script !== undefined && kind !== 'replay')
+    throw new FlagError(`--agent-script is for --agent replay, not --agent ${String(kind)}.`);
+  if (command !== undefined && kind !== 'command')
+    throw new FlagError(`--agent-command is for --agent command, not --agent ${String(kind)}.`);
+  if (kind === undefined && values.model === undefined && values['permission-mode'] === undefined)
+    return configured;
+  const base: Record<string, unknown> =
+    kind === undefined ? { kind: 'claude' } : configured?.kind === kind ? { ...configured } : { kind };
+  if (values.model !== undefined) base['model'] = values.model;
+  if (values['permission-mode'] !== undefined) base['permissionMode'] = values['permission-mode'];
+  if (script !== undefined) base['script'] = resolve(cwd, script);
+  if (command !== undefined) base['argv'] = splitCommand(command);
+  if (base['kind'] === 'replay' && base['script'] === undefined)
+    throw new FlagError('--agent replay needs --agent-script <path>.');
+  if (base['kind'] === 'command' && base['argv'] === undefined)
+    throw new FlagError('--agent command needs --agent-command "<program> {prompt_file} {result_file}".');
+  const parsed = parseAgentConfig(base);
+  if (!parsed.ok) throw new FlagError(`the agent configuration is invalid: ${parsed.issues.join('; ')}`);
+  return parsed.value;
 }
 
 /**
@@ -52,123 +64,112 @@ export function timerLimitProblem(name: string, seconds: number): string | undef
   return `${name} ${String(seconds)} is longer than the longest timer Node can set: at most ${String(most)} seconds (about 24 days).`;
 }
 
-/** Splits a command template on spaces, honouring single and double quotes; no shell is involved. */
-export function splitArgv(template: string): string[] {
-  const argv: string[] = [];
-  let current = '';
-  let quote: string | undefined;
-  let started = false;
-  for (const char of template) {
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-      else current += char;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-      started = true;
-    } else if (/\s/.test(char)) {
-      if (started || current !== '') argv.push(current);
-      current = '';
-      started = false;
-    } else {
-      current += char;
-    }
-  }
-  if (quote !== undefined) throw new FlagError(`unclosed ${quote} in --agent-command`);
-  if (started || current !== '') argv.push(current);
-  return argv;
+/** The caps that flags or the config file set (flags win); the engine's defaults fill in the rest. */
+export function capsFromFlags(
+  values: RunFlagValues,
+  caps: NonNullable<Config['caps']> = {},
+): Partial<Caps> & { maxFixAttempts?: number; innerLoopMax?: number; maxCallUsd?: number } {
+  const ms = (flag: RunFlag, fallback: number | undefined) => {
+    const seconds = numberFlag(values, flag) ?? fallback;
+    if (seconds === undefined) return undefined;
+    const problem = timerLimitProblem(`--${flag}`, seconds);
+    if (problem !== undefined) throw new FlagError(problem);
+    return Math.round(seconds * 1000);
+  };
+  const all = {
+    maxTicks: numberFlag(values, 'max-ticks') ?? caps.maxTicks,
+    noProgressTicks: numberFlag(values, 'no-progress-ticks') ?? caps.noProgressTicks,
+    maxFixAttempts: numberFlag(values, 'max-fix-attempts') ?? caps.maxFixAttempts,
+    innerLoopMax: numberFlag(values, 'inner-loop-max') ?? caps.innerLoopMax,
+    budgetUsd: numberFlag(values, 'budget-usd') ?? caps.budgetUsd,
+    maxCallUsd: numberFlag(values, 'max-call-usd') ?? caps.maxCallUsd,
+    wallClockMs: ms('wall-clock', caps.wallClockSeconds),
+    agentTimeoutMs: ms('agent-timeout', caps.agentTimeoutSeconds),
+    testTimeoutMs: ms('test-timeout', caps.testTimeoutSeconds),
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }
 
 /**
- * The agent configuration: flags over the config file; the replay and command agents need their script/command.
- * `--agent-script` alone means `--agent replay` and `--agent-command` alone `--agent command`; either beside another
- * `--agent` is refused. `undefined` when neither flags nor the config file name an agent (a new run then uses
- * Claude Code; `resume` keeps the run's recorded agent).
+ * Builds the spec loop's settings from flags, the config file and the terminal. Throws {@link FlagError} on bad
+ * values. Output goes through `onProgress` and `announce`, which the caller's progress renderer provides.
  */
-export function agentFromFlags(values: RunFlagValues, config: Config): unknown {
-  const script = values['agent-script'];
-  const command = values['agent-command'];
-  const implied = script !== undefined ? 'replay' : command !== undefined ? 'command' : undefined;
-  const kind = values.agent ?? implied ?? config.agent?.kind;
-  if (script !== undefined && kind !== 'replay')
-    throw new FlagError(`--agent-script is for --agent replay, not --agent ${String(kind)}.`);
-  if (command !== undefined && kind !== 'command')
-    throw new FlagError(`--agent-command is for --agent command, not --agent ${String(kind)}.`);
-  if (kind === undefined) return config.agent;
-  const base: Record<string, unknown> = config.agent?.kind === kind ? { ...config.agent } : { kind };
-  if (values.model !== undefined) base['model'] = values.model;
-  if (values['permission-mode'] !== undefined) base['permissionMode'] = values['permission-mode'];
-  if (script !== undefined) base['script'] = script;
-  if (command !== undefined) base['argv'] = splitArgv(command);
-  if (kind === 'replay' && base['script'] === undefined)
-    throw new FlagError('--agent replay needs --agent-script <path>.');
-  if (kind === 'command' && base['argv'] === undefined)
-    throw new FlagError('--agent command needs --agent-command "<program> {prompt_file} {result_file}".');
-  return base;
-}
-
-/** Builds the run settings from flags, the config file and the terminal. Throws {@link FlagError} on bad values. */
 export function runSettings(
   values: RunFlagValues,
   config: Config,
   io: CliIo,
-  onProgress: RunSettings['onProgress'],
+  output: Pick<RunSettings, 'onProgress' | 'announce'>,
 ): RunSettings {
-  const caps = config.caps ?? {};
-  const seconds = (flag: keyof RunFlagValues, fallback: number | undefined) => {
-    const value = positiveNumber(flag, values[flag] as string | undefined, false) ?? fallback;
-    if (value === undefined) return undefined;
-    const problem = timerLimitProblem(`--${flag}`, value);
-    if (problem !== undefined) throw new FlagError(problem);
-    return Math.round(value * 1000);
-  };
-  const capValues = {
-    maxTicks: positiveNumber('max-ticks', values['max-ticks'], true) ?? caps.maxTicks,
-    noProgressTicks:
-      positiveNumber('no-progress-ticks', values['no-progress-ticks'], true) ?? caps.noProgressTicks,
-    maxFixAttempts:
-      positiveNumber('max-fix-attempts', values['max-fix-attempts'], true) ?? caps.maxFixAttempts,
-    innerLoopMax: positiveNumber('inner-loop-max', values['inner-loop-max'], true) ?? caps.innerLoopMax,
-    budgetUsd: positiveNumber('budget-usd', values['budget-usd'], false) ?? caps.budgetUsd,
-    maxCallUsd: positiveNumber('max-call-usd', values['max-call-usd'], false) ?? caps.maxCallUsd,
-    wallClockMs: seconds('wall-clock', caps.wallClockSeconds),
-    agentTimeoutMs: seconds('agent-timeout', caps.agentTimeoutSeconds),
-    testTimeoutMs: seconds('test-timeout', caps.testTimeoutSeconds),
-  };
-  const defined = Object.fromEntries(
-    Object.entries(capValues).filter(([, v]) => v !== undefined),
-  ) as RunSettings['caps'];
   const interactive = io.isTTY && io.prompt !== undefined;
-  const agent = agentFromFlags(values, config);
+  const prompt = interactive ? io.prompt : undefined;
+  const agent = agentFromFlags(values, config.agent, io.cwd);
   return {
     cwd: io.cwd,
     ...(agent === undefined ? {} : { agent }),
-    caps: defined,
+    caps: capsFromFlags(values, config.caps) as RunSettings['caps'],
     strictQuestions: values['strict-questions'] ?? config.strictQuestions ?? false,
     interactive,
     env: io.env,
     signal: io.signal ?? new AbortController().signal,
     clock: { now: io.now ?? (() => Date.now()) },
-    ...(onProgress === undefined ? {} : { onProgress }),
-    announce: (line) => {
-      if (values.json !== true) io.stdout(`${line}\n`);
-    },
+    ...output,
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
-    ...(interactive && io.prompt !== undefined
-      ? { promptLine: async (q: string) => (await io.prompt!(q)) ?? '' }
-      : {}),
-    ...(interactive && io.prompt !== undefined
-      ? {
+    ...(prompt === undefined
+      ? {}
+      : {
+          promptLine: async (q: string) => (await prompt(q)) ?? '',
           ask: async (questions) => {
             const answers: { id: string; answer: string }[] = [];
             for (const question of questions) {
-              const answer = await io.prompt!(`Blocking question ${question.id}: ${question.text}\n> `);
+              const answer = await prompt(`Blocking question ${question.id}: ${question.text}\n> `);
               if (answer !== undefined && answer.trim() !== '')
                 answers.push({ id: question.id, answer: answer.trim() });
             }
             return answers.length > 0 ? answers : undefined;
           },
-        }
-      : {}),
+        }),
   };
+}
+
+/** The output mode the flags choose. */
+export function outputMode(values: RunFlagValues): OutputMode {
+  if (values.json === true) return 'json';
+  return values.quiet === true ? 'quiet' : 'text';
+}
+
+/** Builds the progress renderer for a run (heartbeat interval from ALLIUM_LOOP_HEARTBEAT_SECONDS, default 30). */
+export function progressFor(io: CliIo, mode: OutputMode): ProgressRenderer {
+  const heartbeat = Number(io.env['ALLIUM_LOOP_HEARTBEAT_SECONDS']);
+  return createProgressRenderer(io, {
+    mode,
+    ...(Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat * 1000 } : {}),
+  });
+}
+
+/** Reads `allium-loop.yaml`; prints its issues and returns `undefined` (exit 2) when it is invalid. */
+export async function readConfig(io: CliIo, command: string): Promise<Config | undefined> {
+  const config = await loadConfig(io.cwd);
+  if (config.ok) return config.value;
+  io.stderr(
+    `allium-loop ${command}: the config file is invalid:\n${config.issues.map((i) => `  ${i}`).join('\n')}\n`,
+  );
+  return undefined;
+}
+
+/** Parses the flags of run/resume, printing a usage error; `undefined` means exit 2. */
+export function parseOrReport(
+  args: readonly string[],
+  io: CliIo,
+  command: 'run' | 'resume',
+): ParsedRunFlags | undefined {
+  try {
+    return parseRunFlags(args, command);
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    io.stderr(
+      `allium-loop ${command}: ${error.message}\nRun 'allium-loop ${command} --help' for the flags.\n`,
+    );
+    return undefined;
+  }
 }

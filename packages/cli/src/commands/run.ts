@@ -1,200 +1,135 @@
-import { parseArgs } from 'node:util';
 import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
-import { formatError } from '@allium-loop/errors';
-import { createRedactor, type JournalEvent } from '@allium-loop/ledger';
-import {
-  resumeRun,
-  startRun,
-  type DriftPolicy,
-  type LoopProgress,
-  type RunOutcome,
-  type RunSettings,
-} from '@allium-loop/orchestrator';
+import { AlliumLoopError, formatError } from '@allium-loop/errors';
+import { createRedactor } from '@allium-loop/ledger';
+import { resumeRun, startRun, type DriftPolicy, type RunOutcome } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
-import { loadConfig } from '../config/load-config.js';
 import { ExitCode } from '../exit-codes.js';
+import type { ProgressRenderer } from '../progress/progress-renderer.js';
 import { renderReport } from '../render/render-report.js';
-import { FlagError, RUN_FLAGS, runSettings, type RunFlagValues } from './run-options.js';
+import { resumeModeRun, runModeRun } from './run-modes.js';
+import { FlagError, renderRunHelp, type ParsedRunFlags } from './run-flags.js';
+import { outputMode, parseOrReport, progressFor, readConfig, runSettings } from './run-options.js';
 
 const MAX_GOAL_LENGTH = 4000;
 const DRIFT_POLICIES: readonly string[] = ['reverify', 'reset', 'stop'];
 
-const RUN_HELP = `Usage: allium-loop run "<goal>" [options]
+/** Engine errors that are the user's input, not a failure of the run: exit 2 like any usage error. */
+const USAGE_ERROR_CODES = new Set(['verify.no_test_command', 'agents.invalid_config']);
 
-Drives a goal to convergence against the spec in the current directory.
-
-  --entry elicit|distill|tend|weed   override the detected entry point
-  --agent KIND                       claude (default), codex, gemini, aider, opencode, command, replay
-  --model NAME                       the agent's model
-  --agent-script PATH                the replay agent's script
-  --agent-command "PROG {prompt_file} {result_file}"   the command agent (no shell)
-  --max-ticks N  --no-progress-ticks N  --max-fix-attempts N  --inner-loop-max N
-  --wall-clock SECONDS  --budget-usd X  --max-call-usd X  --agent-timeout SECONDS  --test-timeout SECONDS
-  --strict-questions                 parked open questions block convergence too
-  --json                             print the journal's events as NDJSON instead of text
-`;
-
-/** Renders loop progress: phase markers and tick lines on a terminal, or journal events as NDJSON with --json. */
-export function progressPrinter(io: CliIo, json: boolean): (progress: LoopProgress) => void {
-  return (progress) => {
-    if (json) {
-      if (progress.kind === 'event') io.stdout(`${JSON.stringify(progress.event)}\n`);
-      return;
-    }
-    if (progress.kind === 'marker' && progress.text !== '') io.stdout(`${progress.text}\n`);
-    if (progress.kind === 'tick') io.stdout(`${progress.line}\n`);
-    if (progress.kind === 'event') {
-      const line = describeEvent(progress.event);
-      if (line !== undefined) io.stdout(`    ${line}\n`);
-    }
-  };
-}
-
-/** The journal events worth a line under the phase markers: red-checks, failed phases, violations, questions. */
-function describeEvent(event: JournalEvent): string | undefined {
-  switch (event.type) {
-    case 'phase_ended':
-      return event.outcome === 'failed' ? `${event.phase} failed: ${event.detail ?? 'no detail'}` : undefined;
-    case 'violation':
-      return `violation (${event.kind}${event.reverted ? ', reverted' : ''}): ${event.detail}`;
-    case 'question_raised':
-      return `question ${event.question.id} (${event.question.classification}): ${event.question.text}`;
-    case 'x-loop.red_check': {
-      const data = event.data as { failing?: string[]; vacuous?: string[] };
-      const failing = data.failing?.length ?? 0;
-      const vacuous = data.vacuous ?? [];
-      return `red-check: ${String(failing)} new test(s) fail first as they should${vacuous.length > 0 ? `; ${String(vacuous.length)} already green (covered or vacuous, not carried into implement): ${vacuous.join('; ')}` : ''}`;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Prints the final report (text mode) and returns the run's exit code. */
-export function finish(io: CliIo, outcome: RunOutcome, json: boolean): number {
-  if (!json) io.stdout(`\n${renderReport(outcome.ledger)}`);
+/** Prints the final report of a spec-loop run and returns its exit code. */
+export function finish(progress: ProgressRenderer, outcome: RunOutcome): number {
+  progress.close();
+  progress.report(`\n${renderReport(outcome.ledger)}`);
   return outcome.exitCode;
 }
 
-/** Parses flags shared by run and resume; prints a clear message and returns undefined on a usage error. */
-export function parseRunArgs(
-  args: readonly string[],
+/**
+ * Runs a loop operation with its progress renderer: typed engine errors become a clear message (with the error's
+ * hint, e.g. how to install a missing agent) and exit 1, or 2 when the error is a usage error.
+ */
+export async function guarded(
   io: CliIo,
-  extra: NonNullable<Parameters<typeof parseArgs>[0]>['options'] = {},
-):
-  | { values: RunFlagValues & Record<string, string | boolean | undefined>; positionals: string[] }
-  | undefined {
-  try {
-    const parsed = parseArgs({
-      args: [...args],
-      options: { ...RUN_FLAGS, ...extra },
-      strict: true,
-      allowPositionals: true,
-    });
-    return {
-      values: parsed.values as RunFlagValues & Record<string, string | boolean | undefined>,
-      positionals: parsed.positionals,
-    };
-  } catch (error) {
-    io.stderr(`allium-loop: ${(error as Error).message}\n`);
-    return undefined;
-  }
-}
-
-/** Loads config and builds settings, reporting config and flag errors; `undefined` means "exit 2". */
-export async function settingsFor(values: RunFlagValues, io: CliIo): Promise<RunSettings | undefined> {
-  const config = await loadConfig(io.cwd);
-  if (!config.ok) {
-    io.stderr(`allium-loop: the config file is invalid:\n${config.issues.map((i) => `  ${i}`).join('\n')}\n`);
-    return undefined;
-  }
-  try {
-    return runSettings(values, config.value, io, progressPrinter(io, values.json === true));
-  } catch (error) {
-    if (error instanceof FlagError) {
-      io.stderr(`allium-loop: ${error.message}\n`);
-      return undefined;
-    }
-    throw error;
-  }
-}
-
-/** Runs a loop operation, turning typed errors into a clear message and exit 1. */
-export async function guarded(io: CliIo, work: () => Promise<number>): Promise<number> {
+  progress: ProgressRenderer | undefined,
+  work: () => Promise<number>,
+): Promise<number> {
   try {
     return await work();
   } catch (error) {
+    progress?.close();
     io.stderr(`allium-loop: ${formatError(error)}\n`);
-    return ExitCode.failure;
+    return AlliumLoopError.is(error) && USAGE_ERROR_CODES.has(error.code) ? ExitCode.usage : ExitCode.failure;
+  } finally {
+    progress?.close();
   }
 }
 
-/** `allium-loop run "<goal>"`: the spec loop (modes `--verify`, `--stories`, `--state-file` are dispatched first). */
-export function runCommand(
-  modes?: (args: readonly string[], io: CliIo) => Promise<number | undefined>,
-): Command {
+/** Runs `work`, turning a {@link FlagError} thrown while building settings into a usage error (exit 2). */
+export async function usageGuard(io: CliIo, command: string, work: () => Promise<number>): Promise<number> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    io.stderr(`allium-loop ${command}: ${error.message}\n`);
+    return ExitCode.usage;
+  }
+}
+
+function checkGoal(goal: string, count: number, io: CliIo): boolean {
+  if (goal === '' || count > 1) {
+    io.stderr(
+      `allium-loop run: give the goal as one quoted argument, e.g. allium-loop run "add gift cards to checkout".\n`,
+    );
+    return false;
+  }
+  if (goal.length > MAX_GOAL_LENGTH) {
+    io.stderr(
+      `allium-loop run: the goal is ${String(goal.length)} characters; keep it under ${String(MAX_GOAL_LENGTH)} (put detail in the spec).\n`,
+    );
+    return false;
+  }
+  return true;
+}
+
+async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
+  const goal = parsed.positionals.join(' ').trim();
+  if (!checkGoal(goal, parsed.positionals.length, io)) return ExitCode.usage;
+  const entry = parsed.values.entry;
+  if (entry !== undefined && !(ENTRY_POINTS as readonly string[]).includes(entry)) {
+    io.stderr(`allium-loop run: --entry takes one of ${ENTRY_POINTS.join(', ')}, not '${entry}'.\n`);
+    return ExitCode.usage;
+  }
+  const config = await readConfig(io, 'run');
+  if (config === undefined) return ExitCode.usage;
+  return usageGuard(io, 'run', async () => {
+    const progress = progressFor(io, outputMode(parsed.values));
+    const settings = runSettings(parsed.values, config, io, {
+      onProgress: progress.loop,
+      announce: progress.announce,
+    });
+    return guarded(io, progress, async () =>
+      finish(
+        progress,
+        // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+        await startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
+      ),
+    );
+  });
+}
+
+/** `allium-loop run "<goal>"`: the spec loop, or a loop mode when `--verify`, `--stories` or `--state-file` is given. */
+export function runCommand(): Command {
   return {
     name: 'run',
     synopsis: 'run "<goal>" [options]',
     summary: 'Drive a goal to convergence against the spec.',
+    usage: renderRunHelp('run'),
     run: async (args, io) => {
-      const delegated = await modes?.(args, io);
-      if (delegated !== undefined) return delegated;
-      const parsed = parseRunArgs(args, io, { entry: { type: 'string' } });
+      const parsed = parseOrReport(args, io, 'run');
       if (parsed === undefined) return ExitCode.usage;
       if (parsed.values.help === true) {
-        io.stdout(RUN_HELP);
+        io.stdout(renderRunHelp('run'));
         return ExitCode.ok;
       }
-      const goal = parsed.positionals.join(' ').trim();
-      if (goal === '' || parsed.positionals.length > 1) {
-        io.stderr(
-          `allium-loop run: give the goal as one quoted argument, e.g. allium-loop run "add gift cards to checkout".\n`,
-        );
-        return ExitCode.usage;
-      }
-      if (goal.length > MAX_GOAL_LENGTH) {
-        io.stderr(
-          `allium-loop run: the goal is ${String(goal.length)} characters; keep it under ${String(MAX_GOAL_LENGTH)} (put detail in the spec).\n`,
-        );
-        return ExitCode.usage;
-      }
-      const entry = parsed.values['entry'] as string | undefined;
-      if (entry !== undefined && !(ENTRY_POINTS as readonly string[]).includes(entry)) {
-        io.stderr(`allium-loop run: --entry takes one of ${ENTRY_POINTS.join(', ')}, not '${entry}'.\n`);
-        return ExitCode.usage;
-      }
-      const settings = await settingsFor(parsed.values, io);
-      if (settings === undefined) return ExitCode.usage;
-      return guarded(io, async () =>
-        finish(
-          io,
-          // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
-          await startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
-          parsed.values.json === true,
-        ),
-      );
+      return parsed.loop === 'spec' ? runSpecLoop(parsed, io) : runModeRun(parsed, io);
     },
   };
 }
 
-/**
- * `allium-loop resume <slug>`: continues a run from its ledger in this (fresh) process. `modes` takes the runs of
- * the other loop modes (`--verify`, `--stories`, `--state-file`) and returns `undefined` for spec-loop runs.
- */
-export function resumeCommand(
-  modes?: (args: readonly string[], io: CliIo) => Promise<number | undefined>,
-): Command {
+/** `allium-loop resume <slug>`: continues a run (of the spec loop or of a loop mode) from its ledger. */
+export function resumeCommand(): Command {
   return {
     name: 'resume',
     synopsis: 'resume <slug> [options]',
     summary: 'Continue a run from its ledger in a fresh process.',
+    usage: renderRunHelp('resume'),
     run: async (args, io) => {
-      const delegated = await modes?.(args, io);
-      if (delegated !== undefined) return delegated;
-      const parsed = parseRunArgs(args, io, { 'on-drift': { type: 'string' } });
+      const parsed = parseOrReport(args, io, 'resume');
       if (parsed === undefined) return ExitCode.usage;
+      if (parsed.values.help === true) {
+        io.stdout(renderRunHelp('resume'));
+        return ExitCode.ok;
+      }
       const [slug, ...rest] = parsed.positionals;
       if (slug === undefined || rest.length > 0) {
         io.stderr(
@@ -202,19 +137,26 @@ export function resumeCommand(
         );
         return ExitCode.usage;
       }
-      const onDrift = parsed.values['on-drift'] as string | undefined;
+      const onDrift = parsed.values['on-drift'];
       if (onDrift !== undefined && !DRIFT_POLICIES.includes(onDrift)) {
         io.stderr(
           `allium-loop resume: --on-drift takes one of ${DRIFT_POLICIES.join(', ')}, not '${onDrift}'.\n`,
         );
         return ExitCode.usage;
       }
-      const settings = await settingsFor(parsed.values, io);
-      if (settings === undefined) return ExitCode.usage;
-      const withDrift = onDrift === undefined ? settings : { ...settings, onDrift: onDrift as DriftPolicy };
-      return guarded(io, async () =>
-        finish(io, await resumeRun(slug, withDrift), parsed.values.json === true),
-      );
+      const mode = await resumeModeRun(slug, parsed, io);
+      if (mode !== undefined) return mode;
+      const config = await readConfig(io, 'resume');
+      if (config === undefined) return ExitCode.usage;
+      return usageGuard(io, 'resume', async () => {
+        const progress = progressFor(io, outputMode(parsed.values));
+        const settings = runSettings(parsed.values, config, io, {
+          onProgress: progress.loop,
+          announce: progress.announce,
+        });
+        const withDrift = onDrift === undefined ? settings : { ...settings, onDrift: onDrift as DriftPolicy };
+        return guarded(io, progress, async () => finish(progress, await resumeRun(slug, withDrift)));
+      });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { AlliumLoopError } from '@allium-loop/errors';
 import {
   beginIntent,
   endIntent,
@@ -182,7 +183,10 @@ class LoopDriver {
       }
     } catch (error) {
       if (signal.aborted) return { kind: 'cancelled' };
-      return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+      // The hint says what to do next (e.g. how to install a missing agent); it belongs in the report.
+      const hint = AlliumLoopError.is(error) ? error.hint : undefined;
+      const message = error instanceof Error ? error.message : String(error);
+      return { kind: 'failed', reason: hint === undefined ? message : `${message}. ${hint}` };
     }
   }
 

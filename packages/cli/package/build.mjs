@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Builds the publishable `allium-loop` package into packages/cli/package/out/: the CLI bundled by esbuild (every
+// workspace package and registry dependency inlined, so the package has no dependencies at all), each command in
+// its own chunk so `--version` loads almost nothing, plus the files the bundle reads at run time: the replay
+// agent's script, the workers' prompt templates and the demo example.
+// Usage: node packages/cli/package/build.mjs [--pack]   (--pack also runs `npm pack` and prints the tarball path)
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, '..');
+const root = join(cli, '..', '..');
+const out = join(here, 'out');
+const manifest = JSON.parse(readFileSync(join(cli, 'package.json'), 'utf8'));
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+await build({
+  entryPoints: { main: join(cli, 'src', 'main.ts') },
+  outdir: join(out, 'dist'),
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // Workspace packages resolve to their TypeScript sources, as in the tests.
+  conditions: ['development'],
+  // CommonJS dependencies inside an ES module bundle need a real `require` for Node's built-ins.
+  banner: {
+    js: "import { createRequire as __alliumRequire } from 'node:module'; const require = __alliumRequire(import.meta.url);",
+  },
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+
+cpSync(join(cli, 'bin', 'allium-loop.js'), join(out, 'bin', 'allium-loop.js'));
+cpSync(join(root, 'packages', 'agents', 'bin', 'replay-agent.mjs'), join(out, 'bin', 'replay-agent.mjs'));
+cpSync(join(root, 'packages', 'workers', 'templates'), join(out, 'templates'), { recursive: true });
+cpSync(join(root, 'examples', 'demo'), join(out, 'examples', 'demo'), { recursive: true });
+cpSync(join(here, 'README.md'), join(out, 'README.md'));
+
+const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+writeFileSync(
+  join(out, 'package.json'),
+  `${JSON.stringify(
+    {
+      name: manifest.name,
+      version: manifest.version,
+      description: rootManifest.description,
+      license: rootManifest.license,
+      type: 'module',
+      bin: { 'allium-loop': './bin/allium-loop.js' },
+      engines: rootManifest.engines,
+      files: ['bin', 'dist', 'templates', 'examples', 'README.md'],
+    },
+    null,
+    2,
+  )}\n`,
+);
+
+if (process.argv.includes('--pack')) {
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', here], { cwd: out, encoding: 'utf8' }),
+  );
+  process.stdout.write(`${join(here, packed.filename)}\n`);
+} else {
+  process.stdout.write(`${out}\n`);
+}

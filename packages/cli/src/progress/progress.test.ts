@@ -1,0 +1,165 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRecordingIo } from '../cli-io.js';
+import { makeProject, startCli } from '../e2e/e2e.test-helpers.js';
+import { createProgressRenderer, formatElapsed } from './progress-renderer.js';
+
+const exec = promisify(execFile);
+const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const TSX = fileURLToPath(new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url));
+
+/** An agent that blocks until the test creates `release`, then makes the verify command pass. */
+const AGENT = `import { existsSync, writeFileSync } from 'node:fs';
+const release = process.argv[2];
+const wait = () => {
+  if (!existsSync(release)) return void setTimeout(wait, 100);
+  writeFileSync('done.txt', 'yes\\n');
+};
+wait();
+`;
+
+/** A project for verify mode whose single agent call lasts until `release()`. */
+async function blockingRun(): Promise<{ cwd: string; args: string[]; release: () => Promise<void> }> {
+  const cwd = await makeProject({ 'README.md': 'x\n' });
+  const side = await mkdtemp(join(tmpdir(), 'allium-loop-progress-'));
+  await writeFile(join(side, 'agent.mjs'), AGENT);
+  const gate = join(side, 'release');
+  return {
+    cwd,
+    args: [
+      'run',
+      'make done.txt',
+      '--verify',
+      'test -f done.txt',
+      '--agent-command',
+      `node ${join(side, 'agent.mjs')} ${gate}`,
+    ],
+    release: () => writeFile(gate, ''),
+  };
+}
+
+/** Polls `read` until `pattern` matches (waits for content, not for time; the limit is only a safety net). */
+async function waitFor(read: () => Promise<string>, pattern: RegExp, limitMs = 120_000): Promise<string> {
+  const deadline = Date.now() + limitMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = await read();
+    if (pattern.test(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${String(pattern)}; last screen:\n${last}`);
+}
+
+const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+describe('the status line on a real terminal (tmux)', () => {
+  const session = `allium-loop-progress-${String(process.pid)}`;
+  afterAll(() => {
+    try {
+      execFileSync('tmux', ['kill-session', '-t', session]);
+    } catch {
+      // already gone
+    }
+  });
+
+  it('is redrawn in place during an agent call and erased at the end', async () => {
+    const run = await blockingRun();
+    const command = [process.execPath, '--conditions=development', '--import', TSX, MAIN, ...run.args]
+      .map(quote)
+      .join(' ');
+    execFileSync('tmux', [
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '160',
+      '-y',
+      '40',
+      '-c',
+      run.cwd,
+      `env FORCE_COLOR=0 ${command}; echo "EXIT=$?"; sleep 3600`,
+    ]);
+    const screen = async () => (await exec('tmux', ['capture-pane', '-p', '-t', session])).stdout;
+    const first = await waitFor(screen, /⏵ .*agent call \d+s/);
+    const later = await waitFor(screen, /⏵ .*agent call ([3-9]|\d\d+)s/);
+    for (const shot of [first, later]) {
+      // One status line, whatever the elapsed time: redrawn in place, never appended.
+      expect(shot.split('\n').filter((line) => line.includes('⏵'))).toHaveLength(1);
+    }
+    expect(later).toMatch(/⏵ step · agent call \d+s · tick 1 · \$0\.00/);
+    await run.release();
+    const end = await waitFor(screen, /EXIT=\d+/);
+    expect(end).toContain('EXIT=0');
+    expect(end).toMatch(/converged/);
+    expect(end).not.toContain('⏵');
+    process.stdout.write(`\n--- real-pty screen during the call ---\n${later}\n--- at the end ---\n${end}\n`);
+  });
+});
+
+describe('without a terminal', () => {
+  it('prints a plain heartbeat line at a steady interval while a call runs, and no escape codes', async () => {
+    const run = await blockingRun();
+    const { child, done } = startCli(run.args, run.cwd, { ALLIUM_LOOP_HEARTBEAT_SECONDS: '1' });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await waitFor(async () => out, /… step · agent call \d+s[^\n]*\n… step · agent call \d+s/);
+    await run.release();
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/\u001b/);
+    expect(result.stdout).toMatch(/converged/);
+  });
+
+  it('--json writes only NDJSON journal events on stdout', async () => {
+    const run = await blockingRun();
+    const { done } = startCli([...run.args, '--json'], run.cwd, { ALLIUM_LOOP_HEARTBEAT_SECONDS: '1' });
+    await run.release();
+    const result = await done;
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(JSON.parse(line)).toHaveProperty('type');
+  });
+
+  it('--quiet prints the report only', async () => {
+    const run = await blockingRun();
+    const { done } = startCli([...run.args, '--quiet'], run.cwd, { ALLIUM_LOOP_HEARTBEAT_SECONDS: '1' });
+    await run.release();
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/^… |^baseline|^tick 1 ·/m);
+    expect(result.stdout).toMatch(/converged/);
+  });
+});
+
+describe('the renderer itself', () => {
+  it('folds journal events into the status: phase, call time, tick, tests and spend', () => {
+    let now = 0;
+    const io = { ...createRecordingIo('/x'), isTTY: true, columns: () => 200, now: () => now };
+    const progress = createProgressRenderer(io, { mode: 'text', heartbeatMs: 3_600_000 });
+    const at = new Date(0).toISOString();
+    progress.loop({
+      kind: 'event',
+      event: { type: 'intent_begun', at, tick: 2, key: 'k', phase: 'implement', action: 'agent-call' },
+    });
+    progress.loop({ kind: 'tick', line: '[slice-a] tick 1 · tests 1/2 · $0.10' });
+    progress.loop({ kind: 'event', event: { type: 'tick_recorded', at, tick: 2, line: 'l', usd: 0.5 } });
+    now = 65_000;
+    progress.loop({ kind: 'event', event: { type: 'note', at, tick: 2, message: 'm' } });
+    expect(io.out()).toContain('⏵ implement [slice-a] · agent call 1m05s · tick 2 · tests 1/2 · $0.50');
+    progress.loop({
+      kind: 'event',
+      event: { type: 'intent_ended', at, tick: 2, key: 'k', status: 'succeeded' },
+    });
+    progress.close();
+    expect(io.out()).toContain('[slice-a] tick 1 · tests 1/2 · $0.10\n');
+    expect(io.out().endsWith('⏵ implement [slice-a] · tick 2 · $0.50\n')).toBe(false);
+    expect(formatElapsed(65_000)).toBe('1m05s');
+  });
+});

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const BUILD = fileURLToPath(new URL('../package/build.mjs', import.meta.url));
+const WORKSPACE = fileURLToPath(new URL('../../../', import.meta.url));
+
+interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Every file under `dir`, recursively. */
+async function files(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await files(path)));
+    else out.push(path);
+  }
+  return out;
+}
+
+describe(
+  'the published allium-loop package, installed from its tarball outside the workspace',
+  { timeout: 600_000 },
+  () => {
+    let home: string;
+    let bin: string;
+    let installed: string;
+
+    /** Runs the installed CLI in `cwd` with an environment that points nowhere near the workspace. */
+    async function allium(args: string[], cwd: string): Promise<Ran> {
+      try {
+        const { stdout, stderr } = await exec(bin, args, {
+          cwd,
+          env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true' },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as Ran;
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    }
+
+    beforeAll(async () => {
+      const { stdout } = await exec(process.execPath, [BUILD, '--pack']);
+      const tarball = stdout.trim().split('\n').at(-1)!;
+      home = await mkdtemp(join(tmpdir(), 'allium-loop-install-'));
+      await writeFile(join(home, 'package.json'), '{ "name": "user-project", "private": true }\n');
+      // --offline: the package must install with no registry at all (it has no dependencies).
+      await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], {
+        cwd: home,
+        env: { ...process.env, npm_config_cache: join(home, '.npm') },
+      });
+      installed = join(home, 'node_modules', 'allium-loop');
+      bin = join(home, 'node_modules', '.bin', 'allium-loop');
+    }, 300_000);
+
+    it('has no dependencies and nothing that points back into the workspace', async () => {
+      const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      expect(manifest['dependencies']).toBeUndefined();
+      expect(manifest['private']).toBeUndefined();
+      for (const file of await files(installed)) {
+        if ((await stat(file)).size > 20_000_000) continue;
+        expect(await readFile(file, 'utf8'), file).not.toContain(WORKSPACE);
+      }
+    });
+
+    it('runs --version, demo, report, verify and spec check', async () => {
+      const version = await allium(['--version'], home);
+      expect(version).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^allium-loop \d+\.\d+\.\d+\n$/),
+      });
+
+      const demo = await allium(['demo'], home);
+      expect(demo.stderr).toBe('');
+      expect(demo.code).toBe(0);
+      const hint = /try: cd (\S+) && .* report (\S+)/.exec(demo.stdout);
+      expect(hint).not.toBeNull();
+      const [, project, slug] = hint!;
+      expect(project!.startsWith(WORKSPACE)).toBe(false);
+
+      const report = await allium(['report', slug!], project!);
+      expect(report.code).toBe(0);
+      expect(report.stdout).toContain('converged');
+
+      const verify = await allium(['verify'], project!);
+      expect(verify.stdout).toMatch(/^converged$/m);
+      expect(verify.code).toBe(0);
+
+      const check = await allium(['spec', 'check'], project!);
+      expect(check.stdout).toMatch(/1 file: 0 error\(s\)/);
+      expect(check.code).toBe(0);
+    });
+  },
+);
