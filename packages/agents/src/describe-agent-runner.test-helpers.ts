@@ -258,7 +258,7 @@ export function describeAgentRunner(harness: AgentRunnerHarness): void {
 }
 
 async function waitForFile(path: string): Promise<void> {
-  for (let i = 0; i < 400; i += 1) {
+  for (let i = 0; i < 4800; i += 1) {
     if (
       await stat(path).then(
         () => true,

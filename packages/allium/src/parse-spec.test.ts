@@ -9,11 +9,11 @@ describe('parseSpec on every reference fixture', () => {
     expect(names).toHaveLength(27);
   });
 
-  it.each(names)('%s parses without throwing, in bounded time, into declarations', (name) => {
+  // No wall-clock bound here: a busy machine makes any threshold flaky. Linearity is checked by the robustness tests
+  // (CPU time of sizes measured alternately) and speed by tools/bench/spec.
+  it.each(names)('%s parses without throwing into declarations', (name) => {
     const text = readFixture(name);
-    const started = performance.now();
     const parsed = parseSpec(text, `${name}.allium`);
-    expect(performance.now() - started).toBeLessThan(500);
     expect(parsed.declarations.length).toBeGreaterThan(0);
     for (const diagnostic of parsed.diagnostics) expect(diagnostic.location.file).toBe(`${name}.allium`);
   });

@@ -81,9 +81,9 @@ describe('terminal states, through the CLI as a child process', () => {
 
   it('cancelled: SIGINT ends the run as cancelled with exit 130, the agent killed and the ledger intact', async () => {
     const dir = await makeProject(TALLY_PROJECT);
-    const script = await writeScript(dir, [weedStep(false, { delayMs: 20_000 })]);
+    const script = await writeScript(dir, [weedStep(false, { delayMs: 600_000 })]);
     const { child, done } = startCli(['run', DRIFT_GOAL, '--agent', 'replay', '--agent-script', script], dir);
-    for (let i = 0; i < 200; i += 1) {
+    for (let i = 0; i < 3000; i += 1) {
       const started = await readJournal(dir, DRIFT_SLUG).catch(() => []);
       if (started.some((e) => e['type'] === 'phase_started' && e['phase'] === 'weed')) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -92,7 +92,8 @@ describe('terminal states, through the CLI as a child process', () => {
     child.kill('SIGINT');
     const run = await done;
     expect(run.code).toBe(130);
-    expect(Date.now() - began).toBeLessThan(15_000);
+    // The call would take ten minutes: ending well before that shows it was aborted, on a machine of any speed.
+    expect(Date.now() - began).toBeLessThan(120_000);
     const ledger = await readLedger(dir, DRIFT_SLUG);
     expect(ledger['terminal'].state).toBe('cancelled');
     const journal = await readJournal(dir, DRIFT_SLUG);

@@ -68,10 +68,11 @@ describe('waitForRateLimit', () => {
     setTimeout(() => controller.abort(), 20);
     const started = Date.now();
     const wait = await waitForRateLimit(
-      { outcome: 'rate_limited', rateLimitResetAt: Date.now() + 60_000 },
+      { outcome: 'rate_limited', rateLimitResetAt: Date.now() + 3_600_000 },
       { now: Date.now, sleep: abortableSleep, signal: controller.signal },
     );
     expect(wait.kind).toBe('aborted');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The wait was an hour: ending within minutes shows the abort cut it short, however busy the machine.
+    expect(Date.now() - started).toBeLessThan(300_000);
   });
 });

@@ -26,8 +26,9 @@ async function liveMembers(pgid: number): Promise<number[]> {
   return members;
 }
 
+/** Whether any member of the group is still alive after up to a minute (a busy machine reaps slowly). */
 async function groupAlive(pgid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 20; attempt += 1) {
+  for (let attempt = 0; attempt < 600; attempt += 1) {
     if ((await liveMembers(pgid)).length === 0) return false;
     await sleep(100);
   }
@@ -61,7 +62,8 @@ describe('runTests', () => {
     });
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The tree sleeps 300 s: ending well before that shows it was killed, on a machine of any speed.
+    expect(Date.now() - started).toBeLessThan(120_000);
     const pgid = Number((await readFile(join(cwd, 'pgid'), 'utf8')).trim());
     expect(await groupAlive(pgid)).toBe(false);
   });
