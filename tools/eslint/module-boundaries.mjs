@@ -40,7 +40,17 @@ function loadPackages() {
     if (!existsSync(file)) continue;
     const pkg = JSON.parse(readFileSync(file, 'utf8'));
     const tags = pkg.nx?.tags ?? [];
-    packages.set(pkg.name, { dir: name, name: pkg.name, tags, deps: Object.keys(pkg.dependencies ?? {}) });
+    // Public entries: the subpaths a package declares in `exports` (`./testing`, `./redact`), package.json aside.
+    const entries = Object.keys(pkg.exports ?? {})
+      .filter((key) => key !== '.' && key !== './package.json')
+      .map((key) => key.slice(1));
+    packages.set(pkg.name, {
+      dir: name,
+      name: pkg.name,
+      tags,
+      deps: Object.keys(pkg.dependencies ?? {}),
+      entries,
+    });
   }
   return packages;
 }
@@ -98,7 +108,7 @@ export const moduleBoundaries = {
       if (name === own.name) return;
       const target = packages.get(name);
       if (!target) return;
-      if (subpath && subpath !== '/testing') {
+      if (subpath && !target.entries.includes(subpath)) {
         context.report({ node, messageId: 'deep', data: { source, entry: name } });
         return;
       }

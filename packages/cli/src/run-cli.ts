@@ -51,7 +51,9 @@ export async function runCli(
  * reports, errors quoting agent output) carries no secret of the environment, nor one shaped like a key.
  */
 async function redactingIo(io: CliIo): Promise<CliIo> {
-  const { createRedactor } = await import('@allium-loop/ledger');
+  // The redactor alone (no imports of its own): loading the whole ledger package (zod, schemas) here would cost
+  // every command its start-up time.
+  const { createRedactor } = await import('@allium-loop/ledger/redact');
   const redactor = createRedactor(io.env);
   return {
     ...io,
