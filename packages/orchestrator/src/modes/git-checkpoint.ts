@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
@@ -26,14 +26,17 @@ async function git(top: string, args: readonly string[], env: Record<string, str
   return result.stdout;
 }
 
-/** Runs `body` with a private index file seeded from the repository's own, so the user's index is never touched. */
+/**
+ * Runs `body` with a private index seeded from HEAD's tree, so the user's index is never touched. The seed carries
+ * no stat data, so `git add -A` hashes every file by its content: an edit that keeps a file's size and mtime (made
+ * within the same second as the last checkpoint) is never missed, as it could be with a copy of the user's index.
+ */
 async function withTempIndex<T>(top: string, body: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
-  const index = join(dir, 'index');
+  const env = { GIT_INDEX_FILE: join(dir, 'index') };
   try {
-    const real = await git(top, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
-    await copyFile(real, index).catch(() => undefined);
-    return await body({ GIT_INDEX_FILE: index });
+    if ((await gitHead(top)) !== null) await git(top, ['read-tree', 'HEAD'], env);
+    return await body(env);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -87,8 +90,8 @@ export async function restoreCheckpoint(scope: CheckpointScope, commit: string):
   if (top === undefined)
     throw new Error(`cannot restore checkpoint ${commit}: ${scope.cwd} is not in a git work tree`);
   await withTempIndex(top, async (env) => {
-    // The private index mirrors the working tree (stat data carried over), so the one-tree merge below touches
-    // only the files that differ from the checkpoint and removes those it does not hold.
+    // The private index mirrors the working tree (hashed by content, stat data fresh from `add`), so the one-tree
+    // merge below touches only the files that differ from the checkpoint and removes those it does not hold.
     await mirrorWorkingTree(top, scope.exclude, env);
     await git(top, ['read-tree', '-m', '-u', commit], env);
   });
