@@ -61,7 +61,11 @@ describe('bad command lines exit 2 with a message naming the problem', () => {
     ['a spec-loop flag with a mode', ['run', 'g', '--verify', 'true', '--entry', 'tend'], /--entry belongs/],
     ['two exclusive modes', ['run', 'g', '--state-file', '--verify', 'x'], /cannot be combined/],
     ['a mode flag on resume', ['resume', 'some-run', '--verify', 'true'], /resume continues one/],
-    ['an unknown agent', ['run', 'g', '--agent', 'hal9000'], /agent configuration is invalid.*kind/],
+    [
+      'an unknown agent',
+      ['run', 'g', '--agent', 'hal9000'],
+      /agent setting is wrong \(agent "hal9000"\).*kind/,
+    ],
     [
       'an unknown --agent-command placeholder',
       ['run', 'g', '--agent-command', 'node agent.mjs {prompt_fil}'],

@@ -50,7 +50,10 @@ export function agentFromFlags(values: RunFlagValues, configured: Config['agent'
   if (base['kind'] === 'command' && base['argv'] === undefined)
     throw new FlagError('--agent command needs --agent-command "<program> {prompt_file} {result_file}".');
   const parsed = parseAgentConfig(base);
-  if (!parsed.ok) throw new FlagError(`the agent configuration is invalid: ${parsed.issues.join('; ')}`);
+  if (!parsed.ok)
+    throw new FlagError(
+      `the agent setting is wrong (agent ${JSON.stringify(base['kind'])}): ${parsed.issues.join('; ')}`,
+    );
   return parsed.value;
 }
 

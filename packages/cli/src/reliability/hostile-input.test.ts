@@ -106,11 +106,12 @@ describe.concurrent('secrets and hostile input through the CLI', { timeout: 240_
       'make the code match the spec again $(touch pwned)',
       'make the code match the spec again; touch pwned2 `touch pwned3` | rm -rf src',
     ];
-    const runs = await Promise.all(
-      goals.map((goal) =>
-        runCli(['run', goal, '--agent', 'replay', '--agent-script', script, '--max-ticks', '1'], dir),
-      ),
-    );
+    // One after the other: two goals at once in one tree are refused by design (docs/cli.md).
+    const runs = [];
+    for (const goal of goals)
+      runs.push(
+        await runCli(['run', goal, '--agent', 'replay', '--agent-script', script, '--max-ticks', '1'], dir),
+      );
     for (const run of runs) {
       expect(run.stderr).not.toMatch(STACK_FRAME);
       expect([0, 3]).toContain(run.code);

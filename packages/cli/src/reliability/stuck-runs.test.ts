@@ -50,7 +50,8 @@ describe('a wrong agent setting never leaves a run behind', { timeout: 120_000 }
     const ledger = join(dir, '.allium-loop', `${DRIFT_SLUG}.json`);
 
     const unknown = await runCli(['run', DRIFT_GOAL, '--agent', 'gpt4'], dir);
-    expect(unknown.code).toBe(1);
+    // A usage error (exit 2, docs/cli.md), refused before anything is recorded.
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('agent setting is wrong');
     expect(unknown.stderr).toContain('gpt4');
     expect(await exists(ledger)).toBe(false);
@@ -67,7 +68,7 @@ describe('a wrong agent setting never leaves a run behind', { timeout: 120_000 }
       ['run', DRIFT_GOAL, '--agent', 'command', '--agent-command', 'node agent.mjs {prompt} {result_file}'],
       dir,
     );
-    expect(placeholder.code).toBe(1);
+    expect(placeholder.code).toBe(2);
     expect(placeholder.stderr).toContain('unknown placeholder {prompt}');
     expect(await exists(ledger)).toBe(false);
     expect(await listRows(dir)).toEqual([]);
@@ -108,7 +109,7 @@ describe('runs never get stuck', { timeout: 420_000 }, () => {
     // A wrong agent on resume is refused before the run is touched.
     const before = await readFile(join(dir, '.allium-loop', `${DRIFT_SLUG}.json`), 'utf8');
     const wrong = await runCli(['resume', DRIFT_SLUG, '--agent', 'gpt4'], dir);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('agent setting is wrong');
     expect(await readFile(join(dir, '.allium-loop', `${DRIFT_SLUG}.json`), 'utf8')).toBe(before);
     expect(await listRows(dir)).toMatchObject([{ slug: DRIFT_SLUG, status: 'interrupted' }]);
