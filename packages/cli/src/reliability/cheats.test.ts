@@ -47,6 +47,43 @@ function expectNeverConverged(ledger: LooseJson): void {
   expect((ledger['verdicts'] as LooseJson[]).some((v) => v['converged'] === true)).toBe(false);
 }
 
+/**
+ * Runs the tally goal with a script whose propagate writes `generated` at `path` and whose implement replaces it
+ * with `replacement` (the cheat), for at most two ticks.
+ */
+async function replaceGeneratedTest(
+  dir: string,
+  path: string,
+  generated: string,
+  replacement: string,
+  env?: Record<string, string>,
+) {
+  const script = await writeScript(dir, [
+    {
+      phase: 'elicit',
+      write: { 'specs/tally.allium': SPEC },
+      result: { phase: 'elicit', specFiles: ['specs/tally.allium'], openQuestions: [], summary: 'Tally' },
+    },
+    {
+      phase: 'propagate',
+      write: { [path]: generated },
+      result: { phase: 'propagate', testFiles: [{ path, covers: ['CloseTally'] }], summary: 'one test' },
+    },
+    { phase: 'implement', write: { [path]: replacement }, result: implementResult([path]), repeat: true },
+    { phase: 'weed', result: CLEAN_WEED, repeat: true },
+  ]);
+  const args = [
+    'run',
+    'add a tally counter that can be closed',
+    '--agent',
+    'replay',
+    '--agent-script',
+    script,
+  ];
+  const run = await runCli([...args, '--max-ticks', '2'], dir, env);
+  return { run, slug: 'add-a-tally-counter-that-can-be-closed' };
+}
+
 const SPEC_CHEATS: Record<string, { write: Record<string, string>; kinds: string[] }> = {
   'deletes a spec rule': {
     write: { 'specs/tally.allium': SPEC.slice(0, SPEC.indexOf('rule CloseTally')) },
@@ -174,43 +211,7 @@ import * as tally from '../src/tally.js';
 test('CloseTally closes an open tally', () => { const t = { status: 'open' }; tally.closeTally(t); assert.equal(t.status, 'closed'); });
 `;
       const weakened = generated.replace("assert.equal(t.status, 'closed');", 'assert.ok(true);');
-      const script = await writeScript(dir, [
-        {
-          phase: 'elicit',
-          write: { 'specs/tally.allium': SPEC },
-          result: { phase: 'elicit', specFiles: ['specs/tally.allium'], openQuestions: [], summary: 'Tally' },
-        },
-        {
-          phase: 'propagate',
-          write: { 'test/tally.test.js': generated },
-          result: {
-            phase: 'propagate',
-            testFiles: [{ path: 'test/tally.test.js', covers: ['CloseTally'] }],
-            summary: 'one test',
-          },
-        },
-        {
-          phase: 'implement',
-          write: { 'test/tally.test.js': weakened },
-          result: implementResult(['test/tally.test.js']),
-          repeat: true,
-        },
-        { phase: 'weed', result: CLEAN_WEED, repeat: true },
-      ]);
-      const slug = 'add-a-tally-counter-that-can-be-closed';
-      const run = await runCli(
-        [
-          'run',
-          'add a tally counter that can be closed',
-          '--agent',
-          'replay',
-          '--agent-script',
-          script,
-          '--max-ticks',
-          '2',
-        ],
-        dir,
-      );
+      const { run, slug } = await replaceGeneratedTest(dir, 'test/tally.test.js', generated, weakened);
       const journal = await readJournal(dir, slug);
       const violations = journal.filter((e) => e['type'] === 'violation');
       expect(
@@ -406,44 +407,7 @@ def test_close_tally_closes_an_open_tally():
     assert tally["status"] == "closed"
 `;
       const hollow = 'def test_close_tally_closes_an_open_tally():\n    assert True\n';
-      const script = await writeScript(dir, [
-        {
-          phase: 'elicit',
-          write: { 'specs/tally.allium': SPEC },
-          result: { phase: 'elicit', specFiles: ['specs/tally.allium'], openQuestions: [], summary: 'Tally' },
-        },
-        {
-          phase: 'propagate',
-          write: { 'test_tally.py': generated },
-          result: {
-            phase: 'propagate',
-            testFiles: [{ path: 'test_tally.py', covers: ['CloseTally'] }],
-            summary: 'one test',
-          },
-        },
-        {
-          phase: 'implement',
-          write: { 'test_tally.py': hollow },
-          result: implementResult(['test_tally.py']),
-          repeat: true,
-        },
-        { phase: 'weed', result: CLEAN_WEED, repeat: true },
-      ]);
-      const slug = 'add-a-tally-counter-that-can-be-closed';
-      const run = await runCli(
-        [
-          'run',
-          'add a tally counter that can be closed',
-          '--agent',
-          'replay',
-          '--agent-script',
-          script,
-          '--max-ticks',
-          '2',
-        ],
-        dir,
-        STATE,
-      );
+      const { run, slug } = await replaceGeneratedTest(dir, 'test_tally.py', generated, hollow, STATE);
       const journal = await readJournal(dir, slug);
       const ledger = await readLedger(dir, slug);
       const propagate = journal.filter((e) => e['type'] === 'phase_ended' && e['phase'] === 'propagate');
