@@ -110,6 +110,27 @@ describe('witness', () => {
     ]);
   });
 
+  it('fails a blocking question that was never answered and is gone from the spec (reworded or deleted)', () => {
+    const result = valid(
+      witness({
+        ...honest,
+        questions: {
+          blockingInSpec: [],
+          parkedInSpec: ['Can a card expire?', 'Who approves refunds, maybe?'],
+          recordedBlocking: ['Who approves refunds?'],
+          reportedParked: ['Can a card expire?'],
+        },
+      }),
+    );
+    expect(result.verdict).toBe('FAIL');
+    expect(result.violations).toEqual([
+      {
+        violation: 'blocking question unanswered and gone from the spec: Who approves refunds?',
+        routing: 'escalate',
+      },
+    ]);
+  });
+
   it('fails a dirty weed and structural errors, and says which terms of the invariant are unmet', () => {
     const result = valid(
       witness({ ...honest, weed: { status: 'dirty', divergences: 2 }, structuralErrors: 1 }),

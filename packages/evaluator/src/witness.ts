@@ -85,7 +85,7 @@ export interface WitnessEvidence {
     readonly blockingInSpec: readonly string[];
     /** Question texts the spec holds as parked now. */
     readonly parkedInSpec: readonly string[];
-    /** Questions the run recorded as blocking and that were never answered. */
+    /** Questions the run recorded as blocking and that were never answered: each must still be open, as blocking, in the spec (and then fails as open). */
     readonly recordedBlocking: readonly string[];
     /** Questions the run reported as parked. */
     readonly reportedParked: readonly string[];
@@ -208,12 +208,15 @@ function openQuestions(evidence: WitnessEvidence): Outcome {
   const parked = new Set(q.parkedInSpec);
   for (const text of q.blockingInSpec)
     violations.push({ violation: `blocking question open: ${text}`, routing: ROUTING.blocking });
-  for (const text of q.recordedBlocking)
-    if (parked.has(text) && !blocking.has(text))
-      violations.push({
-        violation: `blocking question downgraded to parked: ${text}`,
-        routing: ROUTING.blocking,
-      });
+  for (const text of q.recordedBlocking) {
+    if (blocking.has(text)) continue;
+    violations.push({
+      violation: parked.has(text)
+        ? `blocking question downgraded to parked: ${text}`
+        : `blocking question unanswered and gone from the spec: ${text}`,
+      routing: ROUTING.blocking,
+    });
+  }
   for (const text of q.reportedParked)
     if (!parked.has(text))
       violations.push({
