@@ -60,7 +60,9 @@ describe('stallWarning', () => {
   it('keeps warning at each further flat tick, and waits for the threshold when it is raised', () => {
     const trace = [entry(1, 5, 5), entry(2, 5, 5), entry(3, 5, 5)];
     expect(stallWarning(trace.slice(0, 2), 2)).toBeUndefined();
-    expect(stallWarning(trace, 2)).toBe('⚠ tick 3 · no progress — tests stuck at 5/10 for 3 ticks, weed still dirty');
+    expect(stallWarning(trace, 2)).toBe(
+      '⚠ tick 3 · no progress — tests stuck at 5/10 for 3 ticks, weed still dirty',
+    );
     expect(stallWarning(trace, 1)).toContain('for 3 ticks');
   });
 
