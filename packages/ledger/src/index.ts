@@ -107,6 +107,7 @@ export {
   type EnsureGitIgnoredOptions,
   type GitIgnoreOutcome,
 } from './ensure-git-ignored.js';
+export { writeFileAtomic } from './atomic-write.js';
 export { LEDGER_JSON_SCHEMA_PATH, renderLedgerJsonSchema } from './ledger-json-schema.js';
 export { formatIssuePath, formatIssues, parseLedger } from './parse-ledger.js';
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor } from './redact.js';

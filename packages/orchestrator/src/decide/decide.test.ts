@@ -454,8 +454,10 @@ describe('decide: the witness gate (convergence is declared on its verdict)', ()
       witness: (s) =>
         s.tick === 1 ? fail([{ violation: 'a fails', routing: 'implement' }], ['a']) : WITNESS_PASS,
     });
-    const implements_ = actions.filter((a) => a.kind === 'phase' && a.phase === 'implement');
-    expect(implements_.at(-1)?.kind === 'phase' && implements_.at(-1)?.focus.failing).toEqual(['a']);
+    const implements_ = actions.filter(
+      (a): a is Extract<LoopAction, { kind: 'phase' }> => a.kind === 'phase' && a.phase === 'implement',
+    );
+    expect(implements_.at(-1)?.focus.failing).toEqual(['a']);
   });
 
   it('stops awaiting input on a violation routed to escalate, and fails loudly when INCONCLUSIVE', () => {

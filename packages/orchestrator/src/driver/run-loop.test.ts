@@ -2,7 +2,14 @@ import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import { createLedger, createMemoryLedgerStore, pendingIntents, type Ledger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
-import type { LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
+import type {
+  LoopPorts,
+  MeasureReport,
+  PhaseReport,
+  PhaseRequest,
+  WitnessReport,
+  WitnessRequest,
+} from './loop-ports.js';
 import { runLoop, type LoopProgress } from './run-loop.js';
 
 const config: LoopConfig = {
@@ -70,7 +77,25 @@ function scriptedPorts(calls: string[], overrides: Partial<LoopPorts> = {}): Loo
     redCheck: async () => ({ passing: [], failing: ['LendBook lends'] }),
     measure: async () => measure(fixed ? [] : ['LendBook lends']),
     reconcile: async () => undefined,
+    witness: async (request) => passingWitness(request),
+    restoreTests: async (tests) => tests.map((t) => t.path),
     ...overrides,
+  };
+}
+
+/** A witness that passes, its record as the upstream schema spells it. */
+function passingWitness(request: WitnessRequest): WitnessReport {
+  return {
+    result: {
+      phase: 'witness',
+      verdict: 'PASS',
+      checks: [{ name: 'tests-pass', result: 'pass', ground_truth: 'runner exit 0, 2/2 passed' }],
+      violations: [],
+      record_path: '.allium-loop/add-lending.witness.json',
+      summary: `witness: PASS · checks 1/1 · tick ${String(request.claim.tick)}`,
+    },
+    failing: [],
+    tampered: [],
   };
 }
 
@@ -111,6 +136,72 @@ describe('runLoop', () => {
     expect(loaded.ok && loaded.value.ledger.terminal?.state).toBe('converged');
     const journal = await store.readJournal('add-lending');
     expect(journal.events.map((e) => e.type)).toContain('terminal');
+  });
+
+  it('converges only on the witness: a FAIL restores the edited test, journals it, routes propagate; then PASS', async () => {
+    const { store, lease, ledger } = await start();
+    const calls: string[] = [];
+    const restored: string[] = [];
+    const protectedTest = {
+      path: 'test/lend.test.js',
+      sha256: 'a'.repeat(64),
+      storedCopy: 'add-lending/protected/test/lend.test.js.orig',
+      recordedAtTick: 1,
+    };
+    let witnessed = 0;
+    const progress: LoopProgress[] = [];
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config,
+      ports: scriptedPorts(calls, {
+        witness: async (request) => {
+          witnessed += 1;
+          if (witnessed > 1) return passingWitness(request);
+          return {
+            result: {
+              phase: 'witness',
+              verdict: 'FAIL',
+              checks: [
+                {
+                  name: 'no-test-weakened',
+                  result: 'fail',
+                  ground_truth: 'sha256 mismatch on test/lend.test.js',
+                },
+              ],
+              violations: [
+                { violation: 'test/lend.test.js edited after propagate', routing: 'revert + propagate' },
+              ],
+              record_path: '.allium-loop/add-lending.witness.json',
+              summary: 'witness: FAIL · no-test-weakened',
+            },
+            failing: [],
+            tampered: [protectedTest],
+          };
+        },
+        restoreTests: async (tests) => {
+          restored.push(...tests.map((t) => t.path));
+          return tests.map((t) => t.path);
+        },
+      }),
+      clock,
+      signal: new AbortController().signal,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(final.terminal?.state).toBe('converged');
+    expect(witnessed).toBe(2);
+    expect(restored).toEqual(['test/lend.test.js']);
+    expect(calls).toContain('tick-2/propagate/1');
+    const journal = (await store.readJournal('add-lending')).events;
+    expect(journal).toContainEqual(
+      expect.objectContaining({ type: 'violation', kind: 'witness_generated_test_changed', reverted: true }),
+    );
+    expect(
+      journal
+        .flatMap((e) => ('data' in e && e.type === 'x-loop.witness' ? [e.data['verdict']] : [])),
+    ).toEqual(['FAIL', 'PASS']);
+    expect(progress).toContainEqual({ kind: 'marker', text: 'witness: FAIL · no-test-weakened' });
   });
 
   it('accepts a valid result left by an interrupted call instead of running the phase again', async () => {

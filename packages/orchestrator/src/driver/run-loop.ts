@@ -18,6 +18,7 @@ import { formatTickLine, formatUsd } from './format-tick-line.js';
 import { readLoopState, syncLedger, syncSliceLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
 import { rollUpSlices } from './slice-roll-up.js';
+import { runWitnessStep } from './witness-step.js';
 
 /** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
 export type LoopProgress =
@@ -48,6 +49,7 @@ const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
   ask: '→ Escalate: blocking questions',
   plan: '→ Plan: slices from the spec change',
   run_slices: '→ Slices: each as its own loop, then the integration pass',
+  witness: '→ Witness: re-run the tests, re-hash the generated tests, check the claim',
   terminal: '',
 };
 
@@ -180,6 +182,8 @@ class LoopDriver {
           return await this.plan();
         case 'run_slices':
           return await this.runSlices();
+        case 'witness':
+          return await this.witness();
       }
     } catch (error) {
       if (signal.aborted) return { kind: 'cancelled' };
@@ -458,6 +462,24 @@ class LoopDriver {
       );
     }
     return { kind: 'planned', slices: slices.length };
+  }
+
+  /** The convergence gate of this loop (or of the whole decomposed run): the witness, then what it routes. */
+  private async witness(): Promise<LoopObservation> {
+    const step = await runWitnessStep({
+      ports: this.options.ports,
+      ledger: this.ledger,
+      state: this.state,
+      config: this.options.config,
+      ...(this.options.slice === undefined ? {} : { slice: this.options.slice.id }),
+      integrationId: INTEGRATION,
+      signal: this.options.signal,
+      at: this.now(),
+    });
+    await this.persist(step.ledger, step.events);
+    const prefix = this.options.slice === undefined ? '' : `[${this.options.slice.id}] `;
+    this.progress({ kind: 'marker', text: `${prefix}${step.observation.summary}` });
+    return step.observation;
   }
 
   /** Runs each slice not yet converged as its own loop, in plan order, then the integration pass. */

@@ -7,6 +7,7 @@ import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
 import {
+  applyReverts,
   createSpecReader,
   createTestRunner,
   parseWorkerResult,
@@ -28,6 +29,7 @@ import type {
 import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
+import { runWitnessGate } from './witness-gate.js';
 
 /** What {@link createProjectPorts} needs to act on a real project. */
 export interface ProjectPortsOptions {
@@ -178,6 +180,32 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       };
       return report;
     },
+    async witness(request) {
+      const ledger = options.ledger();
+      return runWitnessGate({
+        cwd,
+        slug,
+        ...(request.slice === undefined ? {} : { slice: request.slice }),
+        command: options.testCommand,
+        testTimeoutMs: options.testTimeoutMs,
+        ...(options.env === undefined ? {} : { env: options.env }),
+        protectedTests: ledger.protectedTests,
+        blockingQuestions: blockingQuestionTexts(ledger),
+        claim: request.claim,
+      });
+    },
+    async restoreTests(tests) {
+      const outcomes = await applyReverts(
+        cwd,
+        tests.map((t) => ({
+          kind: 'restore_from_store' as const,
+          path: t.path,
+          storedCopy: t.storedCopy,
+          sha256: t.sha256,
+        })),
+      );
+      return outcomes.filter((o) => o.applied).map((o) => o.action.path);
+    },
     async reconcile(request) {
       return reconcileResult(cwd, request, options.ledger());
     },
@@ -263,6 +291,7 @@ function describeResult(
           ok: true,
           specChanged,
           blocking,
+          parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
           ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
         },
         questions,

@@ -1,33 +1,11 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { questionKey } from '@allium-loop/allium';
-import {
-  witness,
-  type GeneratedTestHash,
-  type TestTerm,
-  type WeedTerm,
-  type WitnessEvidence,
-  type WitnessResult,
-} from '@allium-loop/evaluator';
+import { witness, type GeneratedTestHash, type WitnessEvidence } from '@allium-loop/evaluator';
 import { writeFileAtomic, type ProtectedTest } from '@allium-loop/ledger';
 import { measureProject, type TestCommand } from '@allium-loop/verify';
 import { sha256 } from '@allium-loop/workers';
-
-/** What the run itself recorded for the scope being witnessed (the claim the witness checks against ground truth). */
-export interface WitnessClaim {
-  readonly tick: number;
-  readonly mode: 'spec-first' | 'code-first';
-  /** The test result the run recorded at its last measure. */
-  readonly recorded?: TestTerm;
-  /** The weed verdict recorded for the witnessed tick (for the whole run, the integration pass's). */
-  readonly weed?: WeedTerm;
-  /** Code-first: new findings of the last distill pass. */
-  readonly distillNew?: number;
-  /** The parked questions the run last reported (every gather phase lists all of the spec's). */
-  readonly parkedReported: readonly string[];
-  /** Spec-first: test names propagate generated, and those the red-check saw fail before implement. */
-  readonly redBeforeGreen?: { readonly newTests: readonly string[]; readonly seenRed: readonly string[] };
-}
+import type { WitnessClaim, WitnessReport } from '../driver/loop-ports.js';
 
 /** Where a witness record goes, relative to the project: the run's, or one slice's. */
 export function witnessRecordPath(slug: string, slice?: string): string {
@@ -51,12 +29,6 @@ export interface WitnessGateOptions {
   readonly claim: WitnessClaim;
 }
 
-/** The witness's verdict, and the protected tests whose content no longer matches what propagate recorded. */
-export interface WitnessGateOutcome {
-  readonly result: WitnessResult;
-  readonly tampered: readonly ProtectedTest[];
-}
-
 /**
  * The engine's witness at a convergence gate (upstream `witness-SKILL.md`), deterministic and without a model:
  * re-runs the test command with the one measure (`measureProject`, also the structure and the spec's open
@@ -65,7 +37,7 @@ export interface WitnessGateOutcome {
  * `.allium-loop/<slug>/witness/`) atomically. It fixes nothing: tampered tests are returned for the loop to
  * route. Throws only when the test command cannot be started or the record cannot be written.
  */
-export async function runWitnessGate(options: WitnessGateOptions): Promise<WitnessGateOutcome> {
+export async function runWitnessGate(options: WitnessGateOptions): Promise<WitnessReport> {
   const { cwd, claim } = options;
   const recorded = options.blockingQuestions;
   const measured = await measureProject({
@@ -111,7 +83,12 @@ export async function runWitnessGate(options: WitnessGateOptions): Promise<Witne
   await mkdir(dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(result, null, 2)}\n`);
   const changed = new Set(generated.filter((g) => g.currentHash !== g.recordedHash).map((g) => g.path));
-  return { result, tampered: options.protectedTests.filter((t) => changed.has(t.path)) };
+  const tests = measured.observation.tests;
+  return {
+    result,
+    failing: tests.counts === 'known' ? tests.failing : [],
+    tampered: options.protectedTests.filter((t) => changed.has(t.path)),
+  };
 }
 
 /** Each generated test with propagate's hash and its content hash now (`null`: the file is gone). */
