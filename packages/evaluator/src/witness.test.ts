@@ -131,6 +131,24 @@ describe('witness', () => {
     ]);
   });
 
+  it('red-before-green: a test first seen green is reported (flagged by the loop), one never red-checked fails', () => {
+    const flagged = valid(
+      witness({ ...honest, redBeforeGreen: { newTests: ['a', 'b'], seenRed: ['a'], seenGreen: ['b'] } }),
+    );
+    expect(flagged.verdict).toBe('PASS');
+    expect(flagged.checks.find((c) => c.name === 'red-before-green')).toEqual({
+      name: 'red-before-green',
+      result: 'pass',
+      ground_truth:
+        'best-effort: 1/2 new test(s) seen red before green, 1 green at the red-check (flagged already covered or vacuous)',
+    });
+    const skipped = valid(witness({ ...honest, redBeforeGreen: { newTests: ['a', 'c'], seenRed: ['a'] } }));
+    expect(skipped.verdict).toBe('FAIL');
+    expect(skipped.violations).toEqual([
+      { violation: 'c was never red-checked before implement', routing: 'propagate' },
+    ]);
+  });
+
   it('fails a dirty weed and structural errors, and says which terms of the invariant are unmet', () => {
     const result = valid(
       witness({ ...honest, weed: { status: 'dirty', divergences: 2 }, structuralErrors: 1 }),

@@ -137,7 +137,11 @@ function applyRedCheck(
     vacuous,
     failing: checked.failing,
     stage: 'implement',
-    redBeforeGreen: { ...seen, seenRed: union(seen.seenRed, checked.failing) },
+    redBeforeGreen: {
+      ...seen,
+      seenRed: union(seen.seenRed, checked.failing),
+      seenGreen: union(seen.seenGreen ?? [], vacuous),
+    },
   };
 }
 

@@ -518,6 +518,6 @@ describe('decide: the witness gate (convergence is declared on its verdict)', ()
         reason: 'the convergence invariant holds; the witness re-derives it from ground truth',
       },
     ]);
-    expect(state.redBeforeGreen).toEqual({ newTests: ['a'], seenRed: ['a'] });
+    expect(state.redBeforeGreen).toEqual({ newTests: ['a'], seenRed: ['a'], seenGreen: [] });
   });
 });

@@ -142,16 +142,23 @@ export interface LoopState {
   /** Set once the goal was planned: how many slices it split into. */
   readonly slices?: number;
   /**
-   * Spec-first: every test name propagate generated during this loop, and those a red-check saw fail before
-   * implement ran — the witness's red-before-green evidence.
+   * Spec-first: every test name propagate generated during this loop, those a red-check saw fail before implement
+   * ran, and those it saw already green (flagged as covered or vacuous) — the witness's red-before-green evidence.
    */
-  readonly redBeforeGreen?: { readonly newTests: readonly string[]; readonly seenRed: readonly string[] };
+  readonly redBeforeGreen?: RedBeforeGreen;
   /** The parked questions the last gather phase reported (it lists every open question then in the spec). */
   readonly parkedReported?: readonly string[];
   /** Every phase and engine step the loop chose, with its tick and why: the routing half of the trace. */
   readonly phaseLog?: readonly PhaseChoice[];
   /** The last witness verdict at this loop's convergence gate. */
   readonly witness?: WitnessOutcome;
+}
+
+/** Red-check observations of the tests propagate generated. */
+export interface RedBeforeGreen {
+  readonly newTests: readonly string[];
+  readonly seenRed: readonly string[];
+  readonly seenGreen?: readonly string[];
 }
 
 /** A phase the loop chose to run, in which tick, and why (a trace entry's `phases[]`). */

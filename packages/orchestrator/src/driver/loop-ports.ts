@@ -1,7 +1,7 @@
 import type { TestTerm, WeedTerm, WitnessResult } from '@allium-loop/evaluator';
 import type { JournalEvent, ProtectedTest, Question } from '@allium-loop/ledger';
 import type { LoopObservation, PhaseFocus } from '../decide/loop-action.js';
-import type { LoopPhase } from '../decide/loop-state.js';
+import type { LoopPhase, RedBeforeGreen } from '../decide/loop-state.js';
 
 /** One agent phase the driver asks its ports to run. */
 export interface PhaseRequest {
@@ -107,8 +107,8 @@ export interface WitnessClaim {
   readonly distillNew?: number;
   /** The parked questions the run last reported (each gather phase lists all of the spec's). */
   readonly parkedReported: readonly string[];
-  /** Spec-first: test names propagate generated, and those a red-check saw fail before implement. */
-  readonly redBeforeGreen?: { readonly newTests: readonly string[]; readonly seenRed: readonly string[] };
+  /** Spec-first: test names propagate generated, and those a red-check saw fail (or already green) first. */
+  readonly redBeforeGreen?: RedBeforeGreen;
 }
 
 /** The witness at one convergence gate: the run's, or a slice's. */

@@ -198,8 +198,7 @@ describe('runLoop', () => {
       expect.objectContaining({ type: 'violation', kind: 'witness_generated_test_changed', reverted: true }),
     );
     expect(
-      journal
-        .flatMap((e) => ('data' in e && e.type === 'x-loop.witness' ? [e.data['verdict']] : [])),
+      journal.flatMap((e) => ('data' in e && e.type === 'x-loop.witness' ? [e.data['verdict']] : [])),
     ).toEqual(['FAIL', 'PASS']);
     expect(progress).toContainEqual({ kind: 'marker', text: 'witness: FAIL · no-test-weakened' });
   });

@@ -24,7 +24,8 @@ export function witnessClaim(
   const distillNew = last.distillNew;
   const red = scopes.flatMap((s) => (s.redBeforeGreen === undefined ? [] : [s.redBeforeGreen]));
   return {
-    tick: scopes.reduce((sum, s) => sum + s.tick, 0),
+    // A decomposed run's ticks are its slices' (its own first tick only gathered and planned).
+    tick: slices.length > 0 ? slices.reduce((sum, s) => sum + s.tick, 0) : state.tick,
     mode: config.mode,
     ...(tests === undefined ? {} : { recorded: tests }),
     ...(weed === undefined ? {} : { weed }),
@@ -35,6 +36,7 @@ export function witnessClaim(
           redBeforeGreen: {
             newTests: [...new Set(red.flatMap((r) => r.newTests))],
             seenRed: [...new Set(red.flatMap((r) => r.seenRed))],
+            seenGreen: [...new Set(red.flatMap((r) => r.seenGreen ?? []))],
           },
         }
       : {}),

@@ -75,6 +75,7 @@ export async function runWitnessGate(options: WitnessGateOptions): Promise<Witne
             // A generated test that no longer exists (propagate replaced it) has nothing left to witness.
             newTests: claim.redBeforeGreen.newTests.filter((t) => names.has(t)),
             seenRed: claim.redBeforeGreen.seenRed,
+            seenGreen: claim.redBeforeGreen.seenGreen ?? [],
           },
         }),
   };
