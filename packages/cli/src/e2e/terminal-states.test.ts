@@ -28,6 +28,7 @@ describe('terminal states, through the CLI as a child process', () => {
     expect(run.stdout).toMatch(/tick 1 · tests 1\/1 · weed clean/);
     expect(run.code).toBe(0);
     expect(ledger['terminal'].state).toBe('converged');
+    expect(run.stdout).toContain('witness: PASS');
   });
 
   it('max_ticks: stops at exactly the tick cap, exit 3', async () => {
