@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { makeProject, readLedger, runCli, writeScript, type LooseJson } from './e2e.test-helpers.js';
+import {
+  makeProject,
+  readLedger,
+  readWitness,
+  runCli,
+  writeScript,
+  type LooseJson,
+} from './e2e.test-helpers.js';
 import { HOUSE_PROJECT, houseSteps } from './house.test-helpers.js';
 
 describe('a goal that splits into three slices', () => {

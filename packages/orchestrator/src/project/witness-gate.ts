@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { questionKey } from '@allium-loop/allium';
 import { witness, type GeneratedTestHash, type WitnessEvidence } from '@allium-loop/evaluator';
 import { writeFileAtomic, type ProtectedTest } from '@allium-loop/ledger';
-import { measureProject, type TestCommand } from '@allium-loop/verify';
+import { measureProject, type ProjectMeasurement, type TestCommand } from '@allium-loop/verify';
 import { sha256 } from '@allium-loop/workers';
 import type { WitnessClaim, WitnessReport } from '../driver/loop-ports.js';
 
@@ -27,6 +27,11 @@ export interface WitnessGateOptions {
   /** Texts of the questions the run recorded as blocking and that are still unanswered. */
   readonly blockingQuestions: readonly string[];
   readonly claim: WitnessClaim;
+  /**
+   * A measurement of this tree just taken (by `allium-loop verify`): the witness reads it instead of running the
+   * tests a second time. Absent: the witness runs the one measure itself.
+   */
+  readonly measured?: ProjectMeasurement;
 }
 
 /**
@@ -40,14 +45,16 @@ export interface WitnessGateOptions {
 export async function runWitnessGate(options: WitnessGateOptions): Promise<WitnessReport> {
   const { cwd, claim } = options;
   const recorded = options.blockingQuestions;
-  const measured = await measureProject({
-    cwd,
-    command: options.command,
-    outputDir: join(cwd, '.allium-loop', options.slug, 'test-runs', 'witness'),
-    blockingQuestions: recorded,
-    ...(options.testTimeoutMs === undefined ? {} : { timeoutMs: options.testTimeoutMs }),
-    ...(options.env === undefined ? {} : { env: options.env }),
-  });
+  const measured =
+    options.measured ??
+    (await measureProject({
+      cwd,
+      command: options.command,
+      outputDir: join(cwd, '.allium-loop', options.slug, 'test-runs', 'witness'),
+      blockingQuestions: recorded,
+      ...(options.testTimeoutMs === undefined ? {} : { timeoutMs: options.testTimeoutMs }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+    }));
   const generated = await hashGeneratedTests(cwd, options.protectedTests);
   const recordPath = witnessRecordPath(options.slug, options.slice);
   const names = new Set(measured.tests.cases.map((c) => c.name));
