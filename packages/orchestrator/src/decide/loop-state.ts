@@ -49,6 +49,8 @@ export interface LoopConfig {
   readonly decompose?: boolean;
   /** Slice loops: the spec was already changed by the parent's gather, so tick 1 starts by propagating. */
   readonly startWithPropagate?: boolean;
+  /** Flat ticks in a row before the stall warning is shown (upstream `stall_warning_ticks`, default 1). */
+  readonly stallWarningTicks?: number;
 }
 
 /** A weed divergence, as classified by the weed worker. */

@@ -76,6 +76,8 @@ export interface LoopPorts {
    * returns the paths restored. A copy whose own hash no longer matches is not used.
    */
   restoreTests(tests: readonly ProtectedTest[]): Promise<readonly string[]>;
+  /** Replaces the run's trace file (`.allium-loop/<slug>.trace.jsonl`) with `text`, atomically. */
+  writeTrace?(text: string): Promise<void>;
   /** Asks blocking questions on a terminal; `undefined` when the user declined. */
   ask?(
     questions: readonly Question[],

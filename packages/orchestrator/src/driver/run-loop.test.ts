@@ -1,5 +1,7 @@
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import { createLedger, createMemoryLedgerStore, pendingIntents, type Ledger } from '@allium-loop/ledger';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
 import type {
@@ -109,6 +111,15 @@ async function start(goal = 'add lending') {
 
 const clock = { now: () => 1_000 };
 
+const validateTrace = new Ajv({ allErrors: true, strict: false }).compile(
+  JSON.parse(
+    readFileSync(
+      new URL('../../../../docs/schemas/upstream/trace-entry.schema.json', import.meta.url),
+      'utf8',
+    ),
+  ) as object,
+);
+
 describe('runLoop', () => {
   it('drives the scripted project to convergence and records everything in the ledger and journal', async () => {
     const { store, lease, ledger } = await start();
@@ -201,6 +212,42 @@ describe('runLoop', () => {
       journal.flatMap((e) => ('data' in e && e.type === 'x-loop.witness' ? [e.data['verdict']] : [])),
     ).toEqual(['FAIL', 'PASS']);
     expect(progress).toContainEqual({ kind: 'marker', text: 'witness: FAIL · no-test-weakened' });
+  });
+
+  it('says a flat tick out loud at once, and rewrites the trace after every tick (each line schema-valid)', async () => {
+    const { store, lease, ledger } = await start();
+    const traces: string[] = [];
+    const progress: LoopProgress[] = [];
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config: { ...config, caps: { ...config.caps, maxTicks: 3, noProgressTicks: 5, maxFixAttempts: 10 } },
+      ports: scriptedPorts([], {
+        // Stuck: implement never fixes the failing test.
+        measure: async () => measure(['LendBook lends']),
+        writeTrace: async (text) => {
+          traces.push(text);
+        },
+      }),
+      clock,
+      signal: new AbortController().signal,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(final.terminal?.state).toBe('max_ticks');
+    const warnings = progress.flatMap((p) => (p.kind === 'marker' && p.text.startsWith('⚠') ? [p.text] : []));
+    expect(warnings).toEqual([
+      '⚠ tick 2 · no progress — tests stuck at 2/3 for 2 ticks',
+      '⚠ tick 3 · no progress — tests stuck at 2/3 for 3 ticks',
+    ]);
+    const journal = (await store.readJournal('add-lending')).events;
+    expect(journal.filter((e) => e.type === 'note' && e.message.startsWith('⚠'))).toHaveLength(2);
+    const lines = (traces.at(-1) ?? '')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(validateTrace(line), JSON.stringify(validateTrace.errors)).toBe(true);
   });
 
   it('accepts a valid result left by an interrupted call instead of running the phase again', async () => {

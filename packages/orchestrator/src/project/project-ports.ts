@@ -3,7 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { INTEGRATION_ID, planSlices, touchedFromDiff } from '@allium-loop/decomposer';
-import type { Ledger } from '@allium-loop/ledger';
+import { writeFileAtomic, type Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
 import {
@@ -29,7 +29,7 @@ import type {
 import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
-import { runWitnessGate } from './witness-gate.js';
+import { runWitnessGate, traceFilePath } from './witness-gate.js';
 
 /** What {@link createProjectPorts} needs to act on a real project. */
 export interface ProjectPortsOptions {
@@ -193,6 +193,9 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
         blockingQuestions: blockingQuestionTexts(ledger),
         claim: request.claim,
       });
+    },
+    async writeTrace(text) {
+      await writeFileAtomic(join(cwd, traceFilePath(slug)), text);
     },
     async restoreTests(tests) {
       const outcomes = await applyReverts(

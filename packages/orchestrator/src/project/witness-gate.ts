@@ -14,6 +14,11 @@ export function witnessRecordPath(slug: string, slice?: string): string {
     : `.allium-loop/${slug}/witness/${slice.replace(/[^\w.-]+/g, '-')}.witness.json`;
 }
 
+/** The run's trace, beside its ledger (upstream driving-the-loop §13), relative to the project. */
+export function traceFilePath(slug: string): string {
+  return `.allium-loop/${slug}.trace.jsonl`;
+}
+
 /** What {@link runWitnessGate} needs besides the claim. */
 export interface WitnessGateOptions {
   readonly cwd: string;
