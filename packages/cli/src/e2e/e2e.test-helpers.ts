@@ -170,3 +170,14 @@ export async function readWitness(dir: string, slug: string): Promise<LooseJson>
   await expectUpstreamValid('witness-result.schema.json', record);
   return record;
 }
+
+/** The run's trace `.allium-loop/<slug>.trace.jsonl`, every line checked against the upstream trace-entry schema. */
+export async function readTrace(dir: string, slug: string): Promise<LooseJson[]> {
+  const text = await readFile(join(dir, '.allium-loop', `${slug}.trace.jsonl`), 'utf8');
+  const lines = text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as LooseJson);
+  for (const line of lines) await expectUpstreamValid('trace-entry.schema.json', line);
+  return lines;
+}

@@ -5,6 +5,7 @@ import {
   makeProject,
   readJournal,
   readLedger,
+  readTrace,
   readWitness,
   runCli,
   startCli,
@@ -270,5 +271,11 @@ describe('loop flows through the CLI', () => {
     expect((witness['checks'] as LooseJson[]).find((c) => c['name'] === 'no-test-weakened')?.['result']).toBe(
       'pass',
     );
+    // The trace: one schema-valid line per tick of the run (its slices' ticks numbered on), phases with reasons.
+    const trace = await readTrace(dir, slug);
+    expect(trace.map((t) => t['tick'])).toEqual(trace.map((_, i) => i + 1));
+    expect(trace.length).toBeGreaterThanOrEqual(4);
+    expect(trace.at(-1)).toMatchObject({ weed: 'clean', tests: { failed: 0 } });
+    expect((trace[0]!['phases'] as LooseJson[])[0]).toMatchObject({ name: 'propagate' });
   });
 });
