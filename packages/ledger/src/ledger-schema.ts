@@ -55,6 +55,8 @@ export const CapsSchema = z.object({
   wallClockMs: z.number().int().positive().optional(),
   /** Cost cap in USD; absent = none. */
   budgetUsd: z.number().positive().optional(),
+  /** The most one agent call may cost: passed to CLIs that accept a budget, and the worst case of the pre-flight. */
+  maxCallUsd: z.number().positive().optional(),
   agentTimeoutMs: z.number().int().positive(),
   testTimeoutMs: z.number().int().positive(),
 });

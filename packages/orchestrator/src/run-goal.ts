@@ -203,7 +203,7 @@ export async function resumeRun(
  * A terminal run that can go on: `awaiting_input` once its questions are answered, and `cancelled`, `timed_out`
  * or `failed` (the user chose to resume). Converged, max_ticks, no_progress and budget_exhausted stay ended.
  */
-function reopen(ledger: Ledger): Ledger | undefined {
+export function reopen(ledger: Ledger): Ledger | undefined {
   const state = ledger.terminal?.state;
   const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
   if (loop === undefined || state === undefined) return undefined;

@@ -13,7 +13,7 @@ import { ModeSession } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
 import { outputTail, runUserCommand, type UserCommandResult } from './run-user-command.js';
 import { describeDelta, formatScore, formatVerifySummary, tickLine, verifyPrompt } from './verify-report.js';
-import { abortableSleep } from './wait-for-rate-limit.js';
+import { abortableSleep } from '../driver/wait-for-rate-limit.js';
 
 /** The configuration of a `--verify` run, kept in the ledger so a resume needs nothing else. */
 export interface VerifyModeConfig {

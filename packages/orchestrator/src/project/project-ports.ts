@@ -202,6 +202,12 @@ function toPhaseReport(
     durationMs,
     ...(outcome.agent.tokens === undefined ? {} : { tokens: outcome.agent.tokens }),
     protectedTests: outcome.protectedTests,
+    ...(outcome.agent.outcome === 'rate_limited'
+      ? {
+          rateLimited:
+            outcome.agent.rateLimitResetAt === undefined ? {} : { resetAt: outcome.agent.rateLimitResetAt },
+        }
+      : {}),
   };
   const costUsd = outcome.costUsd;
   const observation = {
