@@ -22,6 +22,7 @@ import {
 } from '@allium-loop/verify';
 import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
 import type { Clock, LoopPorts } from './driver/loop-ports.js';
+import { specRecord } from './driver/ledger-sync.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
 import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drift.js';
 import { ignoreStateDir } from './project/ignore-state-dir.js';
@@ -125,11 +126,12 @@ export async function startRun(
         overridden: entryOverride !== undefined,
       },
       modeState: {
+        kind: 'spec',
         config: {
           caps: { ...caps },
           strictQuestions: settings.strictQuestions,
           testCommand: { ...testCommand },
-          agent: settings.agent as Record<string, unknown>,
+          agent: JSON.parse(JSON.stringify(settings.agent ?? {})) as Record<string, unknown>,
         },
       },
     };
@@ -193,7 +195,7 @@ export async function resumeRun(
         host: hostname(),
       },
     ]);
-    const stored = ledger.modeState['config'] as { testCommand?: TestCommand } | undefined;
+    const stored = specRecord(ledger).config;
     const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
     return drive(store, lease, ledger, settings, testCommand);
   });
@@ -205,7 +207,8 @@ export async function resumeRun(
  */
 export function reopen(ledger: Ledger): Ledger | undefined {
   const state = ledger.terminal?.state;
-  const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
+  const record = specRecord(ledger);
+  const loop = record.loop;
   if (loop === undefined || state === undefined) return undefined;
   const resumable = ['awaiting_input', 'cancelled', 'timed_out', 'failed'];
   if (!resumable.includes(state)) return undefined;
@@ -218,15 +221,15 @@ export function reopen(ledger: Ledger): Ledger | undefined {
   const stage =
     answered.length > 0
       ? 'gather'
-      : rest['stage'] === 'done' || state === 'awaiting_input'
+      : rest.stage === 'done' || state === 'awaiting_input'
         ? 'tick_start'
-        : rest['stage'];
+        : rest.stage;
   return {
     ...ledger,
     status: 'running',
     terminal: null,
     modeState: {
-      ...ledger.modeState,
+      ...record,
       loop: { ...rest, stage, ...(state === 'awaiting_input' ? { answered, blocking: [] } : {}) },
     },
   };
@@ -240,8 +243,7 @@ async function drive(
   testCommand: TestCommand,
 ): Promise<RunOutcome> {
   let current = ledger;
-  const stored = ledger.modeState['config'] as
-    { caps?: LoopCaps; strictQuestions?: boolean; agent?: unknown } | undefined;
+  const stored = specRecord(ledger).config;
   // Caps recorded when the run started hold across resumes; caps given again now (flags, config) override them.
   const { agentTimeoutMs: _agent, testTimeoutMs: _test, ...given } = settings.caps;
   const caps: LoopCaps = { ...(stored?.caps ?? loopCaps(settings)), ...given };
@@ -369,7 +371,8 @@ async function handleDrift(ledger: Ledger, settings: RunSettings): Promise<Ledge
     await resetToCheckpoint(settings.cwd, drift);
     settings.announce?.(`Restored the files of ${drift.ref}.`);
   }
-  const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
-  if (loop === undefined || !['weed', 'evaluate'].includes(String(loop['stage']))) return ledger;
-  return { ...ledger, modeState: { ...ledger.modeState, loop: { ...loop, stage: 'measure' } } };
+  const record = specRecord(ledger);
+  const loop = record.loop;
+  if (loop === undefined || !['weed', 'evaluate'].includes(loop.stage)) return ledger;
+  return { ...ledger, modeState: { ...record, loop: { ...loop, stage: 'measure' } } };
 }

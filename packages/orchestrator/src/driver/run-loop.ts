@@ -11,7 +11,14 @@ import { decide } from '../decide/decide.js';
 import type { LoopAction, LoopObservation, SliceFocus } from '../decide/loop-action.js';
 import { initialLoopState, type LoopConfig, type LoopPhase, type LoopState } from '../decide/loop-state.js';
 import { formatTickLine, formatUsd } from './format-tick-line.js';
-import { readLoopState, syncLedger, syncSliceLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
+import {
+  readLoopState,
+  specRecord,
+  syncLedger,
+  syncSliceLedger,
+  toJournal,
+  toLedgerVerdict,
+} from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
 import { callBudget, callSignal, RunRecord } from './run-record.js';
 import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
@@ -361,16 +368,14 @@ class LoopDriver {
       { costUsd: report.costKnown ? report.observation.costUsd : undefined, tokens: report.tokens },
     );
     // The outcome is kept with the intent's end, so a supervisor killed before acting on it does not lose it.
+    const record = specRecord(ledger);
     ledger = {
       ...ledger,
       modeState: {
-        ...ledger.modeState,
+        ...record,
         lastCalls: {
-          ...lastCalls(ledger),
-          [this.scopeId()]: {
-            key: request.key,
-            observation: JSON.parse(JSON.stringify(report.observation)) as unknown,
-          },
+          ...record.lastCalls,
+          [this.scopeId()]: { key: request.key, observation: report.observation },
         },
       },
     };
@@ -454,9 +459,8 @@ class LoopDriver {
    * supervisor stopped in between. Its recorded outcome is replayed into the decision instead of running it again.
    */
   private async replayRecordedOutcome(): Promise<LoopObservation> {
-    const last = lastCalls(this.ledger)[this.scopeId()] as
-      { key?: string; observation?: LoopObservation } | undefined;
-    if (last?.key === undefined || last.observation === undefined || last.key === this.state.appliedCall) {
+    const last = specRecord(this.ledger).lastCalls?.[this.scopeId()];
+    if (last === undefined || last.key === this.state.appliedCall) {
       return { kind: 'start' };
     }
     this.observedCall = last.key;
@@ -614,12 +618,6 @@ class LoopDriver {
   private elapsed(): number {
     return this.record.elapsedMs();
   }
-}
-
-/** The last agent call of each loop scope ('' for the run, a slice id for a slice) and its observed outcome. */
-function lastCalls(ledger: Ledger): Record<string, unknown> {
-  const calls = ledger.modeState['lastCalls'];
-  return typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>) : {};
 }
 
 /** The id of the integration pass in `subGoals`. */

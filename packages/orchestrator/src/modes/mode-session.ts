@@ -1,13 +1,35 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
-import type { JournalEvent, Ledger, TickVerdict } from '@allium-loop/ledger';
+import { AlliumLoopError } from '@allium-loop/errors';
+import type { JournalEvent, Ledger, LoopStateRecord, TickVerdict } from '@allium-loop/ledger';
 import { budgetStop } from '../decide/decide.js';
 import { callBudget, callSignal, RunRecord } from '../driver/run-record.js';
 import type { AgentStep, ModeContext, ModeStop, TickMeasure } from './mode-context.js';
 import { abortableSleep, waitForRateLimit } from '../driver/wait-for-rate-limit.js';
 
 const MAX_RATE_LIMIT_WAITS = 20;
+
+/** Whether a run's typed loop state is of `kind`. */
+export function isLoopKind<K extends LoopStateRecord['kind']>(
+  record: LoopStateRecord,
+  kind: K,
+): record is Extract<LoopStateRecord, { kind: K }> {
+  return record.kind === kind;
+}
+
+/** The loop state of `ledger`, which must be of `kind` (the schema ties it to the run's mode). */
+export function loopRecord<K extends LoopStateRecord['kind']>(
+  ledger: Ledger,
+  kind: K,
+): Extract<LoopStateRecord, { kind: K }> {
+  const record = ledger.modeState;
+  if (!isLoopKind(record, kind))
+    throw new AlliumLoopError(`Run "${ledger.slug}" holds a ${record.kind} loop state, not a ${kind} one.`, {
+      code: 'modes.wrong_mode',
+    });
+  return record;
+}
 
 /** A duration for people: `90 s`, `12 min`. */
 export function seconds(ms: number): string {
@@ -17,8 +39,8 @@ export function seconds(ms: number): string {
 /**
  * What the mode loops add to the driver's {@link RunRecord} (persistence, intents, spend, wall clock): ticks, the
  * caps between ticks (Ctrl-C, wall clock, budget pre-flight, ticks), agent calls under the wall-clock deadline and
- * the budget pre-flight, rate-limit waits, and the terminal record. Each mode keeps its own state in
- * `ledger.modeState[<mode>]`.
+ * the budget pre-flight, rate-limit waits, and the terminal record. Each mode keeps its own state in its variant
+ * of the typed loop state (`ledger.modeState`, kind = mode).
  */
 export class ModeSession {
   private readonly record: RunRecord;
@@ -81,11 +103,6 @@ export class ModeSession {
     return this.record.elapsedMs();
   }
 
-  /** This mode's state in the ledger. */
-  state<T>(): T | undefined {
-    return this.current.modeState[this.mode] as T | undefined;
-  }
-
   /** Shows a progress line. */
   say(text: string): void {
     this.context.onProgress?.({ kind: 'line', text });
@@ -111,9 +128,8 @@ export class ModeSession {
     await this.record.persist(next, events);
   }
 
-  /** Saves this mode's state under `modeState[<mode>]`, with events. */
-  async saveState(state: unknown, events: readonly JournalEvent[] = []): Promise<void> {
-    const modeState = { ...this.current.modeState, [this.mode]: JSON.parse(JSON.stringify(state)) as never };
+  /** Saves the run's loop state (this mode's part of it changed), with events. */
+  async saveState(modeState: LoopStateRecord, events: readonly JournalEvent[] = []): Promise<void> {
     await this.persist({ ...this.current, modeState }, events);
   }
 
@@ -122,7 +138,11 @@ export class ModeSession {
    * read for every run: the mode's own measurement goes in the test term's reason (its check is the test), the
    * spec-only terms are empty, and `converged` says whether the mode's goal held after this tick.
    */
-  async saveTick(state: unknown, tick: TickMeasure, events: readonly JournalEvent[] = []): Promise<void> {
+  async saveTick(
+    modeState: LoopStateRecord,
+    tick: TickMeasure,
+    events: readonly JournalEvent[] = [],
+  ): Promise<void> {
     const at = new Date(this.now()).toISOString();
     const verdict: TickVerdict = {
       tick: tick.tick,
@@ -137,7 +157,6 @@ export class ModeSession {
       converged: tick.converged,
     };
     const verdicts = [...this.current.verdicts.filter((v) => v.tick !== tick.tick), verdict];
-    const modeState = { ...this.current.modeState, [this.mode]: JSON.parse(JSON.stringify(state)) as never };
     await this.persist({ ...this.current, verdicts, modeState }, [
       { type: 'verdict', at, tick: tick.tick, verdict },
       ...events,
