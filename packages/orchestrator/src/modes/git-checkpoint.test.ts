@@ -1,12 +1,33 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCheckpoint, gitHead, restoreCheckpoint } from './git-checkpoint.js';
+import { gitHead } from '../project/git.js';
+import { createCheckpoint, restoreCheckpoint } from './git-checkpoint.js';
 import { gitOut, makeGitRepo, writeFiles } from './git-checkpoint.test-helpers.js';
 
 describe('git checkpoints', () => {
+  it('hashes content, not stat data: an edit keeping size and mtime (same second) is in the checkpoint', async () => {
+    const dir = await makeGitRepo({ 'score.txt': '10\n' });
+    // The user's index records score.txt with an mtime well before the index was written (not "racily clean").
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(join(dir, 'score.txt'), past, past);
+    await gitOut(dir, 'update-index', '--refresh');
+    const before = await stat(join(dir, 'score.txt'));
+    // The user's index holds score.txt with this size and mtime; the edit keeps both, as an edit made within the
+    // same second as the last commit can.
+    await writeFile(join(dir, 'score.txt'), '20\n');
+    await utimes(join(dir, 'score.txt'), before.atime, before.mtime);
+    const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+    const made = await createCheckpoint(scope, 'refs/allium-loop/demo/best', 'best');
+    expect(await gitOut(dir, 'show', `${made!.commit}:score.txt`)).toBe('20');
+    await writeFile(join(dir, 'score.txt'), '30\n');
+    await utimes(join(dir, 'score.txt'), before.atime, before.mtime);
+    await restoreCheckpoint(scope, made!.commit);
+    expect(await readFile(join(dir, 'score.txt'), 'utf8')).toBe('20\n');
+  });
+
   it('snapshots tracked and untracked files under a ref without touching the branch or the index', async () => {
     const dir = await makeGitRepo({ 'a.txt': 'one\n', '.gitignore': 'ignored.log\n' });
     const head = await gitHead(dir);

@@ -1,7 +1,8 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
+import { gitHead, gitRoot } from '../project/git.js';
 
 /** A snapshot of the working tree as git objects: a commit (never on a branch) and its tree. */
 export interface Checkpoint {
@@ -25,26 +26,17 @@ async function git(top: string, args: readonly string[], env: Record<string, str
   return result.stdout;
 }
 
-/** The repository's top directory, or `undefined` when `cwd` is not inside a git work tree. */
-export async function gitTopLevel(cwd: string): Promise<string | undefined> {
-  const result = await execa('git', ['rev-parse', '--show-toplevel'], { cwd, reject: false });
-  return result.exitCode === 0 ? result.stdout.trim() : undefined;
-}
-
-/** The commit HEAD names, or `null` outside git or before the first commit. */
-export async function gitHead(cwd: string): Promise<string | null> {
-  const result = await execa('git', ['rev-parse', '--verify', '-q', 'HEAD'], { cwd, reject: false });
-  return result.exitCode === 0 ? result.stdout.trim() : null;
-}
-
-/** Runs `body` with a private index file seeded from the repository's own, so the user's index is never touched. */
+/**
+ * Runs `body` with a private index seeded from HEAD's tree, so the user's index is never touched. The seed carries
+ * no stat data, so `git add -A` hashes every file by its content: an edit that keeps a file's size and mtime (made
+ * within the same second as the last checkpoint) is never missed, as it could be with a copy of the user's index.
+ */
 async function withTempIndex<T>(top: string, body: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
-  const index = join(dir, 'index');
+  const env = { GIT_INDEX_FILE: join(dir, 'index') };
   try {
-    const real = await git(top, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
-    await copyFile(real, index).catch(() => undefined);
-    return await body({ GIT_INDEX_FILE: index });
+    if ((await gitHead(top)) !== null) await git(top, ['read-tree', 'HEAD'], env);
+    return await body(env);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -75,7 +67,7 @@ export async function createCheckpoint(
   ref: string,
   message: string,
 ): Promise<Checkpoint | undefined> {
-  const top = await gitTopLevel(scope.cwd);
+  const top = await gitRoot(scope.cwd);
   if (top === undefined) return undefined;
   const head = await gitHead(top);
   return withTempIndex(top, async (env) => {
@@ -94,7 +86,7 @@ export async function createCheckpoint(
  * and HEAD are left alone. Throws when git fails or `cwd` is not in a git work tree.
  */
 export async function restoreCheckpoint(scope: CheckpointScope, commit: string): Promise<void> {
-  const top = await gitTopLevel(scope.cwd);
+  const top = await gitRoot(scope.cwd);
   if (top === undefined)
     throw new Error(`cannot restore checkpoint ${commit}: ${scope.cwd} is not in a git work tree`);
   await withTempIndex(top, async (env) => {
@@ -107,7 +99,7 @@ export async function restoreCheckpoint(scope: CheckpointScope, commit: string):
 
 /** Points `ref` at an existing checkpoint commit (e.g. `refs/allium-loop/<slug>/best` at the tick that won). */
 export async function pointRef(scope: CheckpointScope, ref: string, commit: string): Promise<void> {
-  const top = await gitTopLevel(scope.cwd);
+  const top = await gitRoot(scope.cwd);
   if (top === undefined) throw new Error(`cannot point ${ref}: ${scope.cwd} is not in a git work tree`);
   await git(top, ['update-ref', ref, commit]);
 }

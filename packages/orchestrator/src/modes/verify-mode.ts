@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Ledger, VerifyModeConfig, VerifyModeState } from '@allium-loop/ledger';
 import { fingerprintCommand, guardCommand } from './command-fingerprint.js';
-import {
-  createCheckpoint,
-  gitHead,
-  pointRef,
-  restoreCheckpoint,
-  type CheckpointScope,
-} from './git-checkpoint.js';
+import { gitHead } from '../project/git.js';
+import { createCheckpoint, pointRef, restoreCheckpoint, type CheckpointScope } from './git-checkpoint.js';
 import type { ModeContext, ModeStop } from './mode-context.js';
 import { loopRecord, ModeSession } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
