@@ -29,6 +29,11 @@ const cases = [
     expect: /dependencies point downward only/,
   },
   { fixture: 'deep-import.ts', as: 'packages/cli/src/__selftest__.ts', expect: /Deep import/ },
+  {
+    fixture: 'production-imports-testing.ts',
+    as: 'packages/cli/src/__selftest__.ts',
+    expect: /is test infrastructure/,
+  },
   { fixture: 'good.ts', as: 'packages/entry/src/__selftest__.ts', expect: null },
 ];
 

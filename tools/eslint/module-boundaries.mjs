@@ -10,6 +10,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Layers, lowest first: a package may import packages whose layer is at or below its own. */
 export const LAYERS = ['type:core', 'type:adapter', 'type:feature', 'type:orchestrator', 'type:app'];
 
+/** Packages tagged so are test infrastructure: only test files (and other test infrastructure) may import them. */
+export const TESTING_TAG = 'type:testing';
+
 /** Modules a pure file may never import. */
 export const EFFECTFUL_MODULES = [
   'fs',
@@ -65,6 +68,8 @@ export const moduleBoundaries = {
         "'{{source}}' is not a declared dependency of {{pkg}}: add it to package.json and run 'npx nx sync'.",
       deep: "Deep import '{{source}}': import the package's public entry '{{entry}}' instead.",
       untagged: '{{pkg}} has no type:* tag in package.json nx.tags.',
+      testOnly:
+        "'{{source}}' is test infrastructure (type:testing) and may be imported only by tests, never by {{pkg}}'s production code.",
     },
     schema: [],
   },
@@ -95,6 +100,10 @@ export const moduleBoundaries = {
       if (!target) return;
       if (subpath && subpath !== '/testing') {
         context.report({ node, messageId: 'deep', data: { source, entry: name } });
+        return;
+      }
+      if (target.tags.includes(TESTING_TAG) && !isTest && !own.tags.includes(TESTING_TAG)) {
+        context.report({ node, messageId: 'testOnly', data: { source, pkg: own.name } });
         return;
       }
       const ourLayer = layerOf(own);

@@ -12,6 +12,8 @@ export interface AgentReport {
   readonly turns?: number;
   readonly sessionId?: string;
   readonly rateLimitResetAt?: number;
+  /** The credentials were refused (see `AgentRunResult.authFailure`). */
+  readonly authFailure?: true;
   /** The CLI's own words on a failure. */
   readonly detail?: string;
 }
@@ -74,6 +76,19 @@ export function isRateLimitMessage(message: string): boolean {
   return /rate.?limit|usage limit|quota|too many requests|\b429\b/i.test(message);
 }
 
+/** True when a CLI's error message says its credentials were refused (HTTP 401/403, an invalid key). */
+export function isAuthFailureMessage(message: string): boolean {
+  return /\b40[13]\b|unauthori[sz]ed|invalid (x-)?api[ -]?key|authentication[_ ]error|forbidden/i.test(message);
+}
+
+/**
+ * The detail of a refused-credentials failure: the CLI's own words, then which of its variables to check, so
+ * the user is not left with a bare "401".
+ */
+export function authFailureDetail(cliText: string, hint: string): string {
+  return `the model API refused the credentials (${cliText.trim().slice(0, 300)}). ${hint}`;
+}
+
 /** Builds a report without undefined fields (`exactOptionalPropertyTypes`). */
 export function buildReport(fields: {
   outcome?: AgentOutcome | undefined;
@@ -83,6 +98,7 @@ export function buildReport(fields: {
   turns?: number | undefined;
   sessionId?: string | undefined;
   rateLimitResetAt?: number | undefined;
+  authFailure?: true | undefined;
   detail?: string | undefined;
 }): AgentReport {
   return Object.fromEntries(

@@ -74,6 +74,11 @@ export interface AgentRunResult {
   readonly rateLimitResetAt?: number;
   /** One line on why the outcome is not `ok` (the CLI's error message, redacted), when there is one. */
   readonly detail?: string;
+  /**
+   * The model API refused the CLI's credentials (HTTP 401/403, an invalid key): retrying cannot help, so the
+   * engine stops the run `failed`; `detail` names the variable to check.
+   */
+  readonly authFailure?: true;
   /** The agent's process id, which is also its process group id; absent when no process was started. */
   readonly pid?: number;
   /** Output volume; absent for runners that start no process (the fake). */

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { AgentRuntime } from './agent-options.js';
 import { commonAgentOptionsSchema, resolveCommonOptions } from './agent-options.js';
 import {
+  authFailureDetail,
   buildReport,
+  isAuthFailureMessage,
   isRateLimitMessage,
   numberOrUndefined,
   objectOrEmpty,
@@ -45,7 +47,16 @@ export const CLAUDE_AUTH_ENV = [
   'CLAUDE_CONFIG_DIR',
   'CLAUDE_CODE_USE_BEDROCK',
   'CLAUDE_CODE_USE_VERTEX',
+  // Switches that keep Claude Code from reaching hosts other than the model API; harmless to pass on.
+  'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+  'DISABLE_TELEMETRY',
+  'DISABLE_AUTOUPDATER',
+  'DISABLE_ERROR_REPORTING',
 ];
+
+/** What a refused key tells the user to check. */
+export const CLAUDE_AUTH_HINT =
+  'Check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / CLAUDE_CODE_OAUTH_TOKEN), or run `claude` once to log in.';
 
 /**
  * The arguments of one Claude Code call; the prompt goes on stdin. `--max-budget-usd` is the request's
@@ -89,11 +100,10 @@ export function createClaudeParser(): AgentOutputParser {
 function readClaudeResult(result: Record<string, unknown>, initSession: string | undefined): AgentReport {
   const usage = objectOrEmpty(result['usage']);
   const text = stringOrUndefined(result['result']);
-  const outcome = claudeOutcome(
-    stringOrUndefined(result['subtype']),
-    result['is_error'] === true,
-    text ?? '',
-  );
+  const apiStatus = numberOrUndefined(result['api_error_status']);
+  const statusText = apiStatus === undefined ? (text ?? '') : `${text ?? ''} (HTTP ${String(apiStatus)})`;
+  const outcome = claudeOutcome(stringOrUndefined(result['subtype']), result['is_error'] === true, statusText);
+  const authFailed = outcome === 'api_error' && isAuthFailureMessage(statusText);
   return buildReport({
     outcome,
     finalResult: 'present',
@@ -107,7 +117,12 @@ function readClaudeResult(result: Record<string, unknown>, initSession: string |
     turns: numberOrUndefined(result['num_turns']),
     sessionId: stringOrUndefined(result['session_id']) ?? initSession,
     rateLimitResetAt: outcome === 'rate_limited' ? resetTime(text ?? '') : undefined,
-    detail: outcome === undefined ? undefined : (text?.slice(0, 500) ?? stringOrUndefined(result['subtype'])),
+    authFailure: authFailed ? true : undefined,
+    detail: authFailed
+      ? authFailureDetail(statusText, CLAUDE_AUTH_HINT)
+      : outcome === undefined
+        ? undefined
+        : (text?.slice(0, 500) ?? stringOrUndefined(result['subtype'])),
   });
 }
 

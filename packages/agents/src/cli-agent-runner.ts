@@ -65,9 +65,14 @@ async function runCall(
   request: AgentRunRequest,
   files: CallFiles,
 ): Promise<AgentRunResult> {
-  await writeFile(files.promptFile, request.prompt, { encoding: 'utf8', mode: 0o600 });
-  const invocation = spec.buildInvocation(request, files);
-  const parser = spec.createParser(request, files);
+  const redactor = createRedactor(common.env);
+  // Every prompt passes here on its way to an agent: no secret of the engine's environment (or shaped like one)
+  // reaches an agent through it, whatever phase or mode built it.
+  const prompt = redactor.text(request.prompt);
+  const call: AgentRunRequest = prompt === request.prompt ? request : { ...request, prompt };
+  await writeFile(files.promptFile, call.prompt, { encoding: 'utf8', mode: 0o600 });
+  const invocation = spec.buildInvocation(call, files);
+  const parser = spec.createParser(call, files);
   const env = buildAgentEnv(common.env, [...spec.authEnv, ...common.envAllow]);
   const file = common.binary ?? spec.binary;
   const startedAt = new Date();
@@ -84,7 +89,6 @@ async function runCall(
     onStdoutLine: (line) => parser.onLine(line),
     installHint: spec.installHint,
   });
-  const redactor = createRedactor(common.env);
   const parsed = parser.finish(run);
   const report: AgentReport =
     parsed.detail === undefined ? parsed : { ...parsed, detail: redactor.text(parsed.detail) };
@@ -93,7 +97,7 @@ async function runCall(
   const text = renderTranscript(
     {
       adapter: spec.name,
-      request,
+      request: call,
       file,
       args: invocation.args,
       envNames: Object.keys(env),
@@ -134,5 +138,6 @@ function usageFields(report: AgentReport): Partial<AgentRunResult> {
   if (report.sessionId !== undefined) fields.sessionId = report.sessionId;
   if (report.rateLimitResetAt !== undefined) fields.rateLimitResetAt = report.rateLimitResetAt;
   if (report.detail !== undefined) fields.detail = report.detail;
+  if (report.authFailure === true && report.outcome === 'api_error') fields.authFailure = true;
   return fields;
 }

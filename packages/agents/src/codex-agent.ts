@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { commonAgentOptionsSchema, resolveCommonOptions, type AgentRuntime } from './agent-options.js';
 import {
+  authFailureDetail,
   buildReport,
+  isAuthFailureMessage,
   isRateLimitMessage,
   numberOrUndefined,
   objectOrEmpty,
@@ -34,6 +36,10 @@ export type CodexOptions = z.infer<typeof codexOptionsSchema>;
 
 /** Auth and config variables Codex reads. */
 export const CODEX_AUTH_ENV = ['OPENAI_API_KEY', 'CODEX_API_KEY', 'CODEX_HOME', 'OPENAI_BASE_URL'];
+
+/** What a refused key tells the user to check. */
+export const CODEX_AUTH_HINT =
+  'Check OPENAI_API_KEY (or CODEX_API_KEY, or the env_key of your model provider), or run `codex login`.';
 
 const LAST_MESSAGE_FILE = 'last-message.txt';
 
@@ -74,6 +80,7 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
     finish: () => {
       const outcome: AgentOutcome | undefined =
         failure === undefined ? undefined : isRateLimitMessage(failure) ? 'rate_limited' : 'api_error';
+      const authFailed = outcome === 'api_error' && failure !== undefined && isAuthFailureMessage(failure);
       return buildReport({
         outcome,
         finalResult: turns > 0 || failure !== undefined ? 'present' : 'missing',
@@ -81,7 +88,8 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
         costUsd: tokens === undefined ? undefined : priceTokens(prices, model, tokens),
         turns: turns > 0 ? turns : undefined,
         sessionId,
-        detail: failure,
+        authFailure: authFailed ? true : undefined,
+        detail: authFailed && failure !== undefined ? authFailureDetail(failure, CODEX_AUTH_HINT) : failure,
       });
     },
   };

@@ -6,6 +6,7 @@ import { AlliumLoopError } from '@allium-loop/errors';
 import { BASE_ENV_NAMES } from './agent-env.js';
 import type { AgentRunner, AgentRunRequest, TokenUsage } from './agent-runner.js';
 import { isProcessGroupAlive } from './process-group.js';
+import { PROCESS_MARKER } from './process-marker.js';
 
 /** The fake CLIs' folder (tools/fake-agents). */
 export const FAKE_AGENTS_DIR = resolve(import.meta.dirname, '../../../tools/fake-agents');
@@ -167,7 +168,7 @@ export function describeAgentRunner(harness: AgentRunnerHarness): void {
       expect(record.prompt).toContain('Implement the greeting.');
       expect(record.env).toContain(harness.authEnv);
       expect(record.env).not.toContain(UNRELATED_SECRET.name);
-      const allowed = new Set([...BASE_ENV_NAMES, harness.authEnv, 'FAKE_AGENT_SCENARIO']);
+      const allowed = new Set([...BASE_ENV_NAMES, harness.authEnv, 'FAKE_AGENT_SCENARIO', PROCESS_MARKER]);
       expect(record.env.filter((name) => !allowed.has(name))).toEqual([]);
       expect(transcript).toContain('debug: key');
       expect(transcript).not.toContain('sk-test-auth-secret-value-0123456789');

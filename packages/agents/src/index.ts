@@ -27,6 +27,7 @@ export {
 export { decideOutcome, type AgentOutputParser, type AgentReport } from './agent-report.js';
 export {
   DEFAULT_CAPTURE_LIMITS,
+  MAX_TIMEOUT_MS,
   runProcess,
   type CaptureLimits,
   type ProcessRunOptions,
@@ -34,6 +35,16 @@ export {
 } from './process-runner.js';
 export type { CaptureSnapshot } from './bounded-capture.js';
 export { isProcessGroupAlive, terminateProcessGroup } from './process-group.js';
+export {
+  PROCESS_MARKER,
+  currentProcessScope,
+  findMarkedProcesses,
+  killCallProcesses,
+  killScopeProcesses,
+  leaseProcessScope,
+  runInProcessScope,
+  type MarkedProcess,
+} from './process-marker.js';
 export {
   DEFAULT_PRICE_TABLE,
   findModelPrice,

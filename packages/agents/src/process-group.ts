@@ -1,3 +1,5 @@
+import { killMarkedProcessesNow } from './process-marker.js';
+
 /** Sends `signal` to every process in group `pgid`; false when the group no longer exists. */
 export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
@@ -37,21 +39,24 @@ export async function terminateProcessGroup(pgid: number, graceMs: number): Prom
   await waitForProcessGroupExit(pgid, 5_000);
 }
 
-const liveGroups = new Set<number>();
+const liveGroups = new Map<number, string | undefined>();
 let exitHookInstalled = false;
 
 /**
- * Remembers a running group so that, should the engine itself exit while the agent runs, the group is killed
- * rather than orphaned. Returns the function that forgets it.
+ * Remembers a running group (and the marker its processes carry) so that, should the engine itself exit while
+ * the agent runs, the group and every marked process are killed rather than orphaned. Returns the function that
+ * forgets it.
  */
-export function trackProcessGroup(pgid: number): () => void {
+export function trackProcessGroup(pgid: number, marker?: string): () => void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', () => {
-      for (const group of liveGroups) signalProcessGroup(group, 'SIGKILL');
+      for (const group of liveGroups.keys()) signalProcessGroup(group, 'SIGKILL');
+      const markers = new Set([...liveGroups.values()].filter((m): m is string => m !== undefined));
+      if (markers.size > 0) killMarkedProcessesNow((value) => markers.has(value));
     });
   }
-  liveGroups.add(pgid);
+  liveGroups.set(pgid, marker);
   return () => liveGroups.delete(pgid);
 }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AlliumLoopError } from '@allium-loop/errors';
 import { DEFAULT_CAPTURE_LIMITS, runProcess, type ProcessRunOptions } from './process-runner.js';
 import { isProcessGroupAlive } from './process-group.js';
+import { PROCESS_MARKER } from './process-marker.js';
 
 const base = (cwd: string, script: string, extra: Partial<ProcessRunOptions> = {}): ProcessRunOptions => ({
   file: process.execPath,
@@ -36,7 +37,7 @@ describe('runProcess', () => {
     expect(result.timedOut).toBe(false);
     const seen = JSON.parse(lines[0]!) as { s: string; keys: string[]; cwd: string };
     expect(seen.s).toBe('hello prompt');
-    expect(seen.keys.filter((k) => k !== 'PWD' && k !== 'SHLVL' && k !== '_')).toEqual(['ONLY_ME', 'PATH']);
+    expect(seen.keys.filter((k) => k !== 'PWD' && k !== 'SHLVL' && k !== '_')).toEqual([PROCESS_MARKER, 'ONLY_ME', 'PATH'].sort());
     expect(seen.cwd).toBe(cwd);
   });
 

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { execa } from 'execa';
+import type { Readable } from 'node:stream';
 import { AgentBinaryNotFoundError, AgentSpawnError } from './agent-errors.js';
 import { BoundedCapture, type CaptureSnapshot } from './bounded-capture.js';
 import { LineSplitter } from './line-splitter.js';
 import { terminateProcessGroup, trackProcessGroup } from './process-group.js';
+import { killCallProcesses, newCallMarker, PROCESS_MARKER } from './process-marker.js';
 
 /** Memory limits of one call's output capture. */
 export interface CaptureLimits {
@@ -21,6 +23,12 @@ export const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
   tailBytes: 1024 * 1024,
   maxLineBytes: 8 * 1024 * 1024,
 };
+
+/**
+ * The longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. Call
+ * limits above it are refused by the CLI and clamped here.
+ */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** One process to run with {@link runProcess}. */
 export interface ProcessRunOptions {
@@ -58,11 +66,17 @@ export interface ProcessRunResult {
 
 const EMPTY: CaptureSnapshot = { head: '', tail: '', totalBytes: 0, omittedBytes: 0 };
 
+/** How long the output of processes killed at a timeout or abort may take to drain before the pipes are closed. */
+const DRAIN_AFTER_KILL_MS = 5_000;
+
 /**
  * Runs one executable in its own process group with a minimal environment, a wall-clock limit and an abort
- * signal, capturing stdout and stderr in bounded memory. On timeout or abort the whole group gets SIGTERM and,
- * after `killGraceMs`, SIGKILL; processes the child leaves behind after it exits are ended the same way. When the
- * promise resolves, no process of the tree is left.
+ * signal, capturing stdout and stderr in bounded memory. Every process it starts carries the call's marker
+ * (`ALLIUM_LOOP_CALL`, see `process-marker.ts`). On timeout or abort the whole group gets SIGTERM and, after
+ * `killGraceMs`, SIGKILL; processes the child leaves behind after it exits are ended the same way, and so is every
+ * process carrying the marker, including one that left the group (`setsid`). The output is read to its end of
+ * file, so nothing the child printed before it exited is lost; a process that escaped with a scrubbed environment
+ * and still holds the pipe is cut off at the timeout. When the promise resolves, no marked process is left.
  *
  * Throws {@link AgentBinaryNotFoundError} when `file` is not on the child's PATH and {@link AgentSpawnError}
  * when the process cannot start for another reason (missing `cwd`, permissions). A non-zero exit is a result,
@@ -75,51 +89,78 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   const stdout = new BoundedCapture(options.capture.headBytes, options.capture.tailBytes);
   const stderr = new BoundedCapture(options.capture.headBytes, options.capture.tailBytes);
   const lines = new LineSplitter((line) => options.onStdoutLine?.(line), options.capture.maxLineBytes);
+  const marker = newCallMarker();
 
-  const subprocess = execa(options.file, [...options.args], {
+  const child = spawn(options.file, [...options.args], {
     cwd: options.cwd,
-    env: { ...options.env },
-    extendEnv: false,
+    env: { ...options.env, [PROCESS_MARKER]: marker },
     detached: true,
-    reject: false,
-    buffer: false,
-    stripFinalNewline: false,
-    ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
-  const pid = subprocess.pid;
-  const untrack = pid === undefined ? () => false : trackProcessGroup(pid);
-  subprocess.stdout.on('data', (chunk: Buffer) => {
+  const spawned = new Promise<Error | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', (error) => resolve(error));
+  });
+  const spawnFailure = await spawned;
+  if (spawnFailure !== undefined) {
+    await killCallProcesses(marker, options.killGraceMs);
+    throw spawnError(spawnFailure, options);
+  }
+  const pid = child.pid!;
+  const untrack = trackProcessGroup(pid, marker);
+  if (options.stdin !== undefined && child.stdin !== null) {
+    // A child that exits without reading its stdin closes the pipe: EPIPE is not our error.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.stdin);
+  }
+  const out = child.stdout!;
+  const err = child.stderr!;
+  out.on('data', (chunk: Buffer) => {
     stdout.push(chunk);
     lines.push(chunk);
   });
-  subprocess.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  err.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const outputEnded = Promise.all([streamEnd(out), streamEnd(err)]);
 
-  const ending = { timedOut: false, aborted: false, termination: undefined as Promise<void> | undefined };
-  const endTree = (): void => {
-    if (pid !== undefined && ending.termination === undefined)
-      ending.termination = terminateProcessGroup(pid, options.killGraceMs);
+  const ending = { timedOut: false, aborted: false };
+  let killing: Promise<void> | undefined;
+  const endTree = (): Promise<void> => {
+    killing ??= Promise.all([
+      terminateProcessGroup(pid, options.killGraceMs),
+      killCallProcesses(marker, options.killGraceMs),
+    ]).then(() => undefined);
+    return killing;
+  };
+  let cutOff: () => void = () => undefined;
+  const limitReached = new Promise<void>((resolve) => (cutOff = resolve));
+  const stopAll = (): void => {
+    void endTree().then(() => setTimeout(cutOff, DRAIN_AFTER_KILL_MS).unref());
   };
   const timer = setTimeout(() => {
     ending.timedOut = true;
-    endTree();
-  }, options.timeoutMs);
+    stopAll();
+  }, Math.min(Math.max(options.timeoutMs, 0), MAX_TIMEOUT_MS));
   const onAbort = (): void => {
     ending.aborted = true;
-    endTree();
+    stopAll();
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  // Once the agent itself exits, anything it left running in its group is ended too.
-  subprocess.once('exit', endTree);
 
   try {
-    const result = await subprocess;
-    await ending.termination;
-    if (isSpawnFailure(result) && !ending.timedOut && !ending.aborted) throw spawnError(result, options);
+    const exit = await new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    // Anything the child left running, in its group or escaped from it with the marker, is ended too; then the
+    // pipes reach their end of file (or, if an unmarked escapee holds them, the call's limit cuts them off).
+    await endTree();
+    await Promise.race([outputEnded, limitReached]);
+    out.destroy();
+    err.destroy();
     lines.end();
     return {
       pid,
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
+      exitCode: exit.code,
+      signal: exit.signal,
       durationMs: Date.now() - started,
       timedOut: ending.timedOut,
       aborted: ending.aborted && !ending.timedOut,
@@ -132,6 +173,15 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     options.signal?.removeEventListener('abort', onAbort);
     untrack();
   }
+}
+
+function streamEnd(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.readableEnded || stream.destroyed) resolve();
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
 }
 
 async function assertDirectory(cwd: string): Promise<void> {
@@ -163,28 +213,16 @@ function notStarted(started: number): ProcessRunResult {
   };
 }
 
-interface SpawnOutcome {
-  readonly failed: boolean;
-  readonly exitCode?: number | undefined;
-  readonly signal?: string | undefined;
-  readonly code?: string | undefined;
-  readonly cause?: unknown;
-}
-
-function isSpawnFailure(result: SpawnOutcome): boolean {
-  return result.failed && result.exitCode === undefined && result.signal === undefined;
-}
-
-function spawnError(result: SpawnOutcome, options: ProcessRunOptions): Error {
-  const code = result.code ?? (result.cause as { code?: string } | undefined)?.code;
+function spawnError(error: Error, options: ProcessRunOptions): Error {
+  const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT')
     return new AgentBinaryNotFoundError(
       options.file,
       options.installHint ?? `Install '${options.file}' or put it on PATH.`,
-      result,
+      error,
     );
   return new AgentSpawnError(`could not start agent '${options.file}' (${code ?? 'unknown error'})`, {
-    cause: result,
+    cause: error,
     retryable: code === 'EAGAIN' || code === 'EMFILE' || code === 'ENFILE',
     context: { file: options.file, cwd: options.cwd, code },
   });

@@ -142,6 +142,62 @@ describe('the dependency graph', () => {
   });
 });
 
+describe('the dependency graph: surfaces, variants and context', () => {
+  const text = [
+    '-- allium: 3',
+    'external entity Member {',
+    '  name: String',
+    '}',
+    'entity Document {',
+    '  title: String',
+    '  status: draft | published',
+    '}',
+    'variant Manual : Document {',
+    '  pages: Integer',
+    '}',
+    'rule Publish {',
+    '  when: PublishRequested(doc)',
+    '  requires: doc.status = draft',
+    '  ensures:',
+    '    doc.status = published',
+    '    Receipt.created(doc: doc)',
+    '}',
+    'surface Library {',
+    '  facing reader: Member',
+    '  context doc: Document',
+    '  exposes:',
+    '    doc.title',
+    '    doc.status',
+    '  provides: PublishRequested(doc)',
+    '}',
+    '',
+  ].join('\n');
+  const { graph } = analyzeSpecs([{ path: 'd.allium', text }]);
+  const edge = (from: string, to: string) =>
+    graph.edges.filter((e) => e.from === from && e.to === to).map((e) => `${e.kind}:${e.via}`);
+
+  it('links the entities a surface binds and exposes to the surface', () => {
+    expect(edge('entity:Document', 'surface:Library')).toEqual([
+      'exposes:Document',
+      'exposes:Document.status',
+      'exposes:Document.title',
+    ]);
+    expect(edge('entity:Member', 'surface:Library')).toEqual(['exposes:Member']);
+  });
+
+  it('links a variant to its base', () => {
+    expect(edge('entity:Document', 'entity:Manual')).toEqual(['extends:Document']);
+  });
+
+  it('marks external entities and names no file declares as context', () => {
+    const context = (id: string) => graph.nodes.find((n) => n.id === id)?.context;
+    expect(context('entity:Member')).toBe('external');
+    expect(context('entity:Receipt')).toBe('undeclared');
+    expect(context('entity:Document')).toBeUndefined();
+    expect(context('entity:Manual')).toBeUndefined();
+  });
+});
+
 describe('surfaces and questions', () => {
   it('extracts a surface: actor, context, provides, exposes', () => {
     const surface = analyse('v3-lifecycle').surfaces[0];

@@ -51,11 +51,19 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
     ),
   );
   const entities = new Map<string, SourceLocation>();
+  const externalEntities = new Set<string>();
+  const variantBases = new Map<string, { base: string; location: SourceLocation }>();
   for (const index of indexes) {
-    for (const entity of index.entities)
-      if (!entities.has(entity.name.name)) entities.set(entity.name.name, entity.name.location);
-    for (const d of index.spec.declarations)
-      if (d.kind === 'variant' && !entities.has(d.name.name)) entities.set(d.name.name, d.name.location);
+    for (const entity of index.entities) {
+      if (entities.has(entity.name.name)) continue;
+      entities.set(entity.name.name, entity.name.location);
+      if (entity.block === 'external entity') externalEntities.add(entity.name.name);
+    }
+    for (const d of index.spec.declarations) {
+      if (d.kind !== 'variant' || entities.has(d.name.name)) continue;
+      entities.set(d.name.name, d.name.location);
+      variantBases.set(d.name.name, { base: d.base.name, location: d.name.location });
+    }
   }
   return {
     specs,
@@ -63,7 +71,14 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
     model: mergeModels(specs.map(buildModel)),
     rules,
     surfaces,
-    graph: buildGraph({ rules, surfaces, entities, derivedInputs: derivedInputs(indexes) }),
+    graph: buildGraph({
+      rules,
+      surfaces,
+      entities,
+      externalEntities,
+      variantBases,
+      derivedInputs: derivedInputs(indexes),
+    }),
     openQuestions: specs.flatMap(collectOpenQuestions),
     inventory: buildInventory(specs),
   };

@@ -2,7 +2,7 @@ import { compareStrings } from './walk.js';
 import type { SourceLocation } from './diagnostic.js';
 import type { DependencyGraph, GraphEdge, GraphEdgeKind, GraphNode } from './graph-types.js';
 import type { RuleInfo, TriggerInfo } from './rule-info.js';
-import type { SurfaceInfo } from './surface-info.js';
+import type { SurfaceBinding, SurfaceInfo } from './surface-info.js';
 
 /** What the graph builder needs beyond rules and surfaces. */
 export interface GraphInput {
@@ -10,6 +10,10 @@ export interface GraphInput {
   readonly surfaces: readonly SurfaceInfo[];
   /** Declared entities (and variants) with their locations. */
   readonly entities: ReadonlyMap<string, SourceLocation>;
+  /** The declared entities that are `external entity`. */
+  readonly externalEntities: ReadonlySet<string>;
+  /** Variant name → the base entity it extends (`variant V : Base`). */
+  readonly variantBases: ReadonlyMap<string, { readonly base: string; readonly location: SourceLocation }>;
   /** Entity → derived value → the field names its expression mentions. */
   readonly derivedInputs: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
 }
@@ -28,15 +32,28 @@ interface Write {
  * rule, emission → chained rule, creation → `created`/`becomes` triggers, assignment → `transitions_to`/`becomes`/
  * derived triggers, timestamp writer → temporal rule), `timeout` edges (surface → rule), `data` edges (a field
  * written by one rule and read in another's `requires`/`when`), and rule ↔ entity `reads`/`writes`/`creates`/
- * `removes` edges. Every edge carries the source locations of both ends. Deterministic: same input, same output.
+ * `removes` edges, `exposes` edges (entity → surface that binds it or exposes its fields) and `extends` edges
+ * (base → variant). Entity names rules use without a declaration become `undeclared` context nodes, `external
+ * entity` declarations `external` ones. Every edge carries the source locations of both ends. Deterministic: same
+ * input, same output.
  */
 export function buildGraph(input: GraphInput): DependencyGraph {
   const nodes = new Map<string, GraphNode>();
   const edges = new Map<string, GraphEdge>();
   const entityNode = (name: string, fallback: SourceLocation): string => {
     const id = `entity:${name}`;
-    if (!nodes.has(id))
-      nodes.set(id, { id, kind: 'entity', name, location: input.entities.get(name) ?? fallback });
+    if (!nodes.has(id)) {
+      const declared = input.entities.get(name);
+      const context =
+        declared === undefined ? 'undeclared' : input.externalEntities.has(name) ? 'external' : undefined;
+      nodes.set(id, {
+        id,
+        kind: 'entity',
+        name,
+        location: declared ?? fallback,
+        ...(context === undefined ? {} : { context }),
+      });
+    }
     return id;
   };
   for (const [name, location] of input.entities) entityNode(name, location);
@@ -68,6 +85,7 @@ export function buildGraph(input: GraphInput): DependencyGraph {
   addEntityEdges(input.rules, entityNode, add);
   addTriggerEdges(input, add);
   addDataEdges(input.rules, add);
+  addSurfaceAndVariantEdges(input, add);
   const order = (a: GraphEdge, b: GraphEdge): number =>
     compareStrings(a.from, b.from) ||
     compareStrings(a.to, b.to) ||
@@ -256,5 +274,37 @@ function addDataEdges(rules: readonly RuleInfo[], add: AddEdge): void {
           to: reader.location,
         });
     }
+  }
+}
+
+/**
+ * `exposes`: a surface depends on the entities it binds (`facing`/`context`) and on those whose fields it exposes
+ * (`exposes: order.status` with `context order: Order`). `extends`: a variant depends on its base entity.
+ */
+function addSurfaceAndVariantEdges(input: GraphInput, add: AddEdge): void {
+  for (const surface of input.surfaces) {
+    const bound = new Map<string, SurfaceBinding>();
+    for (const binding of [surface.actor, surface.context]) {
+      if (binding === undefined || !input.entities.has(binding.type)) continue;
+      bound.set(binding.binding, binding);
+      add(`entity:${binding.type}`, `surface:${surface.name}`, 'exposes', binding.type, {
+        from: input.entities.get(binding.type)!,
+        to: binding.location,
+      });
+    }
+    for (const item of surface.exposes) {
+      const [head, field] = item.split(/[^A-Za-z0-9_]+/);
+      const binding = head === undefined ? undefined : bound.get(head);
+      if (binding === undefined || field === undefined || field === '') continue;
+      add(`entity:${binding.type}`, `surface:${surface.name}`, 'exposes', `${binding.type}.${field}`, {
+        from: input.entities.get(binding.type)!,
+        to: surface.location,
+      });
+    }
+  }
+  for (const [variant, { base, location }] of input.variantBases) {
+    const at = input.entities.get(base);
+    if (at !== undefined)
+      add(`entity:${base}`, `entity:${variant}`, 'extends', base, { from: at, to: location });
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createRedactor } from '@allium-loop/ledger';
 import type { CliIo } from './cli-io.js';
 import type { Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -30,6 +31,27 @@ export function renderHelp(commands: readonly Command[]): string {
  * `argv` excludes the node binary and the script path.
  */
 export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  options: { readonly version: string; readonly commands?: readonly Command[] },
+): Promise<number> {
+  return dispatchAll(argv, redactingIo(io), options);
+}
+
+/**
+ * The CLI's output passes through the redactor: whatever a command prints (echoed goals and test commands,
+ * reports, errors quoting agent output) carries no secret of the environment, nor one shaped like a key.
+ */
+function redactingIo(io: CliIo): CliIo {
+  const redactor = createRedactor(io.env);
+  return {
+    ...io,
+    stdout: (text) => io.stdout(redactor.text(text)),
+    stderr: (text) => io.stderr(redactor.text(text)),
+  };
+}
+
+async function dispatchAll(
   argv: readonly string[],
   io: CliIo,
   options: { readonly version: string; readonly commands?: readonly Command[] },

@@ -33,7 +33,7 @@ function mostTargeted(
   const counts = new Map<string, number>();
   for (const edge of edges) {
     const target = index.nodes.get(edge.to);
-    if (!kinds.has(edge.kind) || target?.kind !== targetKind) continue;
+    if (!kinds.has(edge.kind) || target?.kind !== targetKind || target.context !== undefined) continue;
     counts.set(target.name, (counts.get(target.name) ?? 0) + 1);
   }
   let best: [string, number] | undefined;
@@ -44,19 +44,31 @@ function mostTargeted(
   return best?.[0];
 }
 
-/** The surface that triggers a rule (smallest name when several do), if any. */
+/**
+ * The surface that triggers a rule (smallest name when several do), if any. The index is over the ordering graph
+ * (see `orderingGraph`), where a surface's trigger and timeout edges run from the rule to the surface.
+ */
 function triggeringSurface(index: GraphIndex, ruleId: string): string | undefined {
-  const names = (index.in.get(ruleId) ?? [])
-    .filter((edge) => SURFACE_KINDS.has(edge.kind) && index.nodes.get(edge.from)?.kind === 'surface')
-    .map((edge) => index.nodes.get(edge.from)!.name)
+  const names = (index.out.get(ruleId) ?? [])
+    .filter((edge) => SURFACE_KINDS.has(edge.kind) && index.nodes.get(edge.to)?.kind === 'surface')
+    .map((edge) => index.nodes.get(edge.to)!.name)
     .sort(compareText);
   return names[0];
 }
 
+/** The base entity a variant extends (`extends` edge from a base the spec owns), if the node is a variant. */
+function baseEntity(index: GraphIndex, entityId: string): string | undefined {
+  const base = (index.in.get(entityId) ?? []).find(
+    (edge) => edge.kind === 'extends' && index.nodes.get(edge.from)?.context === undefined,
+  );
+  return base === undefined ? undefined : index.nodes.get(base.from)!.name;
+}
+
 /**
- * Puts every touched construct in its first slice: an entity anchors its lifecycle, a surface its own slice; a rule
- * joins the lifecycle of its home entity, else the slice of the surface that triggers it, else its rule chain
- * (see {@link groupRuleChains}). Anchors need not be touched themselves.
+ * Puts every touched construct in its first slice: an entity anchors its lifecycle (a variant joins its base's), a
+ * surface its own slice; a rule joins the lifecycle of its home entity, else the slice of the surface that triggers
+ * it, else its rule chain (see {@link groupRuleChains}). Anchors need not be touched themselves. Context entities
+ * (external, undeclared) are never anchors.
  */
 export function assignSlices(index: GraphIndex, touched: readonly string[]): Map<string, SliceSeed> {
   const seeds = new Map<string, SliceSeed>();
@@ -64,7 +76,10 @@ export function assignSlices(index: GraphIndex, touched: readonly string[]): Map
   for (const id of touched) {
     const node = index.nodes.get(id)!;
     if (node.kind === 'entity')
-      seeds.set(id, { id: `entity-lifecycle:${node.name}`, kind: 'entity-lifecycle' });
+      seeds.set(id, {
+        id: `entity-lifecycle:${baseEntity(index, id) ?? node.name}`,
+        kind: 'entity-lifecycle',
+      });
     else if (node.kind === 'surface') seeds.set(id, { id: `surface:${node.name}`, kind: 'surface' });
     else {
       const entity = homeEntity(index, id);

@@ -1,4 +1,10 @@
-import type { DependencyGraph, GraphEdge, GraphEdgeKind, GraphNode, GraphNodeKind } from '@allium-loop/allium';
+import type {
+  DependencyGraph,
+  GraphEdge,
+  GraphEdgeKind,
+  GraphNode,
+  GraphNodeKind,
+} from '@allium-loop/allium';
 
 const NOWHERE = { file: 'test.allium', line: 1, col: 1 };
 

@@ -11,7 +11,9 @@ export {
   type SliceStatus,
 } from './roll-up-types.js';
 export { DecomposerError } from './decomposer-error.js';
-export { planSlices } from './plan-slices.js';
+export { MAX_BUNDLE_CONSTRUCTS, MIN_SLICE_CONSTRUCTS } from './merge-small-slices.js';
+export { orderingGraph } from './ordering-graph.js';
+export { planSlices, type PlanOptions } from './plan-slices.js';
 export { normaliseQuestion, rollUp } from './roll-up.js';
 export { renderPlanMermaid } from './render-plan-mermaid.js';
 export { renderPlanText } from './render-plan-text.js';

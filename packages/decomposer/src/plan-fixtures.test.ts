@@ -19,39 +19,30 @@ const waves = (plan: Plan) =>
 describe('planSlices on v3-lifecycle.allium', () => {
   const graph = graphOf('v3-lifecycle');
 
-  it('plans the whole spec (a capture goal) as seven slices in three waves', () => {
+  it('plans the whole spec (a capture goal) as the Order lifecycle plus a bundle, with the rest as context', () => {
     const plan = planSlices(graph);
     expect(waves(plan)).toEqual([
       [
-        // Customer, HttpResponse and Subscription are declared but no rule creates, transitions or reads them
-        // through a tracked field, so each is a lifecycle of its own with nothing before it.
-        'entity-lifecycle:Customer [entity:Customer]',
-        'entity-lifecycle:HttpResponse [entity:HttpResponse]',
-        'entity-lifecycle:Subscription [entity:Subscription]',
-        // The dashboard provides ShipOrder: it produces the trigger, so it comes before the rule it feeds.
-        'surface:OrderDashboard [surface:OrderDashboard]',
-      ],
-      [
-        // Every rule that assigns an Order field belongs to Order's lifecycle, including LocaleCheck (it writes
-        // Order.locale) and BulkConfirm. Their data edges on Order.status loop among themselves, inside the slice.
-        'entity-lifecycle:Order [entity:Order rule:BulkConfirm rule:CancelByCustomer rule:CancelByTimeout ' +
-          'rule:ConfirmOrder rule:LocaleCheck rule:ProcessCancellation rule:ShipOrder]',
-      ],
-      [
-        // ArchiveDelivered and NotifyOnShipment transition nothing; they create an AuditLog and an Email (entities
-        // the graph knows by their creation), so they join those lifecycles, after Order whose status they read.
-        'entity-lifecycle:AuditLog [entity:AuditLog rule:ArchiveDelivered]',
-        'entity-lifecycle:Email [entity:Email rule:NotifyOnShipment]',
+        // HttpResponse and Subscription are declared but nothing creates, transitions or reads them through a
+        // tracked field: two lone constructs linked to nothing, bundled rather than given a loop each.
+        'bundle:entity-lifecycle:HttpResponse [entity:HttpResponse entity:Subscription]',
+        // Every rule that assigns an Order field belongs to Order's lifecycle. ArchiveDelivered and NotifyOnShipment
+        // create an AuditLog and an Email, which the spec never declares: those are context, so the two rules are
+        // lone and join the slice they are linked to. So does the dashboard, which exposes Order and offers
+        // ShipOrder: a surface is built on the entity it shows and the operations it offers, never before them.
+        'entity-lifecycle:Order [entity:Order rule:ArchiveDelivered rule:BulkConfirm rule:CancelByCustomer ' +
+          'rule:CancelByTimeout rule:ConfirmOrder rule:LocaleCheck rule:NotifyOnShipment ' +
+          'rule:ProcessCancellation rule:ShipOrder surface:OrderDashboard]',
       ],
     ]);
-    // More than one slice, so the integration pass follows; its crossings are the Order → Email/AuditLog handoffs
-    // (ShipOrder triggers NotifyOnShipment via Order.status) and the dashboard's ShipOrder action.
-    expect(plan.integration?.crossings.map((c) => `${c.fromSlice} → ${c.toSlice}`)).toEqual([
-      'entity-lifecycle:Order → entity-lifecycle:AuditLog',
-      'entity-lifecycle:Order → entity-lifecycle:Email',
-      'surface:OrderDashboard → entity-lifecycle:Order',
+    expect(plan.slices.find((slice) => slice.id === 'entity-lifecycle:Order')?.absorbed).toEqual([
+      'rule-chain:ArchiveDelivered',
+      'rule-chain:NotifyOnShipment',
+      'surface:OrderDashboard',
     ]);
-    expect(plan.slices.some((slice) => slice.kind === 'cycle')).toBe(false);
+    // Customer is an `external entity`; AuditLog and Email are names no file declares.
+    expect(plan.context).toEqual(['entity:AuditLog', 'entity:Customer', 'entity:Email']);
+    expect(plan.integration?.crossings).toEqual([]);
   });
 
   it('keeps a goal that touches only the order rules in one slice, without an integration pass', () => {
@@ -61,12 +52,12 @@ describe('planSlices on v3-lifecycle.allium', () => {
     expect(plan).toMatchObject({ split: false, integration: null });
   });
 
-  it('splits a goal that also touches the shipment notification, ordering Order first', () => {
+  it('orders the shipment notification after Order when small slices are kept apart', () => {
     // ShipOrder triggers NotifyOnShipment (Order.status transitions_to shipped): producer before consumer.
-    const plan = planSlices(graph, ['rule:ShipOrder', 'rule:NotifyOnShipment']);
+    const plan = planSlices(graph, ['rule:ShipOrder', 'rule:NotifyOnShipment'], { mergeSmallSlices: false });
     expect(waves(plan)).toEqual([
       ['entity-lifecycle:Order [rule:ShipOrder]'],
-      ['entity-lifecycle:Email [rule:NotifyOnShipment]'],
+      ['rule-chain:NotifyOnShipment [rule:NotifyOnShipment]'],
     ]);
     expect(plan.integration?.crossings[0]?.links).toEqual([
       {
@@ -77,6 +68,10 @@ describe('planSlices on v3-lifecycle.allium', () => {
         through: [],
       },
     ]);
+    // By default the lone notification rule joins the slice it is linked to.
+    expect(waves(planSlices(graph, ['rule:ShipOrder', 'rule:NotifyOnShipment']))).toEqual([
+      ['entity-lifecycle:Order [rule:NotifyOnShipment rule:ShipOrder]'],
+    ]);
   });
 });
 
@@ -86,50 +81,49 @@ describe('planSlices on comprehensive-edge-cases.allium', () => {
 
   it('puts the task rules in Task’s lifecycle, after Project whose status CreateTask requires', () => {
     // CreateTask and AssignDefaultPriority create Tasks; CategoriseEffort and RequireAssignee assign Task fields.
-    // CreateTask reads Project.status and Project.tasks, so Task's lifecycle waits for Project's.
-    expect(waves(plan)[1]).toContain(
-      'entity-lifecycle:Task [entity:Task rule:AssignDefaultPriority rule:CategoriseEffort rule:CreateTask ' +
-        'rule:RequireAssignee]',
-    );
+    // CreateTask reads Project.status and Project.tasks, so Task's lifecycle waits for Project's. The rules that
+    // only create undeclared AuditLogs/Notifications after reading Task join Task.
+    expect(waves(plan)[1]).toEqual([
+      'entity-lifecycle:Task [entity:Task rule:ArchiveCompleted rule:AssignDefaultPriority rule:CategoriseEffort ' +
+        'rule:CreateTask rule:PrioritiseTask rule:RequireAssignee rule:RestrictTransitions]',
+    ]);
     expect(plan.slices.find((slice) => slice.id === 'entity-lifecycle:Task')?.dependsOn).toEqual([
       'entity-lifecycle:Project',
     ]);
   });
 
-  it('gathers the side-effect rules around what they create, in the last wave', () => {
-    // ArchiveCompleted, RestrictTransitions and LogAction only create AuditLogs; the notifying rules only create
-    // Notifications. Both slices read Task and Project state, so they come after both lifecycles.
-    expect(waves(plan)[2]).toEqual([
-      'entity-lifecycle:AuditLog [entity:AuditLog rule:ArchiveCompleted rule:LogAction rule:RestrictTransitions]',
-      'entity-lifecycle:Notification [entity:Notification rule:NotifyOnActivation rule:NotifyTeam ' +
-        'rule:PrioritiseTask]',
+  it('treats the entities no file declares as context, never as slices', () => {
+    expect(plan.context).toEqual([
+      'entity:AuditLog',
+      'entity:DigestEmail',
+      'entity:Notification',
+      'entity:NotificationSchedule',
+      'entity:Report',
+      'entity:User',
     ]);
+    for (const id of plan.context) expect(plan.slices.flatMap((slice) => slice.constructs)).not.toContain(id);
   });
 
-  it('leaves rules that only emit triggers nobody handles as independent one-rule chains in the first wave', () => {
+  it('bundles the rules and entities nothing links, and lets the project dashboard join Project', () => {
     // RefreshDashboard, FallbackAssignment, ValidateAll, CalculateBudget, ValidateSession and MigrateData emit
-    // triggers that no rule or surface consumes and touch no tracked entity field: nothing orders them.
-    const chains = plan.slices.filter((slice) => slice.kind === 'rule-chain' && slice.wave === 0);
-    expect(chains.map((slice) => slice.id)).toEqual([
-      'rule-chain:CalculateBudget',
-      'rule-chain:FallbackAssignment',
-      'rule-chain:MigrateData',
-      'rule-chain:RefreshDashboard',
-      'rule-chain:ValidateAll',
-      'rule-chain:ValidateSession',
+    // triggers nothing consumes and touch no tracked field; Email, SMS and Assignment are never used by a rule.
+    expect(plan.slices.filter((slice) => slice.kind === 'bundle').map((slice) => slice.constructs)).toEqual([
+      ['entity:Assignment', 'entity:Email', 'entity:SMS', 'rule:BatchNotify', 'rule:CalculateBudget'],
+      ['rule:CreateReport', 'rule:FallbackAssignment', 'rule:LogAction', 'rule:MigrateData'],
+      ['rule:RefreshDashboard', 'rule:ValidateAll', 'rule:ValidateSession', 'surface:TaskBoard'],
     ]);
-    // ExpireStale emits Project.unlocked (a trigger, not a write) and reads Project.locked_until: a chain after Project.
-    expect(plan.slices.find((slice) => slice.id === 'rule-chain:ExpireStale')).toMatchObject({
-      wave: 1,
-      dependsOn: ['entity-lifecycle:Project'],
-    });
+    expect(plan.slices.find((slice) => slice.id === 'entity-lifecycle:Project')?.absorbed).toEqual([
+      'rule-chain:ExpireStale',
+      'rule-chain:NotifyOnActivation',
+      'rule-chain:NotifyTeam',
+      'surface:ProjectDashboard',
+    ]);
   });
 
-  it('has twenty slices in three waves and no cycle', () => {
-    // The surfaces provide triggers (CreateTask, AssignTask, CompleteTask…) that no rule's `when` names, so they
-    // feed nothing and sit in the first wave on their own.
-    expect(plan.waves.map((wave) => wave.length)).toEqual([15, 3, 2]);
-    expect(plan.waves[0]).toEqual(expect.arrayContaining(['surface:ProjectDashboard', 'surface:TaskBoard']));
+  it('has five slices in two waves and no cycle (twenty with small slices kept apart)', () => {
+    expect(plan.waves.map((wave) => wave.length)).toEqual([4, 1]);
     expect(plan.slices.filter((slice) => slice.kind === 'cycle')).toEqual([]);
+    const raw = planSlices(graph, undefined, { mergeSmallSlices: false });
+    expect(raw.slices.length).toBeGreaterThan(plan.slices.length);
   });
 });

@@ -1,6 +1,11 @@
+import type { DependencyGraph } from '@allium-loop/allium';
 import { describe, expect, it } from 'vitest';
 import { graphOf } from './graph-builder.test-helpers.js';
-import { planSlices } from './index.js';
+import { MAX_BUNDLE_CONSTRUCTS, MIN_SLICE_CONSTRUCTS, planSlices as planWithMerging } from './index.js';
+
+/** These tests look at how slices are formed and ordered, so every anchor keeps its own slice (no merging). */
+const planSlices = (graph: DependencyGraph, touched?: Iterable<string>) =>
+  planWithMerging(graph, touched, { mergeSmallSlices: false });
 
 const summary = (plan: ReturnType<typeof planSlices>) =>
   plan.slices.map((slice) => `${slice.wave} ${slice.id} [${slice.constructs.join(' ')}]`);
@@ -50,7 +55,7 @@ describe('planSlices: forming slices', () => {
     );
   });
 
-  it('gives a surface the rules only it triggers, but leaves rules that transition an entity to the entity', () => {
+  it('gives a surface the rules only it triggers, leaves rules that transition an entity to the entity, and runs the surface after the rules it offers', () => {
     const plan = planSlices(
       graphOf([
         'surface:Desk trigger rule:Ping Ping',
@@ -59,8 +64,8 @@ describe('planSlices: forming slices', () => {
       ]),
     );
     expect(summary(plan)).toEqual([
-      '0 surface:Desk [rule:Ping surface:Desk]',
-      '1 entity-lifecycle:Order [entity:Order rule:Ship]',
+      '0 entity-lifecycle:Order [entity:Order rule:Ship]',
+      '1 surface:Desk [rule:Ping surface:Desk]',
     ]);
   });
 
@@ -185,8 +190,117 @@ describe('planSlices: order, cycles and the integration pass', () => {
       split: false,
       integration: null,
       ignored: [],
+      context: [],
     });
     const dangling = planSlices({ nodes: graphOf(['rule:A writes entity:B']).nodes, edges: [] });
     expect(dangling.slices.map((slice) => slice.id)).toEqual(['entity-lifecycle:B', 'rule-chain:A']);
+  });
+});
+
+describe('planSlices: small slices, context and the ordering graph', () => {
+  const merging = (graph: DependencyGraph, touched?: Iterable<string>) => planWithMerging(graph, touched);
+
+  it('plans neither external nor undeclared entities: they are context', () => {
+    const graph = graphOf(['rule:Ship writes entity:Order Order.status', 'rule:Ship creates entity:Email']);
+    const withContext: DependencyGraph = {
+      ...graph,
+      nodes: graph.nodes.map((n) => (n.id === 'entity:Email' ? { ...n, context: 'undeclared' as const } : n)),
+    };
+    const plan = merging(withContext);
+    expect(plan.context).toEqual(['entity:Email']);
+    expect(plan.slices.map((slice) => slice.id)).toEqual(['entity-lifecycle:Order']);
+    // A rule that only creates context entities is not anchored by them.
+    const lone = merging({ ...withContext, edges: withContext.edges.filter((e) => e.kind === 'creates') }, [
+      'rule:Ship',
+      'entity:Email',
+    ]);
+    expect(lone.slices.map((slice) => slice.id)).toEqual(['rule-chain:Ship']);
+  });
+
+  it('puts a variant in its base entity’s lifecycle', () => {
+    const plan = merging(
+      graphOf([
+        'entity:Document extends entity:TechnicalDoc',
+        'rule:Publish writes entity:Document Document.status',
+      ]),
+    );
+    expect(plan.slices.map((slice) => `${slice.id} [${slice.constructs.join(' ')}]`)).toEqual([
+      'entity-lifecycle:Document [entity:Document entity:TechnicalDoc rule:Publish]',
+    ]);
+  });
+
+  it('runs a surface after the entity it exposes and the rules it offers', () => {
+    const plan = planSlices(
+      graphOf([
+        'entity:Order exposes surface:Desk Order.status',
+        'rule:Ship writes entity:Order Order.status',
+        'surface:Desk trigger rule:Ship Ship',
+        'surface:Desk trigger rule:Ping Ping',
+      ]),
+    );
+    expect(plan.slices.map((slice) => `${slice.wave} ${slice.id}`)).toEqual([
+      '0 entity-lifecycle:Order',
+      '1 surface:Desk',
+    ]);
+    expect(plan.slices.some((slice) => slice.kind === 'cycle')).toBe(false);
+  });
+
+  it('merges a lone surface or rule into the neighbour it is linked to most', () => {
+    const plan = merging(
+      graphOf([
+        'rule:Lend writes entity:Book Book.status',
+        'rule:Lend creates entity:Loan',
+        'rule:Return writes entity:Loan Loan.status',
+        'entity:Book exposes surface:Shelf Book.status',
+        'entity:Book reads rule:Audit Book.status',
+        'entity:Loan reads rule:Audit Loan.status',
+        'entity:Loan reads rule:Audit Loan.due',
+      ]),
+    );
+    const byId = new Map(plan.slices.map((slice) => [slice.id, slice]));
+    expect(byId.get('entity-lifecycle:Book')?.absorbed).toEqual(['surface:Shelf']);
+    // Audit reads Loan twice and Book once: it joins Loan.
+    expect(byId.get('entity-lifecycle:Loan')?.absorbed).toEqual(['rule-chain:Audit']);
+    expect(byId.has('rule-chain:Audit')).toBe(false);
+  });
+
+  it('never merges a lone slice where the merge would make a cycle, and keeps a linked lone entity', () => {
+    // Mid feeds EA twice and EB once, and EB feeds EA. Joining EA (its strongest link) would make EA feed EB feed
+    // EA, so Mid joins EB instead.
+    const graph = graphOf([
+      'rule:A writes entity:EA EA.x',
+      'rule:A2 writes entity:EA EA.y',
+      'rule:Mid trigger rule:A Go',
+      'rule:Mid trigger rule:A2 Go',
+      'rule:Mid trigger rule:B Went',
+      'rule:B writes entity:EB EB.x',
+      'rule:B trigger rule:A Done',
+    ]);
+    const plan = merging(graph);
+    expect(
+      plan.slices.map((slice) => `${slice.wave} ${slice.id} ${(slice.absorbed ?? []).join(',')}`),
+    ).toEqual(['0 entity-lifecycle:EB rule-chain:Mid', '1 entity-lifecycle:EA ']);
+    // A lone entity that others are linked to keeps its own slice.
+    const lone = merging(
+      graphOf(['entity:Notice reads rule:Send Notice.body', 'rule:Send writes entity:Mail Mail.x']),
+    );
+    expect(lone.slices.map((slice) => slice.id)).toEqual([
+      'entity-lifecycle:Notice',
+      'entity-lifecycle:Mail',
+    ]);
+  });
+
+  it('bundles lone unlinked constructs into as few even bundles as the limit allows', () => {
+    const ids = Array.from(
+      { length: 2 * MAX_BUNDLE_CONSTRUCTS + 1 },
+      (_, i) => `rule:R${String(i).padStart(2, '0')}`,
+    );
+    const plan = merging(graphOf([], ids));
+    expect(plan.slices.every((slice) => slice.kind === 'bundle')).toBe(true);
+    const sizes = plan.slices.map((slice) => slice.constructs.length);
+    expect(sizes.length).toBe(3);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+    expect(sizes.reduce((a, b) => a + b)).toBe(ids.length);
+    expect(MIN_SLICE_CONSTRUCTS).toBe(2);
   });
 });

@@ -3,16 +3,10 @@ import { assignSlices, type SliceSeed } from './assign-slices.js';
 import { findCyclePath } from './find-cycle-path.js';
 import { compareText, indexGraph } from './graph-index.js';
 import { linkTouched } from './link-touched.js';
-import type { IntegrationPass, Plan, PlanLink, Slice, SliceCrossing, SliceKind } from './plan-types.js';
+import { mergeSmallSlices, type DraftSlice } from './merge-small-slices.js';
+import { orderingGraph } from './ordering-graph.js';
+import type { IntegrationPass, Plan, PlanLink, Slice, SliceCrossing } from './plan-types.js';
 import { stronglyConnected } from './strongly-connected.js';
-
-interface DraftSlice {
-  readonly id: string;
-  readonly kind: SliceKind;
-  readonly constructs: string[];
-  readonly merged?: readonly string[];
-  readonly cycle?: readonly string[];
-}
 
 function pairKey(from: string, to: string): string {
   return `${from}\u0000${to}`;
@@ -114,6 +108,15 @@ function crossingsOf(links: readonly PlanLink[], sliceOf: ReadonlyMap<string, st
   return [...groups.entries()].sort(([a], [b]) => compareText(a, b)).map(([, group]) => group);
 }
 
+/** How {@link planSlices} forms slices. */
+export interface PlanOptions {
+  /**
+   * Merge slices smaller than `MIN_SLICE_CONSTRUCTS` into a neighbour or a bundle (default true). Off, every anchor
+   * keeps its own slice — useful to look at the raw ordering.
+   */
+  readonly mergeSmallSlices?: boolean;
+}
+
 /**
  * Splits the constructs a goal touches into slices and orders them.
  *
@@ -122,22 +125,35 @@ function crossingsOf(links: readonly PlanLink[], sliceOf: ReadonlyMap<string, st
  * - Order: slice A precedes slice B when a construct of A feeds one of B (directly, or through constructs the goal
  *   does not touch). Slices on a dependency cycle are condensed into one `cycle:` slice that reports the path.
  * - Waves: longest-path layers of the slice DAG; slices in one wave never depend on each other.
+ * - Small slices: a lone surface or rule joins the neighbour it is linked to most, lone unlinked constructs are
+ *   bundled (see `MIN_SLICE_CONSTRUCTS`).
  * - Split: only when there is more than one slice; then the integration pass lists the crossings to test.
  *
- * `touched` is the set of node ids the goal touches (omit it to plan the whole spec); ids that are not nodes of the
- * graph are reported in `ignored`. The result depends only on the sets of nodes, edges and touched ids, not on
+ * Ordering uses {@link orderingGraph}: a surface comes after the entities it exposes and the rules it offers, a
+ * variant after its base. `touched` is the set of node ids the goal touches (omit it to plan the whole spec); ids
+ * that are not nodes of the graph are reported in `ignored`, and context entities (external, undeclared) in
+ * `context`. The result depends only on the sets of nodes, edges and touched ids, not on
  * their order. Pure; never throws.
  */
-export function planSlices(graph: DependencyGraph, touched?: Iterable<string>): Plan {
-  const index = indexGraph(graph);
+export function planSlices(
+  graph: DependencyGraph,
+  touched?: Iterable<string>,
+  options: PlanOptions = {},
+): Plan {
+  const index = indexGraph(orderingGraph(graph));
   const requested = touched === undefined ? index.ids : [...new Set(touched)].sort(compareText);
-  const kept = requested.filter((id) => index.nodes.has(id));
+  const isContext = (id: string): boolean => index.nodes.get(id)?.context !== undefined;
+  const kept = requested.filter((id) => index.nodes.has(id) && !isContext(id));
   const ignored = requested.filter((id) => !index.nodes.has(id));
+  const context = requested.filter(isContext);
   const seeds = assignSlices(index, kept);
   const links = linkTouched(index, new Set(kept), new Map([...seeds].map(([id, seed]) => [id, seed.id])));
-  const drafts = condense(seeds, links);
-  const sliceOf = new Map<string, string>();
-  for (const draft of drafts.values()) for (const node of draft.constructs) sliceOf.set(node, draft.id);
+  const condensed = condense(seeds, links);
+  const drafts =
+    (options.mergeSmallSlices ?? true)
+      ? mergeSmallSlices(condensed, links, sliceIndex(condensed))
+      : condensed;
+  const sliceOf = sliceIndex(drafts);
   const dependsOn = new Map<string, Set<string>>([...drafts.keys()].map((id) => [id, new Set<string>()]));
   for (const link of links) {
     const [from, to] = [sliceOf.get(link.from)!, sliceOf.get(link.to)!];
@@ -154,7 +170,13 @@ export function planSlices(graph: DependencyGraph, touched?: Iterable<string>): 
   const integration: IntegrationPass | null = split
     ? { crossings: crossingsOf(links, sliceOf), weed: 'whole-spec' }
     : null;
-  return { slices, waves, split, integration, ignored };
+  return { slices, waves, split, integration, ignored, context };
+}
+
+function sliceIndex(drafts: ReadonlyMap<string, DraftSlice>): Map<string, string> {
+  const sliceOf = new Map<string, string>();
+  for (const draft of drafts.values()) for (const node of draft.constructs) sliceOf.set(node, draft.id);
+  return sliceOf;
 }
 
 function toSlice(draft: DraftSlice, dependsOn: ReadonlySet<string>, wave: number): Slice {
@@ -165,5 +187,8 @@ function toSlice(draft: DraftSlice, dependsOn: ReadonlySet<string>, wave: number
     dependsOn: [...dependsOn].sort(compareText),
     wave,
   };
-  return draft.merged === undefined ? base : { ...base, merged: draft.merged, cycle: draft.cycle ?? [] };
+  const absorbed = draft.absorbed === undefined ? {} : { absorbed: draft.absorbed };
+  return draft.merged === undefined
+    ? { ...base, ...absorbed }
+    : { ...base, merged: draft.merged, cycle: draft.cycle ?? [], ...absorbed };
 }

@@ -1,11 +1,12 @@
 import type { GraphEdgeKind } from '@allium-loop/allium';
 
 /**
- * How a slice was formed: around an entity (the entity and the rules that create and transition it), around a
- * surface (the surface and the rules only it triggers), as an independent chain of rules, or as several of those
- * condensed because their dependencies form a cycle.
+ * How a slice was formed: around an entity (the entity, its variants and the rules that create and transition it),
+ * around a surface (the surface and the rules only it triggers), as an independent chain of rules, as several of
+ * those condensed because their dependencies form a cycle, or as a bundle of single constructs that depend on
+ * nothing else in the plan.
  */
-export type SliceKind = 'entity-lifecycle' | 'surface' | 'rule-chain' | 'cycle';
+export type SliceKind = 'entity-lifecycle' | 'surface' | 'rule-chain' | 'cycle' | 'bundle';
 
 /** A unit of work the loop converges on its own: a set of graph node ids. */
 export interface Slice {
@@ -29,6 +30,11 @@ export interface Slice {
    * merged slice.
    */
   readonly cycle?: readonly string[];
+  /**
+   * Ids of the one-construct slices merged into this one (see `MIN_SLICE_CONSTRUCTS`): a lone surface, rule or
+   * entity joins the neighbour it is linked to most, and lone constructs linked to nothing are bundled. Sorted.
+   */
+  readonly absorbed?: readonly string[];
 }
 
 /**
@@ -70,4 +76,9 @@ export interface Plan {
   readonly integration: IntegrationPass | null;
   /** Touched ids that are not nodes of the graph (removed constructs, fields, config), sorted; they are not planned. */
   readonly ignored: readonly string[];
+  /**
+   * Touched entity nodes the spec does not own — `external entity` declarations and names rules use that no file
+   * declares — sorted. They are context for the slices that use them, never slices of their own.
+   */
+  readonly context: readonly string[];
 }

@@ -5,6 +5,7 @@ const KIND_WORDS: Record<SliceKind, string> = {
   surface: 'surface',
   'rule-chain': 'rule chain',
   cycle: 'condensed cycle',
+  bundle: 'bundle of unlinked constructs',
 };
 
 function plural(count: number, word: string): string {
@@ -24,6 +25,8 @@ function sliceLines(slice: Slice): string[] {
   ];
   lines.push(`      ${slice.constructs.join(', ')}`);
   if (slice.cycle !== undefined) lines.push(`      cycle: ${slice.cycle.join(' → ')}`);
+  if (slice.absorbed !== undefined && slice.kind !== 'bundle')
+    lines.push(`      absorbed (too small alone): ${slice.absorbed.join(', ')}`);
   return lines;
 }
 
@@ -60,6 +63,8 @@ export function renderPlanText(plan: Plan): string {
     for (const id of wave) lines.push(...sliceLines(plan.slices.find((slice) => slice.id === id)!));
   });
   lines.push(...integrationLines(plan));
+  if (plan.context.length > 0)
+    lines.push(`Context (external or undeclared, not planned): ${plan.context.join(', ')}`);
   if (plan.ignored.length > 0) lines.push(`Not in the graph (ignored): ${plan.ignored.join(', ')}`);
   return `${lines.filter((line) => line !== '').join('\n')}\n`;
 }

@@ -14,25 +14,21 @@ const graph = graphOf([
 ]);
 
 describe('renderPlanText', () => {
-  it('prints waves, slices, cycle paths, crossings and the whole-spec weed', () => {
+  it('prints waves, slices, cycle paths, absorbed slices, crossings and the whole-spec weed', () => {
     expect(renderPlanText(planSlices(graph, [...graph.nodes.map((n) => n.id), 'rule:Gone']))).toBe(
       [
-        'Plan: 3 slices in 3 waves, then the integration pass.',
+        'Plan: 2 slices in 2 waves, then the integration pass.',
         'Wave 1',
-        '  surface:Counter (surface, 1 construct)',
-        '      surface:Counter',
-        'Wave 2',
-        '  cycle:entity-lifecycle:Book (condensed cycle, 4 constructs) — after surface:Counter',
-        '      entity:Book, entity:Loan, rule:Lend, rule:Return',
+        '  cycle:entity-lifecycle:Book (condensed cycle, 5 constructs)',
+        '      entity:Book, entity:Loan, rule:Lend, rule:Return, surface:Counter',
         '      cycle: rule:Lend → rule:Return → rule:Lend',
-        'Wave 3',
+        '      absorbed (too small alone): surface:Counter',
+        'Wave 2',
         '  entity-lifecycle:Reminder (entity lifecycle, 2 constructs) — after cycle:entity-lifecycle:Book',
         '      entity:Reminder, rule:Thank',
-        'Integration pass: cross-entity tests over 2 slice crossings, then a weed of the whole spec.',
+        'Integration pass: cross-entity tests over 1 slice crossing, then a weed of the whole spec.',
         '  cycle:entity-lifecycle:Book → entity-lifecycle:Reminder',
         '      rule:Return → rule:Thank [trigger LoanClosed]',
-        '  surface:Counter → cycle:entity-lifecycle:Book',
-        '      surface:Counter → rule:Lend [trigger LendRequested]',
         'Not in the graph (ignored): rule:Gone',
         '',
       ].join('\n'),
@@ -55,18 +51,14 @@ describe('renderPlanMermaid', () => {
       [
         'flowchart LR',
         '  subgraph wave1["wave 1"]',
-        '    s0["surface:Counter<br/>1 construct"]',
+        '    s0[["cycle:entity-lifecycle:Book<br/>5 constructs"]]',
         '  end',
         '  subgraph wave2["wave 2"]',
-        '    s1[["cycle:entity-lifecycle:Book<br/>4 constructs"]]',
-        '  end',
-        '  subgraph wave3["wave 3"]',
-        '    s2["entity-lifecycle:Reminder<br/>2 constructs"]',
+        '    s1["entity-lifecycle:Reminder<br/>2 constructs"]',
         '  end',
         '  s0 --> s1',
-        '  s1 --> s2',
         '  integration(["integration pass<br/>cross-entity tests + whole-spec weed"])',
-        '  s2 --> integration',
+        '  s1 --> integration',
         '',
       ].join('\n'),
     );

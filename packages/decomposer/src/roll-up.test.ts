@@ -1,7 +1,12 @@
+import type { DependencyGraph } from '@allium-loop/allium';
 import { AlliumLoopError } from '@allium-loop/errors';
 import { describe, expect, it } from 'vitest';
 import { graphOf } from './graph-builder.test-helpers.js';
-import { normaliseQuestion, planSlices, rollUp, type SliceReport } from './index.js';
+import { normaliseQuestion, planSlices as planWithMerging, rollUp, type SliceReport } from './index.js';
+
+/** These tests look at how slices are formed and ordered, so every anchor keeps its own slice (no merging). */
+const planSlices = (graph: DependencyGraph, touched?: Iterable<string>) =>
+  planWithMerging(graph, touched, { mergeSmallSlices: false });
 
 const report = (
   sliceId: string,

@@ -12,7 +12,9 @@ export type UnmetTermKind =
   | 'questions_parked'
   | 'structural_errors'
   | 'distill_new'
-  | 'distill_not_run';
+  | 'distill_not_run'
+  /** Set by `verifyProject`, not by the evaluator: the harness changed since a run recorded it. */
+  | 'harness_changed';
 
 /** One failing term of the invariant, with a one-line explanation a person can act on. */
 export interface UnmetTerm {

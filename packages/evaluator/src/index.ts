@@ -24,3 +24,15 @@ export {
   type TestTerm,
   type WeedTerm,
 } from './observation.js';
+export {
+  EXPLAINED_UNCOVERED_REASONS,
+  witness,
+  type GeneratedTestHash,
+  type UncoveredObligation,
+  type WitnessCheck,
+  type WitnessCheckName,
+  type WitnessCheckResult,
+  type WitnessEvidence,
+  type WitnessResult,
+  type WitnessViolation,
+} from './witness.js';

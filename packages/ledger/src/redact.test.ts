@@ -203,3 +203,60 @@ describe('createRedactor.value', () => {
     expect(r.text(r.text(text))).toBe(r.text(text));
   });
 });
+
+describe('createRedactor: passwords and pass names (issue 14 item 16)', () => {
+  it.each([
+    ['password=correcthorse', `password=${REDACTED}`],
+    ['DB_PASS=hunter', `DB_PASS=${REDACTED}`],
+    ['export SMTP_PASSWORD=letmein', `export SMTP_PASSWORD=${REDACTED}`],
+    ['MYSQL_PWD = tr0ub4dor', `MYSQL_PWD = ${REDACTED}`],
+    ['redis://:hunter2@cache:6379/0', `redis://:${REDACTED}@cache:6379/0`],
+    ['postgres://app:pw@db/x', `postgres://app:${REDACTED}@db/x`],
+    ['config.auth.token=abcd1234efgh', `config.auth.token=${REDACTED}`],
+  ])('removes the secret of %s', (input, expected) => {
+    expect(none.text(input)).toBe(expected);
+  });
+
+  it.each([
+    'const token = getToken();',
+    'password: string',
+    'the pass rate is 90%',
+    'bypass=true',
+  ])('leaves %j unchanged', (text) => {
+    expect(none.text(text)).toBe(text);
+  });
+
+  it('treats *_PASS and *_PWD variables as secret, but not PWD itself', () => {
+    expect(isSecretEnvName('SMTP_PASS')).toBe(true);
+    expect(isSecretEnvName('DB_PWD')).toBe(true);
+    expect(isSecretEnvName('PWD')).toBe(false);
+    expect(createRedactor({ SMTP_PASS: 'plain-pass-value' }).text('x plain-pass-value y')).toBe(
+      `x ${REDACTED} y`,
+    );
+  });
+});
+
+describe('createRedactor: adversarial megabytes finish (issue 14 item 6)', () => {
+  // Each of these took from seconds (16 KiB) to beyond ten minutes (1 MiB) with the quadratic redactor; the
+  // limit below is generous, a linear redactor needs milliseconds. tools/bench/redaction measures the time.
+  const MiB = 1024 * 1024;
+  const fill = (unit: string, tail = ''): string => unit.repeat(Math.ceil(MiB / unit.length)) + tail;
+  it.each([
+    ['identifier run', fill('a', ' key')],
+    ['near-miss keywords', fill('tokenx_secret-passwd.')],
+    ['assignments without digits', fill('token:')],
+    ['dotted words', fill('a.b-c+', ' auth')],
+    ['PEM headers without an end', fill('-----BEGIN RSA PRIVATE KEY-----')],
+    ['JWT-like runs', fill('eyJabcdefgh-')],
+    ['many spaces after a name', `password${' '.repeat(MiB)}x`],
+    ['bearer runs', fill(`Bearer ${'x'.repeat(64)} `)],
+  ])('redacts a megabyte of %s without a newline', { timeout: 60_000 }, (_name, text) => {
+    const out = none.text(text);
+    expect(out.length).toBeGreaterThan(0);
+  });
+
+  it('still finds a secret at the end of an adversarial megabyte', { timeout: 60_000 }, () => {
+    const out = none.text(`${fill('tokenx_')} password=correcthorse ${GH_PAT}`);
+    expect(out.endsWith(` password=${REDACTED} ${REDACTED}`)).toBe(true);
+  });
+});

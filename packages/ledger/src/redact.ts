@@ -24,6 +24,7 @@ const SECRET_WORDS = new Set([
   'secret',
   'password',
   'passwd',
+  'pass',
   'passphrase',
   'credential',
   'credentials',
@@ -61,12 +62,26 @@ function splitWords(name: string): string[] {
     .map((word) => word.toLowerCase());
 }
 
+/** Names repeat (in assignments, in property keys); their verdicts are remembered. */
+const nameVerdicts = new Map<string, boolean>();
+
 /** True when a variable or property name says its value is a secret. */
 function hasSecretName(name: string): boolean {
+  let verdict = nameVerdicts.get(name);
+  if (verdict === undefined) {
+    verdict = judgeName(name);
+    if (nameVerdicts.size < 10_000) nameVerdicts.set(name, verdict);
+  }
+  return verdict;
+}
+
+function judgeName(name: string): boolean {
   const words = splitWords(name);
   if (words.length === 0) return false;
   const last = words[words.length - 1]!;
   if (LOCATION_WORDS.has(last)) return false;
+  // `PWD` alone is the working directory; `DB_PWD` is a password.
+  if (words.length > 1 && last === 'pwd') return true;
   return words.some(
     (word) => SECRET_WORDS.has(word) || /(token|secret|password|passwd|credentials?)$/.test(word),
   );
@@ -77,13 +92,21 @@ export function isSecretEnvName(name: string): boolean {
   return hasSecretName(name);
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+/*
+ * Every pattern below runs in time linear in the length of its input, whatever the input (issue 14 item 6: a
+ * `[A-Za-z0-9_.-]*` prefix before a keyword made redaction quadratic, and a megabyte without a newline froze the
+ * engine). The rules that keep it so:
+ * - an unbounded repetition over a character class starts only where the previous character is outside that class
+ *   (a lookbehind, not `\b`), so two attempts never scan the same run;
+ * - a repetition that may fail after scanning is either bounded (`{0,64}`) or made atomic with the lookahead and
+ *   back-reference idiom `(?=(X+))\1`, so a failed attempt does not backtrack through it;
+ * - a block whose end may be missing (a PEM key) is found with one forward search for its end, and the search
+ *   stops for good once an end is missing.
+ * `tools/bench/redaction` measures it on adversarial megabytes.
+ */
 
 /** Known token shapes, each replaced whole. Ordered most specific first. */
 const TOKEN_PATTERNS: readonly RegExp[] = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
   /\bsk-ant-[A-Za-z0-9_-]{16,}/g,
   /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{22,}/g,
@@ -93,45 +116,129 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{35}/g,
   /\bglpat-[A-Za-z0-9_-]{20,}/g,
   /\bnpm_[A-Za-z0-9]{36}\b/g,
-  /\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*/g,
+  /(?<![A-Za-z0-9_-])eyJ(?=([A-Za-z0-9_-]{6,}))\1\.eyJ(?=([A-Za-z0-9_-]{6,}))\2\.[A-Za-z0-9_-]*/g,
 ];
+
+/** The first line of a PEM private key, and its last. */
+const PEM_BEGIN = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/g;
+const PEM_END = /-----END [A-Z ]{0,40}PRIVATE KEY-----/g;
+
+/** Replaces every PEM private key block whole, in one forward pass. */
+function redactPemBlocks(s: string): string {
+  if (!s.includes('PRIVATE KEY-----')) return s;
+  let out = '';
+  let from = 0;
+  PEM_BEGIN.lastIndex = 0;
+  for (;;) {
+    const begin = PEM_BEGIN.exec(s);
+    if (begin === null) break;
+    PEM_END.lastIndex = PEM_BEGIN.lastIndex;
+    const end = PEM_END.exec(s);
+    // No end after this header means no end after any later one either: stop here.
+    if (end === null) break;
+    out += s.slice(from, begin.index) + REDACTED;
+    from = PEM_END.lastIndex;
+    PEM_BEGIN.lastIndex = from;
+  }
+  return from === 0 ? s : out + s.slice(from);
+}
 
 /** `Bearer <token>` and `Authorization: Basic <token>`: the scheme word is kept, the credential removed. */
 const AUTH_HEADER_PATTERN =
-  /\b(Bearer|Authorization:\s*(?:Basic|Bearer|Token))(\s+)(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}/gi;
-
-/** Credentials in URLs: `https://user:password@host` keeps the user and the host. */
-const URL_CREDENTIAL_PATTERN = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]{3,})(@)/gi;
+  /\b(Bearer|Authorization:[ \t]{0,8}(?:Basic|Bearer|Token))([ \t]{1,8})(?=([A-Za-z0-9._~+/=-]{12,}))(?=[A-Za-z._~+/=-]*\d)\3/gi;
 
 /**
- * `api_key=…`, `"password": "…"`, `--token …`-like assignments whose name looks secret. Unquoted values must mix
- * letters and digits (so `token: string` in code stays); quoted values need only be 6 characters or more.
+ * Credentials in URLs: `https://user:password@host` keeps the user and the host (the user may be empty, as in
+ * `redis://:password@host`).
  */
-const ASSIGNMENT_PATTERN =
-  /([A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_.-]*["']?)(\s*(?:=|:|\s)\s*)(?:(["'])([^"'\r\n]{6,}?)\3|((?=[^\s"',;&()]*\d)(?=[^\s"',;&()]*[A-Za-z])[^\s"',;&()]{6,}))/gi;
+const URL_CREDENTIAL_PATTERN =
+  /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/(?=([^\s:/@]*))\2:)(?=([^\s@/]+))\3(@)/gi;
 
-function redactAssignments(s: string): string {
-  return s.replace(
-    ASSIGNMENT_PATTERN,
-    (match, name: string, sep: string, quote: string | undefined, quoted: string | undefined) => {
-      if (!hasSecretName(name.replace(/["']/g, ''))) return match;
-      if (quoted !== undefined && quote !== undefined) {
-        return quoted === REDACTED ? match : `${name}${sep}${quote}${REDACTED}${quote}`;
-      }
-      return `${name}${sep}${REDACTED}`;
-    },
-  );
+/** Words that make an assignment's name worth a look; {@link hasSecretName} decides. */
+const ASSIGNMENT_KEYWORD = 'api[_-]?key|secret|token|pass|pwd|access[_-]?key|private[_-]?key|auth';
+
+/**
+ * The name and separator of a possible assignment: a whole run of identifier characters (at most 200, taken
+ * atomically) holding a keyword, an optional closing quote, then `=`, `:` or white space.
+ */
+const ASSIGNMENT_HEAD = new RegExp(
+  `(?<![A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]{0,200}?(?:${ASSIGNMENT_KEYWORD}))(?=([A-Za-z0-9_.-]{1,200}["']?))\\1` +
+    `(?=([ \\t]{0,16}[=:][ \\t]{0,16}|[ \\t]{1,16}))\\2`,
+  'gi',
+);
+/** Characters of an unquoted value. */
+const BARE_VALUE = /[^\s"',;&()]*/y;
+const QUOTED_VALUE_END = /[^"'\r\n]*/y;
+const DIGIT = /\d/g;
+const LETTER = /[A-Za-z]/g;
+
+/**
+ * Finds, for positions that only grow, where the run of a sticky pattern ends, or where the next match of a
+ * global one starts. Each answer is reused while the position stays inside it, so one pass over a text costs
+ * time linear in its length.
+ */
+function forwardScanner(s: string, pattern: RegExp, kind: 'run-end' | 'next'): (at: number) => number {
+  let from = -1;
+  let answer = -1;
+  return (at) => {
+    if (at >= from && at < answer) return answer;
+    if (kind === 'next' && at >= from && at === answer) return answer;
+    pattern.lastIndex = at;
+    const match = pattern.exec(s);
+    from = at;
+    answer = kind === 'run-end' ? at + (match?.[0].length ?? 0) : (match?.index ?? s.length);
+    return answer;
+  };
 }
 
-function buildEnvPattern(env: Readonly<Record<string, string | undefined>>): RegExp | undefined {
+/**
+ * `api_key=…`, `"password": "…"`, `--token …`-like assignments whose name looks secret. Values: quoted, 6
+ * characters or more; after `=`, any unquoted value of 4 characters or more that is not a call (`password=hunter`);
+ * after `:` or white space, an unquoted value of 6 or more that mixes letters and digits (so `token: string` in
+ * code stays).
+ */
+function redactAssignments(s: string): string {
+  const bareEnd = forwardScanner(s, BARE_VALUE, 'run-end');
+  const quotedEnd = forwardScanner(s, QUOTED_VALUE_END, 'run-end');
+  const nextDigit = forwardScanner(s, DIGIT, 'next');
+  const nextLetter = forwardScanner(s, LETTER, 'next');
+  let out = '';
+  let copied = 0;
+  ASSIGNMENT_HEAD.lastIndex = 0;
+  for (let head = ASSIGNMENT_HEAD.exec(s); head !== null; head = ASSIGNMENT_HEAD.exec(s)) {
+    const name = head[1]!;
+    const sep = head[2]!;
+    const at = ASSIGNMENT_HEAD.lastIndex;
+    if (!hasSecretName(name.replace(/["']/g, ''))) continue;
+    const quote = s[at];
+    let value: { start: number; end: number; after: number } | undefined;
+    if (quote === '"' || quote === "'") {
+      const end = quotedEnd(at + 1);
+      if (s[end] === quote && end - (at + 1) >= 6) value = { start: at + 1, end, after: end + 1 };
+    } else {
+      const end = bareEnd(at);
+      const length = end - at;
+      const acceptable = sep.includes('=')
+        ? length >= 4 && s[end] !== '('
+        : length >= 6 && nextDigit(at) < end && nextLetter(at) < end;
+      if (acceptable) value = { start: at, end, after: end };
+    }
+    if (value === undefined || s.startsWith(REDACTED, value.start)) continue;
+    out += s.slice(copied, value.start) + REDACTED;
+    copied = value.end;
+    ASSIGNMENT_HEAD.lastIndex = value.after;
+  }
+  return copied === 0 ? s : out + s.slice(copied);
+}
+
+/** The values of secret-named variables, longest first (a value that contains another is removed whole). */
+function secretEnvValues(env: Readonly<Record<string, string | undefined>>): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.trim().length < MIN_ENV_SECRET_LENGTH) continue;
     if (isSecretEnvName(name)) values.add(value);
   }
-  if (values.size === 0) return undefined;
-  const sorted = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  return new RegExp(sorted.join('|'), 'g');
+  return [...values].sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -139,16 +246,21 @@ function buildEnvPattern(env: Readonly<Record<string, string | undefined>>): Reg
  * without them (almost all of it) is returned as is.
  */
 const MAY_HOLD_SECRET =
-  /sk-|gh[pousr]_|github_pat_|xox[abposre]-|AKIA|ASIA|AIza|glpat-|npm_|eyJ|PRIVATE KEY|bearer|authoriz|:\/\/|key|secret|token|passw|auth/i;
+  /sk-|gh[pousr]_|github_pat_|xox[abposre]-|AKIA|ASIA|AIza|glpat-|npm_|eyJ|PRIVATE KEY|bearer|authoriz|:\/\/|key|secret|token|pass|pwd|auth/i;
 
-function redactText(s: string, envPattern: RegExp | undefined): string {
-  const envHit = envPattern !== undefined && envPattern.test(s);
-  if (envPattern !== undefined) envPattern.lastIndex = 0;
-  if (!envHit && !MAY_HOLD_SECRET.test(s)) return s;
-  let out = envHit && envPattern !== undefined ? s.replace(envPattern, REDACTED) : s;
+function redactText(s: string, envValues: readonly string[]): string {
+  let out = s;
+  // Plain substring search per value (no regular expression): linear in the text for each value.
+  for (const value of envValues) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  if (!MAY_HOLD_SECRET.test(out)) return out;
+  out = redactPemBlocks(out);
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
-  out = out.replace(AUTH_HEADER_PATTERN, `$1$2${REDACTED}`);
-  out = out.replace(URL_CREDENTIAL_PATTERN, `$1${REDACTED}$3`);
+  out = out.replace(AUTH_HEADER_PATTERN, (_match, scheme: string, gap: string) => `${scheme}${gap}${REDACTED}`);
+  out = out.replace(
+    URL_CREDENTIAL_PATTERN,
+    (match, prefix: string, _user: string, password: string, at: string) =>
+      password === REDACTED ? match : `${prefix}${REDACTED}${at}`,
+  );
   return redactAssignments(out);
 }
 
@@ -190,8 +302,8 @@ function isSecretPropertyName(name: string): boolean {
  * Git object ids, file paths and ordinary prose are left alone. Never throws.
  */
 export function createRedactor(env: Readonly<Record<string, string | undefined>>): Redactor {
-  const envPattern = buildEnvPattern(env);
-  const text = (s: string): string => redactText(s, envPattern);
+  const envValues = secretEnvValues(env);
+  const text = (s: string): string => redactText(s, envValues);
   return {
     text,
     value: <T>(v: T): T => redactDeep(v, text) as T,

@@ -15,9 +15,15 @@ import {
 } from '@allium-loop/ledger';
 import {
   discoverTestCommand,
+  fingerprintHarness,
+  loadHarnessRecord,
+  parseHarnessRecord,
   probeProject,
+  readHarnessConfig,
+  saveHarnessRecord,
   VerifyError,
   writeTestCommandConfig,
+  type HarnessRecord,
   type TestCommand,
 } from '@allium-loop/verify';
 import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
@@ -101,6 +107,14 @@ export async function startRun(
   );
   settings.announce?.(entry.announcement);
   settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
+  const harnessConfig = await readHarnessConfig(settings.cwd);
+  const harness = await fingerprintHarness({
+    cwd: settings.cwd,
+    commands: [testCommand.command],
+    env: settings.env,
+    protect: harnessConfig.protect,
+    allowTestChanges: harnessConfig.allowTestChanges,
+  });
   return withLease(store, choice.slug, settings.announce, async (lease) => {
     const caps = loopCaps(settings);
     const ledger: Ledger = {
@@ -133,8 +147,10 @@ export async function startRun(
           testCommand: { ...testCommand },
           agent: JSON.parse(JSON.stringify(settings.agent ?? {})) as Record<string, unknown>,
         },
+        harness: harness as unknown as Record<string, unknown>,
       },
     };
+    const outside = await saveHarnessRecord(settings.cwd, choice.slug, harness, settings.env);
     await store.save(lease, ledger);
     await store.append(lease, [
       {
@@ -146,9 +162,10 @@ export async function startRun(
         pid: process.pid,
         host: hostname(),
       },
+      harnessNote(harness, outside, new Date(settings.clock.now()).toISOString()),
     ]);
     await recordSpecBaseline(settings.cwd, choice.slug);
-    return drive(store, lease, ledger, settings, testCommand);
+    return drive(store, lease, ledger, settings, testCommand, harness);
   });
 }
 
@@ -197,7 +214,11 @@ export async function resumeRun(
     ]);
     const stored = specRecord(ledger).config;
     const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
-    return drive(store, lease, ledger, settings, testCommand);
+    // The copy outside the project wins over the ledger's (which an agent can reach).
+    const harness =
+      (await loadHarnessRecord(settings.cwd, slug, settings.env))?.record ??
+      parseHarnessRecord(ledger.modeState['harness']);
+    return drive(store, lease, ledger, settings, testCommand, harness);
   });
 }
 
@@ -235,12 +256,31 @@ export function reopen(ledger: Ledger): Ledger | undefined {
   };
 }
 
+/** The journal note that says what the run fingerprinted and where the record is kept. */
+function harnessNote(harness: HarnessRecord, outside: string | undefined, at: string) {
+  const allowed =
+    harness.allowTestChanges.length === 0
+      ? ''
+      : `; test changes allowed by allowTestChanges: ${harness.allowTestChanges.join(', ')}`;
+  return {
+    type: 'note' as const,
+    at,
+    message: `harness fingerprinted: ${String(harness.entries.length)} entr${harness.entries.length === 1 ? 'y' : 'ies'} (${harness.entries.map((e) => e.label).join(', ')}); record ${outside ?? 'in the ledger only (no HOME or XDG_STATE_HOME)'}${allowed}`,
+    data: {
+      kind: 'harness_recorded',
+      entries: harness.entries.length,
+      allowTestChanges: [...harness.allowTestChanges],
+    },
+  };
+}
+
 async function drive(
   store: LedgerStore,
   lease: Lease,
   ledger: Ledger,
   settings: RunSettings,
   testCommand: TestCommand,
+  harness?: HarnessRecord,
 ): Promise<RunOutcome> {
   let current = ledger;
   const stored = specRecord(ledger).config;
@@ -275,6 +315,7 @@ async function drive(
     mode,
     agent,
     testCommand,
+    ...(harness === undefined ? {} : { harness }),
     agentTimeoutMs: ledger.caps.agentTimeoutMs,
     testTimeoutMs: ledger.caps.testTimeoutMs,
     ledger: () => current,

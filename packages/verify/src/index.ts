@@ -4,7 +4,9 @@
 export { discoverTestCommand, NO_TEST_COMMAND_HINT } from './discovery/discover-test-command.js';
 export {
   CONFIG_FILE,
+  readHarnessConfig,
   readTestCommandConfig,
+  type HarnessConfig,
   writeTestCommandConfig,
 } from './discovery/test-command-config.js';
 export { parseTestOutput, type TestReport } from './parsers/parse-test-output.js';
@@ -47,7 +49,9 @@ export { VerifyError } from './verify-error.js';
 export {
   toTestTerm,
   verifyProject,
+  type HarnessVerdict,
   type VerifyProjectOptions,
   type VerifyProjectResult,
 } from './verify-project.js';
+export * from './harness/index.js';
 export * from './probe/index.js';

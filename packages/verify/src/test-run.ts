@@ -23,6 +23,11 @@ export interface TestCase {
   readonly name: string;
   readonly status: 'passed' | 'failed' | 'skipped';
   readonly message?: string;
+  /**
+   * The case stands for a test file (or package, or crate) the runner could not load or compile — an import
+   * that does not resolve, a syntax error: always `failed`, named after the file, never "no tests".
+   */
+  readonly loadError?: true;
 }
 
 /** Counts read from a runner's report or output, or the loud admission that they could not be read. */

@@ -8,6 +8,8 @@ import {
   type WeedTerm,
 } from '@allium-loop/evaluator';
 import { discoverTestCommand } from './discovery/discover-test-command.js';
+import { checkHarness } from './harness/check-harness.js';
+import { describeHarnessChange, type HarnessEntry, type HarnessRecord } from './harness/harness-record.js';
 import { runTests } from './run/run-tests.js';
 import { checkStructure, type StructureReport } from './structure/check-structure.js';
 import { classifyOpenQuestions, type ClassifiedQuestions } from './structure/open-questions.js';
@@ -28,6 +30,19 @@ export interface VerifyProjectOptions {
   readonly timeoutMs?: number;
   /** Environment for the reference CLI lookup. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The harness a run recorded (from outside the project when available): it is compared with the project now,
+   * and its test command runs instead of a discovered one that differs (a forged `testCommand` never runs).
+   */
+  readonly harness?: { readonly record: HarnessRecord; readonly source: string };
+}
+
+/** The harness comparison of a verification. */
+export interface HarnessVerdict {
+  /** Where the record came from, e.g. `run add-x (recorded outside the project)`. */
+  readonly source: string;
+  readonly entries: number;
+  readonly changed: readonly HarnessEntry[];
 }
 
 /** Everything one verification measured, the observation built from it, and the invariant's verdict. */
@@ -37,6 +52,23 @@ export interface VerifyProjectResult {
   readonly questions: ClassifiedQuestions;
   readonly observation: Observation;
   readonly verdict: InvariantVerdict;
+  /** Present when a recorded harness was given. */
+  readonly harness?: HarnessVerdict;
+}
+
+async function chooseCommand(options: VerifyProjectOptions): Promise<TestCommand> {
+  if (options.testCommand !== undefined) return options.testCommand;
+  const recorded = options.harness?.record.commands[0];
+  const discovered = await discoverTestCommand(options.cwd).catch((error: unknown) => {
+    if (recorded === undefined) throw error;
+    return undefined;
+  });
+  if (recorded === undefined || discovered?.command === recorded) return discovered!;
+  return {
+    command: recorded,
+    source: 'the harness record',
+    reason: `recorded when ${options.harness!.source} started${discovered === undefined ? '' : `; the project now names \`${discovered.command}\``}`,
+  };
 }
 
 /**
@@ -46,7 +78,7 @@ export interface VerifyProjectResult {
  * `verify.spawn_failed` when it cannot be started.
  */
 export async function verifyProject(options: VerifyProjectOptions): Promise<VerifyProjectResult> {
-  const command = options.testCommand ?? (await discoverTestCommand(options.cwd));
+  const command = await chooseCommand(options);
   const structure = await checkStructure({
     cwd: options.cwd,
     ...(options.env === undefined ? {} : { env: options.env }),
@@ -64,12 +96,24 @@ export async function verifyProject(options: VerifyProjectOptions): Promise<Veri
     structuralErrors: structure.errors,
     openQuestions: { blocking: questions.blocking.length, parked: questions.parked.length },
   };
+  const verdict = evaluateInvariant(observation, options.policy);
+  if (options.harness === undefined) return { tests, structure, questions, observation, verdict };
+  const { changed } = await checkHarness(options.cwd, options.harness.record);
+  const harness = { source: options.harness.source, entries: options.harness.record.entries.length, changed };
+  if (changed.length === 0) return { tests, structure, questions, observation, verdict, harness };
+  const term = {
+    term: 'harness_changed' as const,
+    message: `harness: ${String(changed.length)} change(s) since ${options.harness.source} recorded it: ${changed.map(describeHarnessChange).join('; ')}`,
+    count: changed.length,
+    names: changed.map((entry) => entry.label),
+  };
   return {
     tests,
     structure,
     questions,
     observation,
-    verdict: evaluateInvariant(observation, options.policy),
+    verdict: { converged: false, unmet: [term, ...verdict.unmet] },
+    harness,
   };
 }
 

@@ -1,6 +1,6 @@
 import { runTests, type TestCommand } from '@allium-loop/verify';
 import { join } from 'node:path';
-import type { ObservedTestRun, TestRunner } from './worker-ports.js';
+import type { ObservedTestCase, ObservedTestRun, TestRunner } from './worker-ports.js';
 
 /** How the engine runs the project's tests for a worker. */
 export interface TestRunnerOptions {
@@ -23,8 +23,10 @@ function isFileWrapper(name: string, files: readonly string[]): boolean {
 /**
  * The {@link TestRunner} over `@allium-loop/verify`'s `runTests`: runs the test command with the given files
  * appended (every common runner — vitest, jest, `node --test`, pytest — takes files that way) and reports the
- * per-test cases. `collected` is false when the runner's output could not be read or named no test; a "case"
- * that is just the file's own path (how `node --test` reports a file without tests) does not count.
+ * per-test cases. `collected` is false when the runner's output could not be read or named no test; a passing
+ * "case" that is just the file's own path (how `node --test` reports a file without tests) does not count. A file
+ * the runner could not load is a failed case marked `loadError` (so is every file, when the command fails with
+ * output the engine cannot read).
  */
 export function createTestRunner(options: TestRunnerOptions): TestRunner {
   return {
@@ -45,15 +47,30 @@ export function createTestRunner(options: TestRunnerOptions): TestRunner {
       });
       const total =
         run.counts.kind === 'known' ? run.counts.passed + run.counts.failed + run.counts.skipped : 0;
-      const cases = run.cases.filter((c) => !isFileWrapper(c.name, files));
-      return {
-        collected: cases.length > 0 || (run.cases.length === 0 && total > 0),
-        exitCode: run.exitCode,
-        cases: cases.map((c) => ({
+      const cases: ObservedTestCase[] = run.cases
+        .filter((c) => c.loadError === true || !isFileWrapper(c.name, files))
+        .map((c) => ({
           name: c.name,
           status: c.status,
           ...(c.message === undefined ? {} : { message: c.message }),
-        })),
+          ...(c.loadError === true ? { loadError: true } : {}),
+        }));
+      if (cases.length === 0 && run.counts.kind === 'unknown' && run.exitCode !== 0 && !run.timedOut) {
+        // The runner failed and printed nothing we can read (mocha on an import error, an unknown runner):
+        // the files did not load. Red, never "no tests".
+        cases.push(
+          ...files.map((file) => ({
+            name: file,
+            status: 'failed' as const,
+            loadError: true,
+            message: `the test command exited ${String(run.exitCode)} without a result the engine can read (output: ${run.outputPath})`,
+          })),
+        );
+      }
+      return {
+        collected: cases.length > 0 || (run.cases.length === 0 && total > 0),
+        exitCode: run.exitCode,
+        cases,
       };
     },
   };

@@ -13,6 +13,12 @@ export function describeViolation(violation: GuardViolation): string {
       return `${violation.path}: .${violation.marker} markers rose from ${violation.before} to ${violation.after}`;
     case 'spec_construct_removed':
       return `${violation.construct} was removed from the spec without a tend request naming it`;
+    case 'test_weakened':
+      return `${violation.path}: ${violation.measure === 'cases' ? 'test declarations' : 'non-trivial assertions'} fell from ${String(violation.before)} to ${String(violation.after)}`;
+    case 'lint_suppression_added':
+      return `${violation.path}: lint/type/coverage suppressions rose from ${String(violation.before)} to ${String(violation.after)}`;
+    case 'harness_changed':
+      return `${violation.label} changed since the run started (${violation.why})`;
     case 'suppression_added':
       return `${violation.path}:${violation.line}: new -- allium-ignore ${violation.codes.join(', ') || '(no codes)'}`;
   }

@@ -66,7 +66,7 @@ describe('suppressions', () => {
 
 describe('detectViolations', () => {
   it('finds nothing when nothing changed', () => {
-    expect(detectViolations(base({}))).toEqual({ violations: [], reverts: [] });
+    expect(detectViolations(base({}))).toEqual({ violations: [], reverts: [], allowed: [] });
   });
 
   it('restores an edited protected test from the engine copy', () => {

@@ -7,6 +7,7 @@ import {
   type RevertAction,
   type WorkspaceSnapshot,
 } from './detect-violations.js';
+import { testStrength } from './count-test-markers.js';
 import { sha256 } from './take-snapshot.js';
 
 const file = (text: string): FileSnapshot => ({ text, sha256: sha256(text) });
@@ -129,12 +130,18 @@ describe('anti-cheat guards (property)', () => {
           protectedTests: PROTECTED,
           removedConstructs: [],
         });
-        // An oracle over the end state alone: the fixture's original files hold no marker, and implement may not
-        // change the spec at all.
+        // An oracle over the end state alone: the fixture's original files hold no marker, a test file may not
+        // end with fewer tests or assertions than it started with, and implement may not change the spec at all.
         const cheats =
           PROTECTED.some((t) => after.tests.get(t.path)?.sha256 !== t.sha256) ||
           [...BEFORE.tests.keys()].some((path) => !after.tests.has(path)) ||
           [...after.tests.values()].some((f) => /\.(skip|only|todo)\(|\bxit\(/.test(f.text)) ||
+          [...BEFORE.tests].some(([path, f]) => {
+            const now = after.tests.get(path);
+            if (now === undefined) return false;
+            const [was, is] = [testStrength(f.text), testStrength(now.text)];
+            return is.cases < was.cases || is.assertions < was.assertions;
+          }) ||
           [...after.spec].some(([path, f]) => BEFORE.spec.get(path)?.sha256 !== f.sha256);
         expect(report.violations.length > 0).toBe(cheats);
       }),

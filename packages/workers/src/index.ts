@@ -3,18 +3,34 @@
  */
 export { applyReverts, type RevertOutcome } from './apply-reverts.js';
 export { assemblePrompt, type AssembledPrompt, type PromptSpec } from './assemble-prompt.js';
-export { checkClaims, namedFiles, type ClaimEvidence, type ClaimFailure } from './check-claims.js';
-export { countTestMarkers, type TestMarkerCounts } from './count-test-markers.js';
+export {
+  checkClaims,
+  declaresTestNaming,
+  namedFiles,
+  type ClaimEvidence,
+  type ClaimFailure,
+} from './check-claims.js';
+export {
+  countSuppressions,
+  countTestMarkers,
+  hasSuppression,
+  testStrength,
+  type TestMarkerCounts,
+  type TestStrength,
+} from './count-test-markers.js';
 export { createSpecReader } from './create-spec-reader.js';
 export { createTestRunner, type TestRunnerOptions } from './create-test-runner.js';
 export { describeViolation } from './describe-violation.js';
 export {
   detectViolations,
+  isAllowedTestChange,
   isNamedByRequest,
+  type AllowedTestChange,
   type FileSnapshot,
   type GuardInput,
   type GuardReport,
   type GuardViolation,
+  type HarnessChange,
   type ProtectedTest,
   type RevertAction,
   type WorkspaceSnapshot,

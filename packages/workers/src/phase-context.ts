@@ -1,3 +1,4 @@
+import type { HarnessRecord } from '@allium-loop/verify';
 import type { ProtectedTest } from './detect-violations.js';
 import type { Divergence } from './result-schemas.js';
 import type { SliceSelection } from './select-slice-excerpt.js';
@@ -60,6 +61,12 @@ export interface PhaseContext {
   readonly tendRequest?: TendRequest;
   /** Generated tests recorded so far (from the ledger); empty before the first propagate. */
   readonly protectedTests?: readonly ProtectedTest[];
+  /**
+   * The run's harness record (what the test command runs or reads, fingerprinted at the start of the run): any
+   * change to it during a phase is a violation and is restored. Its `allowTestChanges` lists the test paths the
+   * user allows to be weakened.
+   */
+  readonly harness?: HarnessRecord;
   readonly timeoutMs: number;
   /** The engine's idempotency key for the agent call, passed through to the agent adapter. */
   readonly callKey?: string;

@@ -1,4 +1,5 @@
 import type { AgentRunResult } from '@allium-loop/agents';
+import { checkHarness } from '@allium-loop/verify';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { assemblePrompt, type PromptSpec } from './assemble-prompt.js';
@@ -6,6 +7,7 @@ import { applyReverts, type RevertOutcome } from './apply-reverts.js';
 import { checkClaims, namedFiles, type ClaimFailure } from './check-claims.js';
 import {
   detectViolations,
+  type AllowedTestChange,
   type GuardViolation,
   type ProtectedTest,
   type WorkspaceSnapshot,
@@ -32,6 +34,15 @@ async function missingOrEmpty(cwd: string, paths: readonly string[]): Promise<st
     if (info === undefined || !info.isFile() || info.size === 0) missing.push(path);
   }
   return missing;
+}
+
+async function readSources(cwd: string, paths: readonly string[]): Promise<Map<string, string>> {
+  const sources = new Map<string, string>();
+  for (const path of paths) {
+    const text = await readFile(join(cwd, path), 'utf8').catch(() => undefined);
+    if (text !== undefined) sources.set(path, text);
+  }
+  return sources;
 }
 
 async function readResultText(file: string): Promise<string | undefined> {
@@ -69,6 +80,14 @@ function violationEvents(
   });
 }
 
+function allowedEvents(phase: WorkerPhase, observed: PhaseObservation): WorkerEvent[] {
+  return observed.allowed.map((change) => ({
+    type: 'note',
+    message: `test change allowed by allowTestChanges in allium-loop.yaml: ${change.path}: ${change.detail}`,
+    data: { phase, reason: 'test_change_allowed', path: change.path },
+  }));
+}
+
 /** What the engine observed around the agent call. */
 interface PhaseObservation {
   readonly agent: AgentRunResult;
@@ -79,6 +98,8 @@ interface PhaseObservation {
   readonly diff: ConstructDiff;
   readonly violations: readonly GuardViolation[];
   readonly reverts: readonly RevertOutcome[];
+  /** Test weakenings the user allowed (`allowTestChanges`), journaled as notes. */
+  readonly allowed: readonly AllowedTestChange[];
   /** The result file's text as the agent left it, read before any revert. */
   readonly resultText: string | undefined;
 }
@@ -132,17 +153,30 @@ async function observePhase(
   const resultText = await readResultText(join(context.cwd, call.resultFile));
   const specAfter = deps.spec.read(specSources(after));
   const diff = deps.spec.diff(specBefore, specAfter);
+  const harness =
+    context.harness === undefined ? undefined : await checkHarness(context.cwd, context.harness);
   const guard = detectViolations({
     phase,
     before,
     after,
     protectedTests,
+    ...(harness === undefined ? {} : { harness }),
+    ...(context.harness === undefined ? {} : { allowedTestChanges: context.harness.allowTestChanges }),
     removedConstructs: diff.removed,
     ...(context.tendRequest === undefined ? {} : { tendRequest: context.tendRequest }),
     ...(phase === 'propagate' ? { propagatedFiles: listedTestFiles(resultText) } : {}),
   });
   const reverts = await applyReverts(context.cwd, guard.reverts);
-  return { ...call, specBefore, specAfter, diff, violations: guard.violations, reverts, resultText };
+  return {
+    ...call,
+    specBefore,
+    specAfter,
+    diff,
+    violations: guard.violations,
+    reverts,
+    allowed: guard.allowed,
+    resultText,
+  };
 }
 
 async function verifyResult<P extends WorkerPhase>(
@@ -165,7 +199,10 @@ async function verifyResult<P extends WorkerPhase>(
   const result = parsed.value;
   const testRuns =
     result.phase === 'propagate' ? await runEachTestFile(deps, context.cwd, result) : undefined;
+  const testSources =
+    testRuns === undefined ? undefined : await readSources(context.cwd, [...testRuns.keys()]);
   const failures = checkClaims(result, {
+    ...(testSources === undefined ? {} : { testSources }),
     specBefore: observed.specBefore,
     specAfter: observed.specAfter,
     diff: observed.diff,
@@ -194,7 +231,11 @@ function outcomeBase<P extends WorkerPhase>(
     violations: observed.violations,
     reverts: observed.reverts,
     failures,
-    events: [...violationEvents(observed.violations, observed.reverts), ...notes],
+    events: [
+      ...violationEvents(observed.violations, observed.reverts),
+      ...allowedEvents(phase, observed),
+      ...notes,
+    ],
   };
 }
 

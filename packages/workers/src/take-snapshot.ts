@@ -72,7 +72,7 @@ async function readSnapshot(root: string, path: string): Promise<FileSnapshot | 
 }
 
 /**
- * Reads every `.allium` file and every test file under `cwd` (skipping `node_modules`, `.git`, `.allium-loop`,
+ * Reads every `.allium` file, every test file and every other source file under `cwd` (skipping `node_modules`, `.git`, `.allium-loop`,
  * build output and files over 1 MB), plus `alsoTests` — protected tests wherever they live. Missing files are
  * simply absent from the snapshot.
  */
@@ -84,16 +84,23 @@ export async function takeSnapshot(
   await walk(cwd, cwd, paths);
   const spec = new Map<string, FileSnapshot>();
   const tests = new Map<string, FileSnapshot>();
+  const code = new Map<string, FileSnapshot>();
   for (const path of paths.sort()) {
-    const isSpec = path.endsWith('.allium');
-    if (!isSpec && !isTestPath(path)) continue;
+    const kind = path.endsWith('.allium')
+      ? spec
+      : isTestPath(path)
+        ? tests
+        : CODE_EXT.test(path)
+          ? code
+          : undefined;
+    if (kind === undefined) continue;
     const file = await readSnapshot(cwd, path);
-    if (file !== undefined) (isSpec ? spec : tests).set(path, file);
+    if (file !== undefined) kind.set(path, file);
   }
   for (const path of alsoTests) {
     if (tests.has(path)) continue;
     const file = await readSnapshot(cwd, path);
     if (file !== undefined) tests.set(path, file);
   }
-  return { spec, tests };
+  return { spec, tests, code };
 }

@@ -48,6 +48,8 @@ export interface ObservedTestCase {
   readonly name: string;
   readonly status: 'passed' | 'failed' | 'skipped';
   readonly message?: string;
+  /** The case is a test file the runner could not load (always `failed`): red, never "no tests". */
+  readonly loadError?: boolean;
 }
 
 /** The engine's run of a set of test files. `collected: false` means the runner could not read any result. */

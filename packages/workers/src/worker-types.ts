@@ -33,7 +33,11 @@ export type WorkerEvent =
   | {
       readonly type: 'note';
       readonly message: string;
-      readonly data: { readonly phase: WorkerPhase; readonly reason: PhaseFailureReason };
+      readonly data: {
+        readonly phase: WorkerPhase;
+        readonly reason: PhaseFailureReason | 'test_change_allowed';
+        readonly path?: string;
+      };
     };
 
 /** What every outcome carries, whatever the verdict. */

@@ -5,7 +5,7 @@ import { resumeModeCommand, runModeCommand } from './run-modes.js';
 import { resumeCommand, runCommand } from './run.js';
 import { answerCommand, listCommand, reportCommand, statusCommand } from './runs.js';
 import { specCommand } from './spec.js';
-import { readLedgerFacts } from './ledger-facts.js';
+import { readLedgerFacts, readRecordedHarness } from './ledger-facts.js';
 import { verifyCommand } from './verify.js';
 
 /** Every subcommand, in the order `--help` lists them. */
@@ -15,7 +15,7 @@ export const COMMANDS: readonly Command[] = [
   statusCommand(),
   answerCommand(),
   planCommand(),
-  verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd) }),
+  verifyCommand({ readLedgerFacts: (cwd) => readLedgerFacts(cwd), readHarness: readRecordedHarness }),
   specCommand,
   listCommand(),
   reportCommand(),

@@ -1,6 +1,32 @@
 import type { Ledger } from '@allium-loop/ledger';
 import { openStore, readLoopState } from '@allium-loop/orchestrator';
+import { latestHarnessRecord, parseHarnessRecord, type HarnessRecord } from '@allium-loop/verify';
 import type { LedgerFacts } from './verify.js';
+
+/**
+ * The harness record `verify` compares the project with: the latest one saved outside the project for this
+ * directory (out of an agent's reach), else the one in the most recently updated ledger that has one, else none.
+ */
+export async function readRecordedHarness(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ record: HarnessRecord; source: string } | undefined> {
+  const outside = await latestHarnessRecord(cwd, env);
+  if (outside !== undefined)
+    return { record: outside.record, source: `run ${outside.slug} (record kept outside the project)` };
+  const store = openStore(cwd, env);
+  let latest: { record: HarnessRecord; slug: string; at: string } | undefined;
+  for (const slug of await store.list()) {
+    const loaded = await store.load(slug);
+    if (!loaded.ok) continue;
+    const record = parseHarnessRecord(loaded.value.ledger.modeState['harness']);
+    if (record !== undefined && (latest === undefined || loaded.value.ledger.updatedAt > latest.at))
+      latest = { record, slug, at: loaded.value.ledger.updatedAt };
+  }
+  return latest === undefined
+    ? undefined
+    : { record: latest.record, source: `run ${latest.slug} (record in its ledger)` };
+}
 
 /**
  * The weed verdict and parked questions `verify` takes from the most recently updated spec-loop ledger in

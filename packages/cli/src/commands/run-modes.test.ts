@@ -186,11 +186,14 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
     ]);
     expect(code).toBe(1);
     expect(out).toContain(
-      'failed: the verify command or what it runs changed since the run started (file:check.sh)',
+      'failed: the verify command or what it runs changed since the run started (check.sh); restored',
     );
     expect((await journal(cwd)).find((e) => e.type === 'violation')).toMatchObject({
       kind: 'verify_command_edited',
+      path: 'check.sh',
+      reverted: true,
     });
+    expect(await readFile(join(cwd, 'check.sh'), 'utf8')).toBe('test -f feature.txt\n');
   });
 
   it('--json prints the journal events as NDJSON', async () => {

@@ -17,6 +17,7 @@ import type { CliIo } from '../cli-io.js';
 import type { Config } from '../config/config-schema.js';
 import { loadConfig } from '../config/load-config.js';
 import { ExitCode } from '../exit-codes.js';
+import { timerLimitProblem } from './run-options.js';
 
 /** The flags that select a mode; without any of them `run` is the spec loop. */
 export const MODE_FLAGS = ['--verify', '--stories', '--state-file'] as const;
@@ -292,7 +293,8 @@ async function planModeRun(values: Values, goal: string | undefined, io: CliIo, 
     onProgress: progressPrinter(io, values.json === true),
     announce: (line) => io[values.json === true ? 'stderr' : 'stdout'](`${line}\n`),
   };
-  return { goal: await resolveGoal(spec, goal), spec, settings };
+  // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+  return { goal: createRedactor(io.env).text(await resolveGoal(spec, goal)), spec, settings };
 }
 
 /** A PRD is validated before anything starts: a bad one is a usage error naming the file and each issue. */
@@ -432,7 +434,10 @@ export function splitCommand(template: string): string[] {
 function capsFrom(values: Values, config: NonNullable<ModeConfigDefaults['caps']> = {}): Partial<Caps> {
   const ms = (flag: string, value: string | undefined, fallback: number | undefined) => {
     const s = number(flag, value, 'positive') ?? fallback;
-    return s === undefined ? undefined : Math.round(s * 1000);
+    if (s === undefined) return undefined;
+    const problem = timerLimitProblem(`--${flag}`, s);
+    if (problem !== undefined) throw new ModeUsageError(problem);
+    return Math.round(s * 1000);
   };
   const caps: Partial<Record<keyof Caps, number | undefined>> = {
     maxTicks: number('max-ticks', values['max-ticks'], 'integer') ?? config.maxTicks,

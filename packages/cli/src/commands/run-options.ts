@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { MAX_TIMEOUT_MS } from '@allium-loop/agents';
 import type { RunSettings } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Config } from '../config/config-schema.js';
@@ -39,6 +40,16 @@ function positiveNumber(flag: string, value: string | undefined, integer: boolea
     throw new FlagError(`--${flag} takes a positive ${integer ? 'whole number' : 'number'}, not '${value}'.`);
   }
   return number;
+}
+
+/**
+ * Why a duration in seconds cannot be a timer: Node fires a timer longer than {@link MAX_TIMEOUT_MS} after 1 ms,
+ * so such a limit would time every call out at once. Undefined when it can.
+ */
+export function timerLimitProblem(name: string, seconds: number): string | undefined {
+  if (Math.round(seconds * 1000) <= MAX_TIMEOUT_MS) return undefined;
+  const most = Math.floor(MAX_TIMEOUT_MS / 1000);
+  return `${name} ${String(seconds)} is longer than the longest timer Node can set: at most ${String(most)} seconds (about 24 days).`;
 }
 
 /** Splits a command template on spaces, honouring single and double quotes; no shell is involved. */
@@ -94,7 +105,10 @@ export function runSettings(
   const caps = config.caps ?? {};
   const seconds = (flag: keyof RunFlagValues, fallback: number | undefined) => {
     const value = positiveNumber(flag, values[flag] as string | undefined, false) ?? fallback;
-    return value === undefined ? undefined : Math.round(value * 1000);
+    if (value === undefined) return undefined;
+    const problem = timerLimitProblem(`--${flag}`, value);
+    if (problem !== undefined) throw new FlagError(problem);
+    return Math.round(value * 1000);
   };
   const capValues = {
     maxTicks: positiveNumber('max-ticks', values['max-ticks'], true) ?? caps.maxTicks,

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
 import { formatError } from '@allium-loop/errors';
-import type { JournalEvent } from '@allium-loop/ledger';
+import { createRedactor, type JournalEvent } from '@allium-loop/ledger';
 import {
   resumeRun,
   startRun,
@@ -170,7 +170,8 @@ export function runCommand(
       return guarded(io, async () =>
         finish(
           io,
-          await startRun(goal, settings, entry as EntryPoint | undefined),
+          // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+          await startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
           parsed.values.json === true,
         ),
       );

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { InvariantPolicy, WeedTerm } from '@allium-loop/evaluator';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
-import { verifyProject, type VerifyProjectResult } from '@allium-loop/verify';
+import { verifyProject, type HarnessRecord, type VerifyProjectResult } from '@allium-loop/verify';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -18,6 +18,14 @@ export interface LedgerFacts {
 export interface VerifyDeps {
   /** Reads the latest ledger's weed verdict and parked questions. */
   readonly readLedgerFacts: (cwd: string) => Promise<LedgerFacts>;
+  /**
+   * Reads the harness record of the latest run here (outside the project first, then the ledger); `verify`
+   * compares the project with it and runs its test command. Absent: nothing is compared.
+   */
+  readonly readHarness?: (
+    cwd: string,
+    env: Readonly<Record<string, string | undefined>>,
+  ) => Promise<{ readonly record: HarnessRecord; readonly source: string } | undefined>;
 }
 
 /** Used until the ledger package exports a loader: no weed verdict, no parked questions, and it says so. */
@@ -104,9 +112,11 @@ async function runVerify(args: VerifyArgs, io: CliIo, deps: VerifyDeps): Promise
     codeFirst: false,
   };
   const ledger = await deps.readLedgerFacts(io.cwd);
+  const harness = await deps.readHarness?.(io.cwd, io.env);
   let result: VerifyProjectResult;
   try {
     result = await verifyProject({
+      ...(harness === undefined ? {} : { harness }),
       cwd: io.cwd,
       policy,
       weed: ledger.weed,
@@ -163,6 +173,11 @@ export function renderVerify(
     `open questions: ${String(questions.blocking.length)} blocking, ${String(questions.parked.length)} parked`,
   );
   lines.push(args.noWeed ? 'weed: not required (--no-weed)' : `weed: ${ledger.weed.status} (${ledger.note})`);
+  lines.push(
+    result.harness === undefined
+      ? 'harness: no recorded fingerprint (no run here); the test command was discovered'
+      : `harness: ${String(result.harness.entries)} entries compared with ${result.harness.source}, ${String(result.harness.changed.length)} changed`,
+  );
   if (verdict.converged) return `${lines.join('\n')}\nconverged\n`;
   return `${lines.join('\n')}\nnot converged:\n${verdict.unmet.map((term) => `  ✗ ${term.message}`).join('\n')}\n`;
 }
@@ -192,5 +207,6 @@ function toJson(result: VerifyProjectResult, ledger: LedgerFacts, policy: Invari
     },
     openQuestions: questions,
     weed: { ...ledger.weed, note: ledger.note },
+    harness: result.harness ?? null,
   };
 }

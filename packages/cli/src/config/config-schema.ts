@@ -28,6 +28,13 @@ export const ConfigSchema = z.strictObject({
   strictQuestions: z.boolean().optional(),
   /** What resume does when the working tree changed since the last tick. */
   onDrift: z.enum(['reverify', 'reset', 'stop']).optional(),
+  /**
+   * Test files (paths or globs with `*`/`**`) an agent may weaken (fewer tests or assertions, skip/todo markers,
+   * suppressions); every such change is journaled. Read when a run starts. See docs/workers.md.
+   */
+  allowTestChanges: z.array(z.string().min(1)).optional(),
+  /** Extra project files the engine protects like the test command's own scripts and configs. */
+  protect: z.array(z.string().min(1)).optional(),
 });
 
 /** The validated config file. */

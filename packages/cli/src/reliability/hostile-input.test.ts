@@ -29,7 +29,12 @@ function expectClearError(run: CliRun, code: number, message: RegExp): void {
 
 /** Runs a one-weed goal whose agent prints the secrets (and may put them in `result`); lists where they appear. */
 async function secretRun(result: Record<string, unknown>) {
-  const dir = await makeProject(FAST_TALLY);
+  // The test command prints the environment's secrets too, so test-output logs are searched with secrets in them.
+  const dir = await makeProject({
+    ...FAST_TALLY,
+    'allium-loop.yaml':
+      'testCommand: \'echo "test debug $ANTHROPIC_API_KEY $GITHUB_TOKEN" >&2; node test/check.mjs\'\n',
+  });
   const leak = `debug: ANTHROPIC_API_KEY=${ENV_SECRETS.ANTHROPIC_API_KEY} token ${ENV_SECRETS.GITHUB_TOKEN} header Authorization: Bearer ${OUTPUT_ONLY_SECRET}`;
   const script = await writeScript(dir, [{ phase: 'weed', stdout: leak, result }]);
   const run = await runCli(
@@ -42,6 +47,10 @@ async function secretRun(result: Record<string, unknown>) {
   expect(report.code).toBe(0);
   const files = await listFiles(join(dir, '.allium-loop'));
   expect(files.some((f) => f.includes('transcripts/'))).toBe(true);
+  const logs = files.filter((f) => f.endsWith('test-output.log'));
+  expect(logs.length).toBeGreaterThan(0);
+  for (const log of logs)
+    expect(await readFile(join(dir, '.allium-loop', log), 'utf8')).toContain('test debug [REDACTED] [REDACTED]');
   const texts: [string, string][] = [
     ['stdout', run.stdout + run.stderr],
     ['report', report.stdout + report.stderr],

@@ -32,6 +32,8 @@ export interface PhaseReport {
   readonly durationMs: number;
   /** Generated tests the engine protects after this phase (propagate adds; others pass them through). */
   readonly protectedTests?: readonly ProtectedTest[];
+  /** Set when retrying cannot help (the agent's credentials were refused): the run stops `failed` with it. */
+  readonly stopReason?: string;
   /** Tend only: answered questions it wrote into the spec. */
   readonly appliedQuestions?: readonly string[];
   /** Set when the agent reported a rate limit: the driver waits it out and runs the phase again (same tick). */

@@ -272,8 +272,11 @@ class LoopDriver {
       this.ledger = this.record.ledger;
       const report = await this.options.ports.runPhase(request);
       this.cachedRedCheck = report.redCheck;
-      if (report.rateLimited === undefined || request.signal.aborted)
-        return this.recordPhase(request, report, 'succeeded');
+      if (report.rateLimited === undefined || request.signal.aborted) {
+        const observation = await this.recordPhase(request, report, 'succeeded');
+        // Recorded first (intent ended, spend counted), then the run stops: retrying a refused key only burns ticks.
+        return report.stopReason === undefined ? observation : { kind: 'failed', reason: report.stopReason };
+      }
       if (waits >= MAX_RATE_LIMIT_WAITS) {
         await this.recordPhase(request, report, 'succeeded');
         return {

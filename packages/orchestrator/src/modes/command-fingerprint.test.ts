@@ -1,8 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkHarness } from '@allium-loop/verify';
 import { describe, expect, it } from 'vitest';
-import { changedFingerprint, executedScripts, fingerprintCommand } from './command-fingerprint.js';
+import { fingerprintCommand } from './command-fingerprint.js';
 
 async function project(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'modes-fingerprint-'));
@@ -11,17 +12,28 @@ async function project(files: Record<string, string>): Promise<string> {
 }
 
 describe('fingerprintCommand', () => {
-  it('covers the command, the project files it names and the package script it runs', async () => {
+  it('covers the project files the command runs and the package script behind it, not what it only reads', async () => {
     const dir = await project({
       'check.sh': 'exit 1\n',
+      'done.txt': 'the work itself\n',
       'package.json': '{"scripts":{"test":"vitest run"}}',
     });
-    const before = await fingerprintCommand('sh ./check.sh && npm test -- --reporter=dot', dir);
-    expect(Object.keys(before).sort()).toEqual(['command', 'file:check.sh', 'npm script:test']);
+    const record = await fingerprintCommand(
+      'sh ./check.sh && test -f done.txt && npm test -- --reporter=dot',
+      dir,
+    );
+    expect(record.entries.map((e) => e.label)).toEqual(
+      expect.arrayContaining(['check.sh', 'package.json scripts.test', 'allium-loop.yaml']),
+    );
+    expect(record.entries.map((e) => e.label)).not.toContain('done.txt');
     await writeFile(join(dir, 'check.sh'), 'exit 0\n');
+    await writeFile(join(dir, 'done.txt'), 'done\n');
     await writeFile(join(dir, 'package.json'), '{"scripts":{"test":"true"}}');
-    const after = await fingerprintCommand('sh ./check.sh && npm test -- --reporter=dot', dir);
-    expect(changedFingerprint(before, after)).toEqual(['file:check.sh', 'npm script:test']);
+    expect((await checkHarness(dir, record)).changed.map((e) => e.label).sort()).toEqual([
+      'check.sh',
+      'package.json scripts.test',
+    ]);
+    expect(await readFile(join(dir, 'done.txt'), 'utf8')).toBe('done\n');
   });
 
   it.each([
@@ -30,21 +42,8 @@ describe('fingerprintCommand', () => {
     ['npm t', 'test'],
   ])('%s names the package script %s', async (command, script) => {
     const dir = await project({ 'package.json': `{"scripts":{"${script}":"x"}}` });
-    expect(Object.keys(await fingerprintCommand(command, dir))).toContain(`npm script:${script}`);
-  });
-
-  it('ignores files outside the project, missing scripts and files the command only reads', async () => {
-    const dir = await project({ 'done.txt': 'the work itself\n' });
-    const fingerprint = await fingerprintCommand('/etc/x.sh; ../up.sh; ./missing.sh; test -f done.txt', dir);
-    expect(Object.keys(fingerprint)).toEqual(['command']);
-    expect(changedFingerprint({ command: 'a' }, { command: 'a', 'file:new.sh': 'b' })).toEqual([]);
-  });
-
-  it.each([
-    ['./check.sh && npm test', ['./check.sh', 'npm']],
-    ['CI=1 python3 -u score.py | tail -1', ['score.py', 'tail']],
-    ["sh 'check.sh'; node --expose-gc bench.mjs", ['check.sh', 'bench.mjs']],
-  ])('executedScripts(%j)', (command, scripts) => {
-    expect(executedScripts(command)).toEqual(scripts);
+    expect((await fingerprintCommand(command, dir)).entries.map((e) => e.label)).toContain(
+      `package.json scripts.${script}`,
+    );
   });
 });

@@ -1,113 +1,71 @@
-import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import {
+  applyHarnessRestore,
+  checkHarness,
+  fingerprintHarness,
+  loadHarnessRecord,
+  parseHarnessRecord,
+  readHarnessConfig,
+  saveHarnessRecord,
+  type HarnessRecord,
+} from '@allium-loop/verify';
 import type { ModeStop } from './mode-context.js';
 import type { ModeSession } from './mode-session.js';
 
-/** What a verify command depends on, by label (`command`, `file:check.sh`, `npm script:test`), as sha256 hex. */
-export type CommandFingerprint = Readonly<Record<string, string>>;
-
-function sha(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-const RUNNERS = /^(?:npm|pnpm|yarn|bun)$/;
-
-const INTERPRETERS = /^(?:sh|bash|zsh|dash|node|python[0-9.]*|ruby|perl|php|deno|bun|tsx)$/;
-
-/** The scripts a command line executes: the program of each segment, or the script an interpreter is given. */
-export function executedScripts(command: string): string[] {
-  const scripts: string[] = [];
-  for (const segment of command.split(/[;&|()\n]+/)) {
-    const words = segment
-      .trim()
-      .split(/\s+/)
-      .map((w) => w.replace(/^["']|["']$/g, ''))
-      .filter((w) => w !== '' && !/^\w+=/.test(w));
-    const [program, ...rest] = words;
-    if (program === undefined) continue;
-    if (!INTERPRETERS.test(program)) scripts.push(program);
-    else {
-      const script = rest.find((w) => !w.startsWith('-'));
-      if (script !== undefined) scripts.push(script);
-    }
-  }
-  return scripts;
-}
-
 /**
- * Fingerprints the user's verify command and what an agent could edit to make it pass without doing the work:
- * the command text, each project file it executes (`./check.sh`, `python score.py`), and the `package.json`
- * script an `npm test` / `pnpm run x` / `yarn x` runs. Files the command merely reads are left out: they may be
- * the very work the agent is asked to do. Never runs anything.
+ * What a verify command depends on: the harness record of `@allium-loop/verify` (`fingerprintHarness`). Ledgers
+ * written before it hold a plain `label → sha256` map, which is no longer checked.
  */
-export async function fingerprintCommand(command: string, cwd: string): Promise<CommandFingerprint> {
-  const result: Record<string, string> = { command: sha(command) };
-  for (const word of executedScripts(command)) {
-    const path = isAbsolute(word) ? word : join(cwd, word);
-    const rel = relative(cwd, path);
-    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) continue;
-    const info = await stat(path).catch(() => undefined);
-    if (info?.isFile() !== true) continue;
-    result[`file:${rel}`] = sha(await readFile(path, 'utf8'));
-  }
-  const script = packageScriptName(command.split(/[\s;&|()<>"'`]+/).filter((w) => w !== ''));
-  if (script !== undefined) {
-    const scripts = await readPackageScripts(cwd);
-    result[`npm script:${script}`] = sha(scripts?.[script] ?? '');
-  }
-  return result;
-}
+export type CommandFingerprint = HarnessRecord | Readonly<Record<string, string>>;
 
-function packageScriptName(words: readonly string[]): string | undefined {
-  const runner = words.findIndex((w) => RUNNERS.test(w));
-  if (runner < 0) return undefined;
-  const next = words[runner + 1];
-  if (next === 'run' || next === 'run-script') return words[runner + 2];
-  if (next === 'test' || next === 't') return 'test';
-  return words[0] === 'yarn' || words[0] === 'pnpm' || words[0] === 'bun' ? next : undefined;
-}
-
-async function readPackageScripts(cwd: string): Promise<Record<string, string> | undefined> {
-  try {
-    const json = JSON.parse(await readFile(join(cwd, 'package.json'), 'utf8')) as {
-      scripts?: Record<string, string>;
-    };
-    return json.scripts;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Recorded labels whose fingerprint changed or that disappeared; scripts that appear later do not count. */
-export function changedFingerprint(recorded: CommandFingerprint, now: CommandFingerprint): string[] {
-  return Object.keys(recorded)
-    .filter((label) => recorded[label] !== now[label])
-    .sort();
+/**
+ * Fingerprints the user's verify command and everything it runs or reads that is not the code under work (its
+ * scripts and what they import or source, the package scripts and Makefile behind it, programs found through a
+ * `PATH` entry in the project, runner configs, `allium-loop.yaml` and its `protect:` list). With a slug the record
+ * is also kept outside the project, out of the agent's reach. Never runs anything.
+ */
+export async function fingerprintCommand(
+  command: string,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+  slug?: string,
+): Promise<HarnessRecord> {
+  const config = await readHarnessConfig(cwd).catch(() => ({ protect: [], allowTestChanges: [] }));
+  const record = await fingerprintHarness({ cwd, commands: [command], env, protect: config.protect });
+  if (slug !== undefined) await saveHarnessRecord(cwd, slug, record, env);
+  return record;
 }
 
 /**
- * Stops the run when the verify command, or a file or package script it runs, changed since `recorded` was taken
- * (an agent making the check pass by editing the check); the violation is journaled. `undefined` when unchanged.
+ * After an agent step: when the verify command, or anything it runs or reads, changed since `recorded` was taken
+ * (an agent making the check pass by editing the check), the change is restored, journaled as a violation, and
+ * the run stops. The record kept outside the project wins over the ledger's. `undefined` when unchanged.
  */
 export async function guardCommand(
   session: ModeSession,
-  command: string,
+  _command: string,
   recorded: CommandFingerprint,
 ): Promise<ModeStop | undefined> {
-  const changed = changedFingerprint(recorded, await fingerprintCommand(command, session.cwd));
-  if (changed.length === 0) return undefined;
-  const detail = `the verify command or what it runs changed since the run started (${changed.join(', ')})`;
+  const record =
+    (await loadHarnessRecord(session.cwd, session.ledger.slug, session.env))?.record ??
+    parseHarnessRecord(recorded);
+  if (record === undefined) return undefined;
+  const check = await checkHarness(session.cwd, record);
+  if (check.changed.length === 0) return undefined;
+  const outcomes = await applyHarnessRestore(session.cwd, check.restore);
+  const labels = check.changed.map((entry) => entry.label);
+  const detail = `the verify command or what it runs changed since the run started (${labels.join(', ')}); restored`;
   const at = new Date(session.now()).toISOString();
-  await session.persist(session.ledger, [
-    {
-      type: 'violation',
+  await session.persist(
+    session.ledger,
+    check.changed.map((entry) => ({
+      type: 'violation' as const,
       at,
       tick: session.ledger.tick,
       kind: 'verify_command_edited',
-      detail,
-      reverted: false,
-    },
-  ]);
+      path: entry.path,
+      detail: `${entry.label} changed (${entry.why})`,
+      reverted: outcomes.some((o) => o.path === entry.path && o.applied),
+    })),
+  );
   return { state: 'failed', reason: 'verify_command_edited', detail };
 }

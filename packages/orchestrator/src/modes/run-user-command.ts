@@ -1,4 +1,5 @@
 import { runProcess } from '@allium-loop/agents';
+import { createRedactor } from '@allium-loop/ledger';
 
 /** What the user's verification command did. */
 export interface UserCommandResult {
@@ -6,7 +7,7 @@ export interface UserCommandResult {
   readonly timedOut: boolean;
   readonly aborted: boolean;
   readonly durationMs: number;
-  /** Stdout then stderr, each bounded to its head and tail. */
+  /** Stdout then stderr, each bounded to its head and tail, redacted (it goes into prompts and the journal). */
   readonly output: string;
 }
 
@@ -44,7 +45,9 @@ export async function runUserCommand(options: UserCommandOptions): Promise<UserC
     timedOut: result.timedOut,
     aborted: result.aborted,
     durationMs: result.durationMs,
-    output: [joinSnapshot(result.stdout), joinSnapshot(result.stderr)].filter((s) => s.length > 0).join('\n'),
+    output: createRedactor(options.env).text(
+      [joinSnapshot(result.stdout), joinSnapshot(result.stderr)].filter((s) => s.length > 0).join('\n'),
+    ),
   };
 }
 

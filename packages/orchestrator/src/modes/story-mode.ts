@@ -64,7 +64,7 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
         verify:
           config.verifyCommand === undefined
             ? null
-            : await fingerprintCommand(config.verifyCommand, session.cwd),
+            : await fingerprintCommand(config.verifyCommand, session.cwd, session.env, session.ledger.slug),
       },
     };
     await session.saveState({ ...loopRecord(session.ledger, 'stories'), stories: state }, [

@@ -86,7 +86,12 @@ async function frame(
   const climb = initial.config.hillclimb;
   const score = climb === undefined ? null : (parseScore(run.output, climb.score) ?? null);
   const head = await gitHead(session.cwd);
-  const fingerprint = await fingerprintCommand(initial.config.command, session.cwd);
+  const fingerprint = await fingerprintCommand(
+    initial.config.command,
+    session.cwd,
+    session.env,
+    session.ledger.slug,
+  );
   const checkpoint = climb === undefined ? undefined : await keepCheckpoint(session, scope, 0);
   const state: VerifyModeState = {
     ...initial,

@@ -5,7 +5,13 @@ import type { AgentRunner } from '@allium-loop/agents';
 import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
-import { checkStructure, runTests, toTestTerm, type TestCommand } from '@allium-loop/verify';
+import {
+  checkStructure,
+  runTests,
+  toTestTerm,
+  type HarnessRecord,
+  type TestCommand,
+} from '@allium-loop/verify';
 import {
   createSpecReader,
   createTestRunner,
@@ -37,6 +43,8 @@ export interface ProjectPortsOptions {
   readonly mode: LoopMode;
   readonly agent: AgentRunner;
   readonly testCommand: TestCommand;
+  /** What the test command runs or reads, fingerprinted at the start of the run; workers guard it. */
+  readonly harness?: HarnessRecord;
   readonly agentTimeoutMs: number;
   readonly testTimeoutMs: number;
   /** The ledger as it stands now (questions, protected tests). */
@@ -90,8 +98,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
   };
   let lastStructural: readonly { file: string; line: number; message: string }[] = [];
 
-  const context = async (request: PhaseRequest): Promise<PhaseContext> =>
-    buildPhaseContext({
+  const context = async (request: PhaseRequest): Promise<PhaseContext> => ({
+    ...buildPhaseContext({
       request,
       cwd,
       slug,
@@ -101,7 +109,9 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       files: await listProjectFiles(cwd),
       structural: lastStructural,
       timeoutMs: options.agentTimeoutMs,
-    });
+    }),
+    ...(options.harness === undefined ? {} : { harness: options.harness }),
+  });
 
   const specDigest = async (): Promise<string> => {
     const files = await listProjectFiles(cwd);
@@ -207,6 +217,9 @@ function toPhaseReport(
           rateLimited:
             outcome.agent.rateLimitResetAt === undefined ? {} : { resetAt: outcome.agent.rateLimitResetAt },
         }
+      : {}),
+    ...(outcome.agent.authFailure === true
+      ? { stopReason: `the agent's credentials were refused: ${outcome.agent.detail ?? 'HTTP 401'}` }
       : {}),
   };
   const costUsd = outcome.costUsd;

@@ -73,3 +73,43 @@ async function readOptional(path: string): Promise<string | undefined> {
     });
   }
 }
+
+/** The keys of `allium-loop.yaml` that shape the engine's harness guard. */
+export interface HarnessConfig {
+  /** Test paths or globs whose weakening the user allows (each allowed change is journaled). */
+  readonly allowTestChanges: readonly string[];
+  /** Extra project files the engine protects like the test command's own files. */
+  readonly protect: readonly string[];
+}
+
+/**
+ * Reads `allowTestChanges` and `protect` (lists of strings) from `allium-loop.yaml` in `cwd`; absent keys are empty.
+ * Throws {@link VerifyError} `verify.config_invalid` when the file is not valid YAML or a key is not a list of
+ * strings.
+ */
+export async function readHarnessConfig(cwd: string): Promise<HarnessConfig> {
+  const path = join(cwd, CONFIG_FILE);
+  const text = await readOptional(path);
+  if (text === undefined) return { allowTestChanges: [], protect: [] };
+  const document = parseDocument(text);
+  if (document.errors.length > 0) {
+    throw new VerifyError(`${path} is not valid YAML: ${document.errors[0]!.message}`, {
+      code: 'verify.config_invalid',
+      context: { file: path },
+      hint: 'Fix the YAML syntax, or delete the file and run again.',
+    });
+  }
+  const list = (key: string): string[] => {
+    const value: unknown = isMap(document.contents) ? document.toJS()?.[key] : undefined;
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.trim() === '')) {
+      throw new VerifyError(`${path}: ${key} must be a list of paths`, {
+        code: 'verify.config_invalid',
+        context: { file: path },
+        hint: `Write it as, e.g., \`${key}: [test/legacy.test.js]\`.`,
+      });
+    }
+    return (value as string[]).map((v) => v.trim());
+  };
+  return { allowTestChanges: list('allowTestChanges'), protect: list('protect') };
+}

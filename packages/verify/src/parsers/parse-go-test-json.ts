@@ -20,7 +20,16 @@ export function parseGoTestJson(text: string): PartialCounts | undefined {
   if (events.length === 0 || events.length * 2 < lines.length) return undefined;
   const cases: TestCase[] = [];
   for (const event of events) {
-    if (typeof event.Test !== 'string') continue;
+    if (typeof event.Test !== 'string') {
+      // A package that failed with no failing test in it did not build (or its test binary did not start).
+      const pkg = String(event.Package);
+      if (
+        event.Action === 'fail' &&
+        !cases.some((c) => c.status === 'failed' && c.name.startsWith(`${pkg}.`))
+      )
+        cases.push({ name: `${pkg} (build failed)`, status: 'failed', loadError: true });
+      continue;
+    }
     const status =
       event.Action === 'pass'
         ? 'passed'

@@ -28,13 +28,42 @@ export function parseJestJson(text: string): PartialCounts | undefined {
   } = document;
   if (typeof passed !== 'number' || typeof failed !== 'number') return undefined;
   const skipped = (typeof pending === 'number' ? pending : 0) + (typeof todo === 'number' ? todo : 0);
-  return { parser: 'jest-json', passed, failed, skipped, cases: jestCases(document['testResults']) };
+  const cases = jestCases(document['testResults']);
+  const unloaded = cases.filter((c) => c.loadError === true).length;
+  return { parser: 'jest-json', passed, failed: failed + unloaded, skipped, cases };
 }
 
+interface FileResult {
+  readonly assertionResults?: unknown;
+  readonly status?: unknown;
+  readonly message?: unknown;
+  readonly name?: unknown;
+}
+
+// A file whose suite failed without running a test could not be loaded (jest: "Test suite failed to run").
 function jestCases(testResults: unknown): TestCase[] {
   if (!Array.isArray(testResults)) return [];
-  return testResults.flatMap((file: { assertionResults?: unknown }) =>
-    Array.isArray(file.assertionResults) ? file.assertionResults.map(toCase) : [],
+  return testResults.flatMap((file: FileResult): TestCase[] => {
+    const assertions = Array.isArray(file.assertionResults) ? file.assertionResults : [];
+    if (assertions.length > 0 || file.status !== 'failed') return assertions.map(toCase);
+    const message = typeof file.message === 'string' ? loadMessage(file.message) : '';
+    return [
+      {
+        name: String(file.name),
+        status: 'failed',
+        loadError: true,
+        ...(message === '' ? {} : { message }),
+      },
+    ];
+  });
+}
+
+function loadMessage(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line !== '' && !line.startsWith('●')) ?? ''
   );
 }
 

@@ -18,7 +18,13 @@ export function parseJunitXml(text: string): PartialCounts | undefined {
     const name = [attributes['classname'], attributes['name']]
       .filter((part) => part !== undefined && part !== '')
       .join('::');
-    cases.push(classify(name, body));
+    const testCase = classify(name, body);
+    // pytest reports a module it could not import as a case with an empty classname and a collection failure.
+    const loadError =
+      testCase.status === 'failed' &&
+      (testCase.message === 'collection failure' ||
+        (attributes['classname'] === '' && /<error\b/.test(body)));
+    cases.push(loadError ? { ...testCase, loadError: true } : testCase);
   }
   const count = (status: TestCase['status']) => cases.filter((testCase) => testCase.status === status).length;
   return {

@@ -43,24 +43,70 @@ function failedNames(text: string, pattern: RegExp): TestCase[] {
   }));
 }
 
-/** vitest's footer, `Tests  1 failed | 3 passed | 1 skipped (5)`; failing names from ` FAIL  file > suite > test`. */
+/** Adds cases for files the runner could not load; each counts as one failed test. */
+function withLoadErrors(counts: PartialCounts | undefined, parser: string, errors: readonly TestCase[]) {
+  if (errors.length === 0) return counts;
+  const base = counts ?? { parser, passed: 0, failed: 0, skipped: 0, cases: [] };
+  return { ...base, failed: base.failed + errors.length, cases: [...base.cases, ...errors] };
+}
+
+function loadErrors(text: string, pattern: RegExp, message?: (at: number) => string | undefined): TestCase[] {
+  const seen = new Set<string>();
+  const errors: TestCase[] = [];
+  for (const match of text.matchAll(pattern)) {
+    const name = match[1]!.trim();
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const detail = message?.(match.index + match[0].length);
+    errors.push({
+      name,
+      status: 'failed',
+      loadError: true,
+      ...(detail === undefined ? {} : { message: detail }),
+    });
+  }
+  return errors;
+}
+
+/** The first `Error: …` line after `at`, as the load error's message. */
+function errorLineAfter(text: string, at: number): string | undefined {
+  return /^\s*(?:\w*Error\b.*)$/m.exec(text.slice(at, at + 2000))?.[0].trim();
+}
+
+/**
+ * vitest's footer, `Tests  1 failed | 3 passed | 1 skipped (5)`; failing names from ` FAIL  file > suite > test`.
+ * A file it could not load (` FAIL  file [ file ]`, no test name) is a failed case marked as a load error.
+ */
 export const parseVitestSummary: OutputParser = (text) =>
-  sumLines(
-    text,
+  withLoadErrors(
+    sumLines(
+      text,
+      'vitest-summary',
+      /^ {0,6}Tests {2}(.*\d.*)\(\d+\)\s*$/gm,
+      { passed: 'passed', failed: 'failed', skipped: 'skipped', todo: 'skipped' },
+      failedNames(text, /^ FAIL {2}(.+ > .+?)\s*$/gm),
+    ),
     'vitest-summary',
-    /^ {0,6}Tests {2}(.*\d.*)\(\d+\)\s*$/gm,
-    { passed: 'passed', failed: 'failed', skipped: 'skipped', todo: 'skipped' },
-    failedNames(text, /^ FAIL {2}(.+ > .+?)\s*$/gm),
+    loadErrors(text, /^ FAIL {2}([^>\n]+?) \[ [^\]]+ \]\s*$/gm, (at) => errorLineAfter(text, at)),
   );
 
-/** jest's footer, `Tests:       1 failed, 1 skipped, 2 passed, 4 total`; failing names from `● suite › test`. */
+/**
+ * jest's footer, `Tests:       1 failed, 1 skipped, 2 passed, 4 total`; failing names from `● suite › test`. A file
+ * reported as ` FAIL  file` then `● Test suite failed to run` is a failed case marked as a load error.
+ */
 export const parseJestSummary: OutputParser = (text) =>
-  sumLines(
-    text,
+  withLoadErrors(
+    sumLines(
+      text,
+      'jest-summary',
+      /^Tests:\s+(.*total)\s*$/gm,
+      { passed: 'passed', failed: 'failed', skipped: 'skipped', todo: 'skipped', total: 'ignore' },
+      failedNames(text, /^\s+● (.+ › .+?)\s*$/gm),
+    ),
     'jest-summary',
-    /^Tests:\s+(.*total)\s*$/gm,
-    { passed: 'passed', failed: 'failed', skipped: 'skipped', todo: 'skipped', total: 'ignore' },
-    failedNames(text, /^\s+● (.+ › .+?)\s*$/gm),
+    loadErrors(text, /^ FAIL {2}(\S+)[^\n]*\n\s+● Test suite failed to run\s*$/gm, (at) =>
+      /^\s*(\S.*)$/m.exec(text.slice(at, at + 2000))?.[1]?.trim(),
+    ),
   );
 
 /**
@@ -83,9 +129,13 @@ export const parsePytestSummary: OutputParser = (text) => {
       xfailed: 'skipped',
       xpassed: 'passed',
     },
-    failedNames(text, /^(?:FAILED|ERROR) (\S+)/gm),
+    failedNames(text, /^(?:FAILED|ERROR) (\S+::\S+)/gm),
   );
-  if (counted !== undefined || !noTests) return counted;
+  // `ERROR path` with no `::test` is a module pytest could not collect (an import error, a syntax error); the
+  // closing line already counts it among the errors.
+  const modules = loadErrors(text, /^ERROR (\S+\.py)\b(?!::)(?: - (.*))?$/gm);
+  if (counted !== undefined) return { ...counted, cases: [...counted.cases, ...modules] };
+  if (!noTests) return withLoadErrors(undefined, 'pytest-summary', modules);
   return { parser: 'pytest-summary', passed: 0, failed: 0, skipped: 0, cases: [] };
 };
 
@@ -113,12 +163,21 @@ export const parseCargoSummary: OutputParser = (text) => {
       );
     }
   }
-  return sumLines(
-    text,
+  // A crate whose tests do not compile: `error: could not compile `name` (lib test) due to …`.
+  return withLoadErrors(
+    sumLines(
+      text,
+      'cargo-summary',
+      /^test result: (?:ok|FAILED)\. (.*)$/gm,
+      { passed: 'passed', failed: 'failed', ignored: 'skipped' },
+      cases,
+    ),
     'cargo-summary',
-    /^test result: (?:ok|FAILED)\. (.*)$/gm,
-    { passed: 'passed', failed: 'failed', ignored: 'skipped' },
-    cases,
+    loadErrors(
+      text,
+      /^error: could not compile `([^`]+)`.*$/gm,
+      () => /^error(?:\[E\d+\])?: (?!could not compile).*$/m.exec(text)?.[0],
+    ),
   );
 };
 
@@ -156,12 +215,16 @@ export const parseMochaSummary: OutputParser = (text) => {
   };
 };
 
-/** `go test -v` per-test lines, `--- PASS: TestX (0.00s)`, `--- FAIL: …`, `--- SKIP: …`; plain `go test` has none. */
+/**
+ * `go test -v` per-test lines, `--- PASS: TestX (0.00s)`, `--- FAIL: …`, `--- SKIP: …`; plain `go test` has none.
+ * `FAIL\tpkg [build failed]` (or `[setup failed]`) is a package that did not build: a failed load-error case.
+ */
 export const parseGoVerbose: OutputParser = (text) => {
   const cases: TestCase[] = [...text.matchAll(/^\s*--- (PASS|FAIL|SKIP): (\S+)/gm)].map((match) => ({
     name: match[2]!,
     status: match[1] === 'PASS' ? 'passed' : match[1] === 'FAIL' ? 'failed' : 'skipped',
   }));
+  cases.push(...loadErrors(text, /^FAIL\s+(\S+ \[(?:build|setup) failed\])\s*$/gm));
   if (cases.length === 0) return undefined;
   const count = (status: TestCase['status']) => cases.filter((testCase) => testCase.status === status).length;
   return {

@@ -51,7 +51,9 @@ function tapCases(text: string): TestCase[] {
     const depth = Math.floor(result[1]!.length / 4);
     const name = [...ancestors.slice(0, depth), result[3] ?? ''].join(' > ');
     const status = result[4] !== undefined ? 'skipped' : result[2] !== undefined ? 'failed' : 'passed';
-    cases.push({ name, status });
+    // node --test reports a file it could not load as one failing top-level "test" named after the file.
+    const file = depth === 0 && status === 'failed' && /\.[cm]?[jt]sx?$/.test(name) && !name.includes(' ');
+    cases.push(file ? { name, status, loadError: true } : { name, status });
   }
   return cases;
 }

@@ -1,8 +1,10 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { findMarkedProcesses, runInProcessScope } from '@allium-loop/agents';
 import { buildCommandLine, runTests } from './run-tests.js';
 
 const command = (line: string) => ({ command: line, source: 'test', reason: 'test' });
@@ -101,5 +103,68 @@ describe('runTests', () => {
       "/tmp/it's/r.xml",
     );
     expect(line).toBe("pytest --junitxml='/tmp/it'\\''s/r.xml'");
+  });
+
+  it.skipIf(process.platform !== 'linux')(
+    'a setsid daemon started by the tests and holding the output is killed; the run ends (issue 14 item 7)',
+    { timeout: 120_000 },
+    async () => {
+      const cwd = await dir();
+      const scope = `test-${randomUUID()}`;
+      const result = await runInProcessScope(scope, () =>
+        runTests({
+          command: command(
+            "setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' & echo '# pass 1'; echo '# fail 0'; exit 0",
+          ),
+          cwd,
+          outputDir: cwd,
+          killGraceMs: 300,
+        }),
+      );
+      expect(result.exitCode).toBe(0);
+      const daemon = Number((await readFile(join(cwd, 'daemon.pid'), 'utf8')).trim());
+      expect(await groupAlive(daemon)).toBe(false);
+      const marked = await findMarkedProcesses((marker) => marker.startsWith(`${scope}/`));
+      expect(marked).toEqual([]);
+    },
+  );
+
+  it('keeps test output bounded on disk and in memory, with a marker, and still reads the summary (issue 14 item 11)', {
+    timeout: 300_000,
+  }, async () => {
+    const cwd = await dir();
+    // 64 MiB of output, far beyond the 64 KiB kept, then the summary.
+    const script = `const b=Buffer.alloc(1<<16,46);b[b.length-1]=10;let n=1024;const w=()=>{while(n-->0){if(!process.stdout.write(b))return process.stdout.once('drain',w)}process.stdout.write('ok 1 - a\\n1..1\\n# pass 1\\n# fail 0\\n')};w()`;
+    await writeFile(join(cwd, 'big.cjs'), script);
+    const result = await runTests({
+      command: command('node big.cjs'),
+      cwd,
+      outputDir: cwd,
+      outputLimits: { headBytes: 32 * 1024, tailBytes: 32 * 1024 },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.counts).toMatchObject({ kind: 'known', passed: 1, failed: 0 });
+    const log = await readFile(result.outputPath, 'utf8');
+    expect(log.length).toBeLessThan(70 * 1024);
+    expect(log).toMatch(/\[allium-loop: \d+ bytes of output omitted here\]/);
+    expect(log.endsWith('# fail 0\n')).toBe(true);
+  });
+
+  it('redacts secrets in the test output log (issue 14 item 16)', async () => {
+    const cwd = await dir();
+    const token = `ghp_${'a1B2'.repeat(9)}`;
+    const result = await runTests({
+      command: command(
+        `echo "token ${token}"; echo "url https://bob:hunter22@db.example/x"; echo "env $DEPLOY_PASSWORD" >&2`,
+      ),
+      cwd,
+      outputDir: cwd,
+      env: { DEPLOY_PASSWORD: 'correct-horse-battery' },
+    });
+    const log = await readFile(result.outputPath, 'utf8');
+    expect(log).toContain('token [REDACTED]');
+    expect(log).toContain('https://bob:[REDACTED]@db.example/x');
+    expect(log).toContain('env [REDACTED]');
+    for (const secret of [token, 'hunter22', 'correct-horse-battery']) expect(log).not.toContain(secret);
   });
 });

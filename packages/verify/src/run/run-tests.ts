@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { runProcess, type CaptureSnapshot } from '@allium-loop/agents';
+import { createRedactor } from '@allium-loop/ledger';
 import { join } from 'node:path';
 import { parseTestOutput } from '../parsers/parse-test-output.js';
 import type { TestCommand, TestRunResult } from '../test-run.js';
@@ -18,16 +19,32 @@ export interface RunTestsOptions {
   readonly killGraceMs?: number;
   /** Extra environment; the engine's own environment is inherited, with colour turned off and `CI=1`. */
   readonly env?: Readonly<Record<string, string>>;
+  /** How much of the output is kept, in memory and on disk (default {@link DEFAULT_TEST_OUTPUT_LIMITS}). */
+  readonly outputLimits?: TestOutputLimits;
 }
+
+/** The bytes of test output kept: the first `headBytes` and the last `tailBytes`; the middle is dropped. */
+export interface TestOutputLimits {
+  readonly headBytes: number;
+  readonly tailBytes: number;
+}
+
+/** 1 MiB of the start (the first failures) and 4 MiB of the end (the runner's summary comes last). */
+export const DEFAULT_TEST_OUTPUT_LIMITS: TestOutputLimits = {
+  headBytes: 1024 * 1024,
+  tailBytes: 4 * 1024 * 1024,
+};
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_GRACE_MS = 2_000;
 
 /**
- * Runs a test command with `sh -c` in its own process group, with its output (stdout and stderr interleaved)
- * written to `<outputDir>/test-output.log`, then parses the counts. On timeout the whole group gets SIGTERM,
- * then SIGKILL after the grace period; after a normal exit any process the tests left behind in the group is
- * killed too. Counts that cannot be read are `unknown`, never guessed.
+ * Runs a test command with `sh -c` in its own process group (stdout and stderr interleaved), through the agents'
+ * process runner: on timeout the whole group, and every process that carries the call's marker (a `setsid`
+ * daemon included), gets SIGTERM, then SIGKILL after the grace period; after a normal exit whatever the tests
+ * left behind is killed too. Only the first and last bytes of the output are kept (see `outputLimits`), with a
+ * line saying how much was dropped between them; that text, redacted of secrets, is written to
+ * `<outputDir>/test-output.log` and parsed. Counts that cannot be read are `unknown`, never guessed.
  *
  * Throws {@link VerifyError} `verify.spawn_failed` when the shell itself cannot be started.
  */
@@ -37,22 +54,56 @@ export async function runTests(options: RunTestsOptions): Promise<TestRunResult>
   const reportPath = reportFile(options);
   if (reportPath !== undefined) await rm(reportPath, { force: true });
   const commandLine = buildCommandLine(options.command, reportPath);
+  const env = testEnv(options.env);
+  const limits = options.outputLimits ?? DEFAULT_TEST_OUTPUT_LIMITS;
   const started = Date.now();
-  const exit = await spawnInGroup(commandLine, outputPath, options);
+  const run = await runProcess({
+    file: '/bin/sh',
+    // The braces send the stderr of the whole command line, whatever it holds, into the one output stream.
+    args: ['-c', `{ ${commandLine}\n} 2>&1`],
+    cwd: options.cwd,
+    env,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    killGraceMs: options.killGraceMs ?? DEFAULT_GRACE_MS,
+    capture: { ...limits, maxLineBytes: 0 },
+  }).catch((error: unknown) => {
+    throw new VerifyError(`cannot start the test command: ${(error as Error).message}`, {
+      code: 'verify.spawn_failed',
+      cause: error,
+    });
+  });
   const durationMs = Date.now() - started;
-  const output = await readFile(outputPath, 'utf8');
-  const report = reportPath === undefined ? undefined : await readReport(reportPath, options.command);
+  // Everything downstream (the log, parsed failure messages that reach prompts and the ledger) sees redacted text.
+  const redactor = createRedactor(env);
+  const output = redactor.text(joinCapture(run.stdout));
+  await writeFile(outputPath, output);
+  const report =
+    reportPath === undefined ? undefined : await readReport(reportPath, options.command, redactor.text);
   const parsed = parseTestOutput(output, report);
   return {
     ...parsed,
     command: options.command,
-    exitCode: exit.code,
-    signal: exit.signal,
-    timedOut: exit.timedOut,
+    exitCode: run.timedOut ? null : run.exitCode,
+    signal: run.signal,
+    timedOut: run.timedOut,
     durationMs,
     outputPath,
     ...(report === undefined ? {} : { reportPath: reportPath! }),
   };
+}
+
+/** The kept text of a capture, with a line naming what was dropped between its head and its tail. */
+function joinCapture(capture: CaptureSnapshot): string {
+  if (capture.omittedBytes === 0) return capture.head + capture.tail;
+  const cut = capture.head.endsWith('\n') ? '' : '\n';
+  return `${capture.head}${cut}[allium-loop: ${String(capture.omittedBytes)} bytes of output omitted here]\n${capture.tail}`;
+}
+
+/** The engine's environment (set values only) with colour off and `CI=1`, then the caller's extras. */
+function testEnv(extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  return { ...env, FORCE_COLOR: '0', CI: '1', ...extra };
 }
 
 /** The command line actually run: the command plus its report option, with `{file}` filled in. */
@@ -67,76 +118,17 @@ function reportFile(options: RunTestsOptions): string | undefined {
   return join(options.outputDir, format === 'junit' ? 'test-report.xml' : 'test-report.json');
 }
 
-async function readReport(path: string, command: TestCommand) {
+/** Reads the runner's report, redacts it and writes the redacted text back (it lives under `.allium-loop/`). */
+async function readReport(path: string, command: TestCommand, redact: (text: string) => string) {
+  let text: string;
   try {
-    return { format: command.report!.format, text: await readFile(path, 'utf8') };
+    text = await readFile(path, 'utf8');
   } catch {
     return undefined;
   }
-}
-
-interface Exit {
-  readonly code: number | null;
-  readonly signal: string | null;
-  readonly timedOut: boolean;
-}
-
-async function spawnInGroup(
-  commandLine: string,
-  outputPath: string,
-  options: RunTestsOptions,
-): Promise<Exit> {
-  const file = await open(outputPath, 'w');
-  try {
-    const child = spawn('/bin/sh', ['-c', commandLine], {
-      cwd: options.cwd,
-      detached: true,
-      stdio: ['ignore', file.fd, file.fd],
-      env: { ...process.env, FORCE_COLOR: '0', CI: '1', ...options.env },
-    });
-    return await waitWithTimeout(child, options);
-  } finally {
-    await file.close();
-  }
-}
-
-function waitWithTimeout(child: ReturnType<typeof spawn>, options: RunTestsOptions): Promise<Exit> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const graceMs = options.killGraceMs ?? DEFAULT_GRACE_MS;
-  return new Promise((resolve, reject) => {
-    let timedOut = false;
-    let hardKill: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid, 'SIGTERM');
-      hardKill = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
-    }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(
-        new VerifyError(`cannot start the test command: ${error.message}`, {
-          code: 'verify.spawn_failed',
-          cause: error,
-        }),
-      );
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (hardKill !== undefined) clearTimeout(hardKill);
-      // Whatever the tests left running in the group (servers, watchers) goes with them.
-      killGroup(child.pid, 'SIGKILL');
-      resolve({ code: timedOut ? null : code, signal, timedOut });
-    });
-  });
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
+  const redacted = redact(text);
+  if (redacted !== text) await writeFile(path, redacted);
+  return { format: command.report!.format, text: redacted };
 }
 
 function shellQuote(value: string): string {

@@ -1,0 +1,209 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAgentRunner, type AgentRunResult } from '@allium-loop/agents';
+import { startScriptedModel, type ScriptedCall, type ScriptedModelServer } from '@allium-loop/scripted-model';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REAL_CLIS, REAL_OPENCODE, agentConfigFor, announceSkips, envFor } from './real-agents.test-helpers.js';
+
+announceSkips();
+
+/** Every permission setting docs/agents.md offers, per CLI, as adapter options. */
+const PERMISSION_SETTINGS: Record<string, Record<string, unknown>[]> = {
+  claude: ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'auto', 'dontAsk'].map((mode) => ({
+    permissionMode: mode,
+  })),
+  codex: [
+    { sandbox: 'read-only' },
+    { sandbox: 'workspace-write' },
+    { sandbox: 'danger-full-access' },
+    { bypassSandbox: true },
+  ],
+};
+
+/** Every other flag the adapters can build, in one call per CLI. */
+const OTHER_FLAGS: Record<string, Record<string, unknown>> = {
+  claude: {
+    outputFormat: 'json',
+    maxTurns: 5,
+    model: 'claude-sonnet-4-5',
+    allowedTools: ['Read', 'Write'],
+    disallowedTools: ['WebFetch'],
+  },
+  codex: { skipGitRepoCheck: true, model: 'gpt-5.5' },
+};
+
+/** True when no process of the group `pgid` is left. */
+function groupGone(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
+  'the %s adapter against the real binary',
+  { timeout: 300_000 },
+  (name, cli) => {
+    let server: ScriptedModelServer;
+    let env: Record<string, string>;
+    let counter = 0;
+    beforeAll(async () => {
+      server = await startScriptedModel();
+      if (!('skipReason' in cli)) env = await envFor(name, server);
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    /** Runs one call whose prompt only `call` matches, with the adapter built from `options`. */
+    async function runCall(
+      call: Omit<ScriptedCall, 'match'>,
+      options: Record<string, unknown> = {},
+      timeoutMs = 240_000,
+    ): Promise<{ result: AgentRunResult; marker: string; cwd: string }> {
+      counter += 1;
+      const marker = `CALL-${name}-${String(counter)}`;
+      server.setScript([{ ...call, match: marker }]);
+      const cwd = await mkdtemp(join(tmpdir(), `allium-real-${name}-`));
+      const runner = createAgentRunner(
+        agentConfigFor(cli, { ...(name === 'codex' ? { skipGitRepoCheck: true } : {}), ...options }),
+        { env },
+      );
+      const result = await runner.run({
+        prompt: `${marker}: answer briefly.`,
+        cwd,
+        phase: 'implement',
+        resultFile: join(cwd, '.allium-loop', 'x', 'results', '1-implement.json'),
+        timeoutMs,
+      });
+      return { result, marker, cwd };
+    }
+
+    it.skipIf('skipReason' in cli).each(PERMISSION_SETTINGS[name]!)(
+      'accepts the argv it builds with %o',
+      async (setting) => {
+        const { result } = await runCall({ finalText: 'fine' }, setting);
+        const transcript = await readFile(result.transcriptPath, 'utf8');
+        expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+        expect(result.exitCode).toBe(0);
+        expect(transcript).not.toMatch(/unknown option|unexpected argument|unrecognized/i);
+      },
+    );
+
+    it.skipIf('skipReason' in cli)('accepts the argv of every other option it has', async () => {
+      const { result } = await runCall({ finalText: 'fine' }, OTHER_FLAGS[name]);
+      const transcript = await readFile(result.transcriptPath, 'utf8');
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+    });
+
+    it.skipIf('skipReason' in cli)(
+      'reports the tokens the server sent (cache reads and writes too) and the CLI’s own cost',
+      async () => {
+        const usage = { input: 1000, output: 100, cacheRead: 300, cacheWrite: name === 'claude' ? 50 : 0 };
+        const { result } = await runCall({ actions: [{ kind: 'shell', command: 'true' }], usage, finalText: 'x' }, {
+          prices: { 'gpt-5.5': { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5 } },
+        });
+        expect(result.outcome).toBe('ok');
+        // Two model turns: the shell call and the final text.
+        const expected = {
+          input: 2 * usage.input,
+          output: 2 * usage.output,
+          cacheRead: 2 * usage.cacheRead,
+          ...(name === 'claude' ? { cacheWrite: 2 * usage.cacheWrite } : {}),
+        };
+        expect(result.tokens).toEqual(expected);
+        if (name === 'claude') {
+          const transcript = await readFile(result.transcriptPath, 'utf8');
+          const printed = Number(/"total_cost_usd":([0-9.e-]+)/.exec(transcript)?.[1]);
+          expect(printed).toBeGreaterThan(0);
+          expect(result.costUsd).toBe(printed);
+        } else {
+          expect(result.costUsd).toBeCloseTo((2000 * 2 + 200 * 8 + 600 * 0.5) / 1_000_000, 12);
+        }
+      },
+    );
+
+    it.skipIf('skipReason' in cli)(
+      'a stalled stream: the call is killed at its timeout and no process of its group survives',
+      async () => {
+        const { result } = await runCall({ fault: { kind: 'stall' } }, { killGraceMs: 2_000 }, 15_000);
+        expect(result.outcome).toBe('timed_out');
+        expect(result.pid).toBeGreaterThan(0);
+        expect(groupGone(result.pid!)).toBe(true);
+        expect(server.requests.at(-1)?.fault).toBe('stall');
+      },
+    );
+
+    it.skipIf('skipReason' in cli)('HTTP 429 with retry-after: the call ends rate_limited, not failed', async () => {
+      const { result } = await runCall({ fault: { kind: 'rate_limit', retryAfterSeconds: 7 } });
+      expect(result.outcome).toBe('rate_limited');
+      expect(server.requests.filter((r) => r.fault === 'rate_limit').length).toBeGreaterThan(0);
+    });
+
+    it.skipIf('skipReason' in cli)('HTTP 401: an api_error whose detail names the CLI’s own key variable', async () => {
+      const { result } = await runCall({ fault: { kind: 'unauthorized' } });
+      expect(result.outcome).toBe('api_error');
+      expect(result.detail).toMatch(name === 'claude' ? /ANTHROPIC_API_KEY/ : /OPENAI_API_KEY/);
+      expect(result.detail).toMatch(/401|Invalid API key/i);
+    });
+
+    it.skipIf('skipReason' in cli)('HTTP 500 and a malformed stream: the call fails, never ok', async () => {
+      for (const kind of ['server_error', 'malformed_sse'] as const) {
+        const { result } = await runCall({ fault: { kind } });
+        expect(result.outcome, kind).not.toBe('ok');
+        expect(['api_error', 'failed', 'no_final_result']).toContain(result.outcome);
+      }
+    });
+  },
+);
+
+describe.skipIf('skipReason' in REAL_OPENCODE)(
+  'the opencode adapter against the real binary (one call: the demo is too slow for CI with it)',
+  { timeout: 600_000 },
+  () => {
+    let server: ScriptedModelServer;
+    beforeAll(async () => {
+      server = await startScriptedModel();
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is what it printed', async () => {
+      server.setScript([
+        {
+          match: 'OPENCODE-CALL',
+          actions: [
+            { kind: 'write', path: 'src/a.txt', content: 'one\ntwo\n' },
+            { kind: 'edit', path: 'src/a.txt', oldText: 'two\n', newText: 'three\n' },
+            { kind: 'shell', command: 'cat src/a.txt > copy.txt' },
+          ],
+          usage: { input: 900, output: 60, cacheRead: 100 },
+          finalText: 'done',
+        },
+      ]);
+      const cwd = await mkdtemp(join(tmpdir(), 'allium-real-opencode-'));
+      const runner = createAgentRunner(agentConfigFor(REAL_OPENCODE), { env: await envFor('opencode', server) });
+      const result = await runner.run({
+        prompt: 'OPENCODE-CALL: answer briefly.',
+        cwd,
+        phase: 'implement',
+        resultFile: join(cwd, '.allium-loop', 'x', 'results', '1-implement.json'),
+        timeoutMs: 500_000,
+      });
+      const transcript = await readFile(result.transcriptPath, 'utf8');
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+      expect(await readFile(join(cwd, 'copy.txt'), 'utf8')).toBe('one\nthree\n');
+      const played = server.requests.filter((r) => r.callIndex === 0).map((r) => r.reply);
+      expect(played).toEqual(['read', 'write', 'read', 'edit', 'bash', 'text']);
+      const reported = server.usageOfCall(0);
+      expect(result.tokens).toEqual({ input: reported.input, output: reported.output, cacheRead: reported.cacheRead, cacheWrite: 0 });
+      const printed = [...transcript.matchAll(/"type":"step_finish".*?"cost":([0-9.e-]+)/g)].map((m) => Number(m[1]));
+      expect(printed.length).toBe(6);
+      expect(result.costUsd).toBeCloseTo(printed.reduce((a, b) => a + b, 0), 12);
+    });
+  },
+);
