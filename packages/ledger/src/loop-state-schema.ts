@@ -64,6 +64,7 @@ const UnmetTermSchema = z.object({
     'structural_errors',
     'distill_new',
     'distill_not_run',
+    'harness_changed',
   ]),
   message: z.string(),
   count: z.number().exactOptional(),
@@ -183,7 +184,12 @@ const PhaseDoneSchema = z.object({
 /** The last agent call of a loop scope and the observation recorded with its end (replayed on resume). */
 const LastCallSchema = z.object({ key: z.string(), observation: PhaseDoneSchema });
 
-const CommandFingerprintSchema = z.record(z.string(), z.string()).readonly();
+/**
+ * The fingerprint of what the engine runs (verify's `HarnessRecord`, taken at the start of a run). The verify
+ * package owns its schema and parses it where it is used (`parseHarnessRecord`); the ledger, below verify, keeps
+ * it as a JSON object.
+ */
+const CommandFingerprintSchema = JsonRecordSchema;
 
 /** `--verify` (with hill-climb). */
 export const VerifyModeConfigSchema = z.object({
@@ -304,6 +310,8 @@ export const LoopStateSchema = z.discriminatedUnion('kind', [
     loop: SpecLoopStateSchema.exactOptional(),
     slices: z.record(z.string(), SpecLoopStateSchema).exactOptional(),
     lastCalls: z.record(z.string(), LastCallSchema).exactOptional(),
+    /** The harness fingerprint taken when the run started (see `CommandFingerprintSchema`). */
+    harness: CommandFingerprintSchema.exactOptional(),
   }),
   z.object({ kind: z.literal('verify'), run: ModeRunSchema, verify: VerifyModeStateSchema.exactOptional() }),
   z.object({ kind: z.literal('stories'), run: ModeRunSchema, stories: StoryModeStateSchema.exactOptional() }),

@@ -217,14 +217,12 @@ describe('createRedactor: passwords and pass names (issue 14 item 16)', () => {
     expect(none.text(input)).toBe(expected);
   });
 
-  it.each([
-    'const token = getToken();',
-    'password: string',
-    'the pass rate is 90%',
-    'bypass=true',
-  ])('leaves %j unchanged', (text) => {
-    expect(none.text(text)).toBe(text);
-  });
+  it.each(['const token = getToken();', 'password: string', 'the pass rate is 90%', 'bypass=true'])(
+    'leaves %j unchanged',
+    (text) => {
+      expect(none.text(text)).toBe(text);
+    },
+  );
 
   it('treats *_PASS and *_PWD variables as secret, but not PWD itself', () => {
     expect(isSecretEnvName('SMTP_PASS')).toBe(true);

@@ -255,7 +255,10 @@ function redactText(s: string, envValues: readonly string[]): string {
   if (!MAY_HOLD_SECRET.test(out)) return out;
   out = redactPemBlocks(out);
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
-  out = out.replace(AUTH_HEADER_PATTERN, (_match, scheme: string, gap: string) => `${scheme}${gap}${REDACTED}`);
+  out = out.replace(
+    AUTH_HEADER_PATTERN,
+    (_match, scheme: string, gap: string) => `${scheme}${gap}${REDACTED}`,
+  );
   out = out.replace(
     URL_CREDENTIAL_PATTERN,
     (match, prefix: string, _user: string, password: string, at: string) =>

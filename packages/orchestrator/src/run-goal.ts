@@ -147,7 +147,7 @@ export async function startRun(
           testCommand: { ...testCommand },
           agent: JSON.parse(JSON.stringify(settings.agent ?? {})) as Record<string, unknown>,
         },
-        harness: harness as unknown as Record<string, unknown>,
+        harness: JSON.parse(JSON.stringify(harness)) as Record<string, unknown>,
       },
     };
     const outside = await saveHarnessRecord(settings.cwd, choice.slug, harness, settings.env);
@@ -217,7 +217,7 @@ export async function resumeRun(
     // The copy outside the project wins over the ledger's (which an agent can reach).
     const harness =
       (await loadHarnessRecord(settings.cwd, slug, settings.env))?.record ??
-      parseHarnessRecord(ledger.modeState['harness']);
+      parseHarnessRecord(specRecord(ledger).harness);
     return drive(store, lease, ledger, settings, testCommand, harness);
   });
 }

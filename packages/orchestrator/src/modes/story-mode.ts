@@ -2,7 +2,12 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { JournalEvent, Ledger, StoryModeConfig, StoryModeState } from '@allium-loop/ledger';
 import { writeFileAtomic } from '@allium-loop/ledger';
-import { fingerprintCommand, guardCommand } from './command-fingerprint.js';
+import {
+  fingerprintCommand,
+  guardCommand,
+  readFingerprint,
+  storeFingerprint,
+} from './command-fingerprint.js';
 import type { ModeContext, ModeStop } from './mode-context.js';
 import { loopRecord, ModeSession } from './mode-session.js';
 import {
@@ -64,7 +69,9 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
         verify:
           config.verifyCommand === undefined
             ? null
-            : await fingerprintCommand(config.verifyCommand, session.cwd, session.env, session.ledger.slug),
+            : storeFingerprint(
+                await fingerprintCommand(config.verifyCommand, session.cwd, session.env, session.ledger.slug),
+              ),
       },
     };
     await session.saveState({ ...loopRecord(session.ledger, 'stories'), stories: state }, [
@@ -154,7 +161,7 @@ async function guardPrd(
   const sums = state.checksums!;
   const command = state.config.verifyCommand;
   if (command !== undefined || sums.verify !== null) {
-    const edited = await guardCommand(session, command ?? '', sums.verify ?? {});
+    const edited = await guardCommand(session, command ?? '', readFingerprint(sums.verify ?? {}));
     if (edited !== undefined) return { stop: edited };
   }
   const disk = await loadPrd(state.config.prdPath);

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Ledger, VerifyModeConfig, VerifyModeState } from '@allium-loop/ledger';
-import { fingerprintCommand, guardCommand } from './command-fingerprint.js';
+import {
+  fingerprintCommand,
+  guardCommand,
+  readFingerprint,
+  storeFingerprint,
+} from './command-fingerprint.js';
 import { gitHead } from '../project/git.js';
 import { createCheckpoint, pointRef, restoreCheckpoint, type CheckpointScope } from './git-checkpoint.js';
 import type { ModeContext, ModeStop } from './mode-context.js';
@@ -52,7 +57,11 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     session.say(`→ tick ${String(tick)}: agent step`);
     const step = await session.callAgent('step', 'step', verifyPrompt(session.ledger.goal, state));
     if (step.kind === 'stop') return session.finish(step.stop, [summaryEvent(session, state)]);
-    const edited = await guardCommand(session, state.config.command, state.fingerprint ?? {});
+    const edited = await guardCommand(
+      session,
+      state.config.command,
+      readFingerprint(state.fingerprint ?? {}),
+    );
     if (edited !== undefined) return session.finish(edited, [summaryEvent(session, state)]);
     session.say(`→ tick ${String(tick)}: ${state.config.command}`);
     const run = await measure(session, state.config.command);
@@ -98,7 +107,7 @@ async function frame(
     baseline: { exitCode: run.exitCode, score, head, outputTail: outputTail(run.output, 500) },
     best: climb === undefined ? null : { score, tick: 0, commit: checkpoint?.commit ?? null },
     lastOutput: outputTail(run.output),
-    fingerprint,
+    fingerprint: storeFingerprint(fingerprint),
   };
   const checkpoints =
     checkpoint === undefined
