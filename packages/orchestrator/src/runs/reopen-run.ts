@@ -1,4 +1,5 @@
 import type { Ledger } from '@allium-loop/ledger';
+import { sliceRunMark } from '../scale-out/slice-run.js';
 import type { TerminalState } from '../terminal-state.js';
 
 /** Terminal states a run (or a slice of it) can be resumed from; the others stay ended. */
@@ -60,10 +61,12 @@ function record(value: unknown): LoopRecord | undefined {
 export function reopenRun(ledger: Ledger): Ledger | undefined {
   const state = ledger.terminal?.state;
   const loop = record(ledger.modeState['loop']);
-  if (loop === undefined || state === undefined || !canReopen(ledger)) return undefined;
+  // A slice run (`run --slice`) has no loop of its own: only its slice's.
+  const sliceRun = sliceRunMark(ledger) !== undefined;
+  if ((loop === undefined && !sliceRun) || state === undefined || !canReopen(ledger)) return undefined;
   const answered = answeredIds(ledger);
-  if (loop['stage'] === 'slices') {
-    const { terminal: _terminal, ...rest } = loop;
+  if (loop === undefined || loop['stage'] === 'slices') {
+    const { terminal: _terminal, ...rest } = loop ?? {};
     const slices = { ...record(ledger.modeState['slices']) };
     const reopened = new Set<string>();
     for (const goal of ledger.subGoals) {
@@ -80,7 +83,7 @@ export function reopenRun(ledger: Ledger): Ledger | undefined {
       subGoals: ledger.subGoals.map((goal) =>
         reopened.has(goal.id) ? { ...goal, status: 'running' as const } : goal,
       ),
-      modeState: { ...ledger.modeState, loop: rest, slices },
+      modeState: { ...ledger.modeState, ...(loop === undefined ? {} : { loop: rest }), slices },
     };
   }
   return {

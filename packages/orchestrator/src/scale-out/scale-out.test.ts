@@ -288,3 +288,25 @@ describe('mergeSliceLedgers', () => {
     expect(await readFile(join(dir, 'torn.json'), 'utf8')).toBe('{"schemaVersion": 1,');
   });
 });
+
+describe('the shared fixtures, planned for scale-out', () => {
+  const fixture = (name: string) =>
+    readFile(new URL(`../../../allium/src/fixtures/${name}.allium`, import.meta.url), 'utf8');
+
+  it.each([
+    ['v3-lifecycle', 2, 1, 6, 2, 'surface:OrderDashboard', 'entity-lifecycle:Order'],
+    ['language-reference-constructs', 5, 1, 23, 2, 'surface:DocumentManager', 'entity-lifecycle:Document'],
+  ])(
+    '%s: %i slices in %i wave(s); kept apart, %i slices in %i waves with the surface after its entity',
+    async (name, slices, waves, rawSlices, rawWaves, surface, entity) => {
+      const graph = analyzeSpecs([{ path: `${name}.allium`, text: await fixture(name) }]).graph;
+      const plan = storePlan({ goal: name, base: null, specFiles: [], questions: [], plan: planSlices(graph) });
+      expect(plan.slices.filter((s) => s.id !== 'integration')).toHaveLength(slices);
+      expect(plan.waves).toBe(waves);
+      const raw = planSlices(graph, undefined, { mergeSmallSlices: false });
+      expect([raw.slices.length, raw.waves.length]).toEqual([rawSlices, rawWaves]);
+      const wave = (id: string) => raw.slices.find((s) => s.id === id)!.wave;
+      expect(wave(surface)).toBeGreaterThan(wave(entity));
+    },
+  );
+});
