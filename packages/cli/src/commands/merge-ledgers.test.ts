@@ -7,35 +7,34 @@ import { createRecordingIo } from '../cli-io.js';
 import { mergeLedgersCommand } from './merge-ledgers.js';
 import { planCommand } from './plan.js';
 
+/** A bell and a clock: two slices in one wave, then the integration pass. */
 const SPEC = `-- allium: 3
 
-entity Lamp {
-    status: off | on
+entity Bell {
+    status: quiet | ringing
 }
 
-entity Door {
-    status: shut | open
+entity Clock {
+    hour: Integer
 }
 
-rule SwitchOn {
-    when: SwitchOn(lamp)
-    requires: lamp.status = off
-    ensures: lamp.status = on
+rule Ring {
+    when: Ring(bell)
+    ensures: bell.status = ringing
 }
 
-rule OpenDoor {
-    when: OpenDoor(door)
-    requires: door.status = shut
-    ensures: door.status = open
+rule Tick {
+    when: Tick(clock)
+    ensures: clock.hour = 1
 }
 `;
 
 async function setup(): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'cli-merge-ledgers-'));
   await mkdir(join(cwd, 'specs'));
-  await writeFile(join(cwd, 'specs', 'house.allium'), SPEC);
+  await writeFile(join(cwd, 'specs', 'bells.allium'), SPEC);
   const io = createRecordingIo(cwd);
-  expect(await planCommand().run(['--goal', 'house', '--plan-out', 'plan.json'], io)).toBe(0);
+  expect(await planCommand().run(['--goal', 'bells', '--plan-out', 'plan.json'], io)).toBe(0);
   return cwd;
 }
 
@@ -67,7 +66,7 @@ describe('allium-loop merge-ledgers', () => {
     expect(await readFile(join(cwd, 'torn.json'), 'utf8')).toBe('{"schemaVersion":');
     await expect(readFile(join(cwd, 'merged.json'), 'utf8')).rejects.toThrow(/ENOENT/);
 
-    const plain = createLedger({ goal: 'house', slug: 'house', mode: 'spec', now: new Date() });
+    const plain = createLedger({ goal: 'bells', slug: 'bells', mode: 'spec', now: new Date() });
     await writeFile(join(cwd, 'plain.json'), JSON.stringify(plain));
     const notSlice = await merge(cwd, ['--plan', 'plan.json', 'plain.json']);
     expect(notSlice.code).toBe(1);

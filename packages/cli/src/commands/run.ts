@@ -2,7 +2,13 @@ import { resolve } from 'node:path';
 import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
 import { createRedactor } from '@allium-loop/ledger';
-import { resumeRun, startRun, type DriftPolicy, type RunOutcome } from '@allium-loop/orchestrator';
+import {
+  resumeRun,
+  startRun,
+  type DriftPolicy,
+  type RunOutcome,
+  type RunSettings,
+} from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -94,6 +100,21 @@ async function runPlannedSlice(parsed: ParsedRunFlags, io: CliIo): Promise<numbe
     io.stderr(`allium-loop run: ${problem}.\n`);
     return ExitCode.usage;
   }
+  return driveRun(parsed, io, async (settings) => {
+    const { readStoredPlan, startSliceRun, writeLedgerFile } = await import('@allium-loop/orchestrator');
+    const plan = await readStoredPlan(resolve(io.cwd, planFile!));
+    const outcome = await startSliceRun(plan, slice!, settings);
+    if (ledgerOut !== undefined) await writeLedgerFile(resolve(io.cwd, ledgerOut), outcome.ledger);
+    return outcome;
+  });
+}
+
+/** Reads the config, builds the run settings with a progress renderer, and drives `start` to its final report. */
+async function driveRun(
+  parsed: ParsedRunFlags,
+  io: CliIo,
+  start: (settings: RunSettings) => Promise<RunOutcome>,
+): Promise<number> {
   const config = await readConfig(io, 'run');
   if (config === undefined) return ExitCode.usage;
   return usageGuard(io, 'run', async () => {
@@ -102,13 +123,7 @@ async function runPlannedSlice(parsed: ParsedRunFlags, io: CliIo): Promise<numbe
       onProgress: progress.loop,
       announce: progress.announce,
     });
-    return guarded(io, progress, async () => {
-      const { readStoredPlan, startSliceRun, writeLedgerFile } = await import('@allium-loop/orchestrator');
-      const plan = await readStoredPlan(resolve(io.cwd, planFile!));
-      const outcome = await startSliceRun(plan, slice!, settings);
-      if (ledgerOut !== undefined) await writeLedgerFile(resolve(io.cwd, ledgerOut), outcome.ledger);
-      return finish(progress, outcome);
-    });
+    return guarded(io, progress, async () => finish(progress, await start(settings)));
   });
 }
 
@@ -125,22 +140,10 @@ async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
     io.stderr(`allium-loop run: --entry takes one of ${ENTRY_POINTS.join(', ')}, not '${entry}'.\n`);
     return ExitCode.usage;
   }
-  const config = await readConfig(io, 'run');
-  if (config === undefined) return ExitCode.usage;
-  return usageGuard(io, 'run', async () => {
-    const progress = progressFor(io, outputMode(parsed.values));
-    const settings = runSettings(parsed.values, config, io, {
-      onProgress: progress.loop,
-      announce: progress.announce,
-    });
-    return guarded(io, progress, async () =>
-      finish(
-        progress,
-        // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
-        await startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
-      ),
-    );
-  });
+  // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+  return driveRun(parsed, io, (settings) =>
+    startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
+  );
 }
 
 /** `allium-loop run "<goal>"`: the spec loop, or a loop mode when `--verify`, `--stories` or `--state-file` is given. */
