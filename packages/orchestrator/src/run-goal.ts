@@ -463,7 +463,8 @@ async function driveSpecRun(
     },
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
   });
-  const ended = mark === undefined ? undefined : endSliceRun(final, mark.slice.id, new Date(settings.clock.now()));
+  const ended =
+    mark === undefined ? undefined : endSliceRun(final, mark.slice.id, new Date(settings.clock.now()));
   if (ended !== undefined) {
     await store.append(lease, [ended.event]);
     await store.save(lease, ended.ledger);

@@ -7,7 +7,11 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { makeOrigin, runMatrixFlow, type JobRun } from '../../../packages/cli/src/e2e/matrix-flow.test-helpers.js';
+import {
+  makeOrigin,
+  runMatrixFlow,
+  type JobRun,
+} from '../../../packages/cli/src/e2e/matrix-flow.test-helpers.js';
 
 const { values } = parseArgs({
   options: {
@@ -69,7 +73,11 @@ test('${key} works', () => assert.equal(${fn(key)}(), 'done'));
       phase: 'propagate',
       delayMs: LATENCY,
       write: { [`test/${key}.test.js`]: test },
-      result: { phase: 'propagate', testFiles: [{ path: `test/${key}.test.js`, covers: [key] }], summary: key },
+      result: {
+        phase: 'propagate',
+        testFiles: [{ path: `test/${key}.test.js`, covers: [key] }],
+        summary: key,
+      },
     },
     {
       phase: 'implement',
@@ -102,7 +110,11 @@ test('together', () => assert.ok(true));
         summary: 'together',
       },
     },
-    { phase: 'weed', delayMs: LATENCY, result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' } },
+    {
+      phase: 'weed',
+      delayMs: LATENCY,
+      result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+    },
   ];
 }
 
@@ -144,11 +156,10 @@ async function once(maxParallel: number): Promise<Measure> {
     });
     const failed = [...flow.jobs].find((job) => job.code !== 0);
     if (failed !== undefined) throw new Error(`job ${failed.job} failed:\n${failed.out}`);
-    const waves = [1, 2].map(
-      (wave) =>
-        (JSON.parse(flow.outputs[`wave${String(wave)}`]!) as { include: { slice: string }[] }).include.map(
-          (e) => e.slice,
-        ),
+    const waves = [1, 2].map((wave) =>
+      (JSON.parse(flow.outputs[`wave${String(wave)}`]!) as { include: { slice: string }[] }).include.map(
+        (e) => e.slice,
+      ),
     );
     if (waves[0]!.length !== WIDTH || waves[1]!.length !== 1)
       throw new Error(`unexpected plan: ${JSON.stringify(waves)}`);

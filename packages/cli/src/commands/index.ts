@@ -52,8 +52,7 @@ export const COMMANDS: readonly Command[] = [
   lazy(
     {
       name: 'plan',
-      synopsis:
-        'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
+      synopsis: 'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
       summary: 'Show the decomposition into slices without running.',
     },
     async () => (await import('./plan.js')).planCommand(),

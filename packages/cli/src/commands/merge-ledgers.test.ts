@@ -71,7 +71,7 @@ describe('allium-loop merge-ledgers', () => {
     const notSlice = await merge(cwd, ['--plan', 'plan.json', 'plain.json']);
     expect(notSlice.code).toBe(1);
     expect(notSlice.err).toContain('plain.json is not the ledger of a slice run');
-    expect(notSlice.err).toContain("run --slice <id> --plan <file>");
+    expect(notSlice.err).toContain('run --slice <id> --plan <file>');
 
     await writeFile(join(cwd, 'bad-plan.json'), '{"format":"allium-loop.plan"}');
     const badPlan = await merge(cwd, ['--plan', 'bad-plan.json', 'plain.json']);

@@ -18,7 +18,7 @@ const HELP = [
   'Options:',
   '  --plan FILE   The plan file the slices ran (plan --plan-out).',
   '  --out FILE    Also write the merged ledger (a new file, never one of the inputs).',
-  '  --json        Print the roll-up and each slice\'s condition as JSON.',
+  "  --json        Print the roll-up and each slice's condition as JSON.",
   '  -h, --help    Show this help.',
   '',
   'Exits 0 when every slice and the integration pass converged, 1 otherwise or on a bad input, 2 on a usage error.',
@@ -73,16 +73,17 @@ async function runMerge(args: readonly string[], io: CliIo): Promise<number> {
     return ExitCode.usage;
   }
   try {
-    const { mergeSliceLedgers, readLedgerFile, readStoredPlan, writeLedgerFile } = await import(
-      '@allium-loop/orchestrator'
-    );
+    const { mergeSliceLedgers, readLedgerFile, readStoredPlan, writeLedgerFile } =
+      await import('@allium-loop/orchestrator');
     const plan = await readStoredPlan(parsed.plan);
     const inputs = [];
     for (const source of parsed.files) inputs.push({ source, ledger: await readLedgerFile(source) });
     const merged = mergeSliceLedgers(plan, inputs, new Date());
     if (parsed.out !== undefined) await writeLedgerFile(parsed.out, merged.ledger);
     if (parsed.json) {
-      io.stdout(`${JSON.stringify({ plan: plan.id, rollUp: merged.rollUp, slices: merged.slices }, null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify({ plan: plan.id, rollUp: merged.rollUp, slices: merged.slices }, null, 2)}\n`,
+      );
     } else {
       const { renderReport } = await import('../render/render-report.js');
       const conditions = merged.slices

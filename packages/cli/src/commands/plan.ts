@@ -23,8 +23,7 @@ export interface PlanDeps {
   readonly analyze: (sources: readonly SpecSource[]) => GraphAnalysis;
 }
 
-const SYNOPSIS =
-  'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]';
+const SYNOPSIS = 'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]';
 
 const HELP = [
   `Usage: allium-loop ${SYNOPSIS}`,
@@ -72,7 +71,8 @@ function parsePlanArgs(args: readonly string[]): PlanArgs | string {
     const formats = (['json', 'mermaid', 'github-matrix'] as const).filter((f) => values[f] === true);
     if (formats.length > 1) return `--${formats[0]!} and --${formats[1]!} cannot be used together`;
     if (values.goal?.trim() === '') return '--goal needs a non-empty goal';
-    if (values.wave !== undefined && formats[0] !== 'github-matrix') return '--wave goes with --github-matrix';
+    if (values.wave !== undefined && formats[0] !== 'github-matrix')
+      return '--wave goes with --github-matrix';
     const wave = values.wave === undefined ? 1 : Number(values.wave);
     if (!Number.isInteger(wave) || wave < 1 || !/^\d+$/.test(values.wave ?? '1'))
       return `--wave takes a wave number from 1, not '${values.wave ?? ''}'`;

@@ -51,9 +51,9 @@ describe('allium-loop run --slice', () => {
   it('exits 2 on a slice the plan does not have, listing its slices', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'cli-run-slice-'));
     await writeFile(join(cwd, 'lamp.allium'), LAMP);
-    expect(await planCommand().run(['--goal', 'lamps', '--plan-out', 'plan.json'], createRecordingIo(cwd))).toBe(
-      0,
-    );
+    expect(
+      await planCommand().run(['--goal', 'lamps', '--plan-out', 'plan.json'], createRecordingIo(cwd)),
+    ).toBe(0);
     const io = createRecordingIo(cwd);
     expect(await runCommand().run(['--slice', 'rule:Nope', '--plan', 'plan.json'], io)).toBe(2);
     expect(io.err()).toContain("The plan has no slice 'rule:Nope'.");

@@ -128,7 +128,8 @@ async function driveRun(
 }
 
 async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
-  if (parsed.values.slice !== undefined || parsed.values.plan !== undefined) return runPlannedSlice(parsed, io);
+  if (parsed.values.slice !== undefined || parsed.values.plan !== undefined)
+    return runPlannedSlice(parsed, io);
   if (parsed.values['ledger-out'] !== undefined) {
     io.stderr('allium-loop run: --ledger-out goes with --slice and --plan.\n');
     return ExitCode.usage;
@@ -179,7 +180,9 @@ export function resumeCommand(): Command {
         io.stdout(renderRunHelp('resume'));
         return ExitCode.ok;
       }
-      const sliceFlag = (['slice', 'plan', 'ledger-out'] as const).find((f) => parsed.values[f] !== undefined);
+      const sliceFlag = (['slice', 'plan', 'ledger-out'] as const).find(
+        (f) => parsed.values[f] !== undefined,
+      );
       if (sliceFlag !== undefined) {
         io.stderr(
           `allium-loop resume: --${sliceFlag} starts a slice run; resume a slice run by its slug, or run --slice again in its checkout.\n`,

@@ -49,7 +49,11 @@ export interface JobRun {
 }
 
 /** Runs one workflow step's script with bash in `cwd`, as a runner would (`bash -e`). */
-async function runStep(id: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+async function runStep(
+  id: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
   const script = await stepScript(id);
   const child = spawn('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], {
     cwd,
@@ -172,7 +176,9 @@ export async function runMatrixFlow(options: MatrixFlowOptions): Promise<MatrixF
     runStep('plan', await checkout('plan'), jobEnv('plan', { PLAN_FILE: planFile })),
   );
   const outputs = planned.code === 0 ? await readOutputs(join(work, 'temp', 'plan', 'output')) : {};
-  const plan = (planned.code === 0 ? JSON.parse(await readFile(planFile, 'utf8')) : { id: '', slices: [] }) as {
+  const plan = (
+    planned.code === 0 ? JSON.parse(await readFile(planFile, 'utf8')) : { id: '', slices: [] }
+  ) as {
     id: string;
     slices: { id: string; key: string }[];
   };

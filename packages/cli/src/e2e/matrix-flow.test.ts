@@ -54,7 +54,17 @@ describe('scale-out: the slices of a plan as separate jobs in separate clones', 
       await cp(join(DEMO, 'project'), single, { recursive: true });
       await git(work, 'init', '--quiet', single);
       await git(single, 'add', '-A');
-      await git(single, '-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '--quiet', '-m', 'desk');
+      await git(
+        single,
+        '-c',
+        'user.name=t',
+        '-c',
+        'user.email=t@localhost',
+        'commit',
+        '--quiet',
+        '-m',
+        'desk',
+      );
       const singleRun = runCli(
         ['run', GOAL, '--agent', 'replay', '--agent-script', join(DEMO, 'replay', 'script.json')],
         single,

@@ -48,11 +48,18 @@ describe('schedule: which slices start and which merges next', () => {
     });
     // b waits for a to be merged, not just finished; a merges first.
     expect(
-      schedule(PLAN, state({ finished: ['a'], running: ['d'] }), { concurrency: 4, spentUsd: 0, elapsedMs: 0 }),
+      schedule(PLAN, state({ finished: ['a'], running: ['d'] }), {
+        concurrency: 4,
+        spentUsd: 0,
+        elapsedMs: 0,
+      }),
     ).toEqual({ merge: 'a', start: ['e'], held: 'dependencies', blocked: [] });
     expect(
-      schedule(PLAN, state({ merged: ['a'], running: ['d', 'e'] }), { concurrency: 4, spentUsd: 0, elapsedMs: 0 })
-        .start,
+      schedule(PLAN, state({ merged: ['a'], running: ['d', 'e'] }), {
+        concurrency: 4,
+        spentUsd: 0,
+        elapsedMs: 0,
+      }).start,
     ).toEqual(['b']);
   });
 
@@ -80,7 +87,7 @@ describe('schedule: which slices start and which merges next', () => {
     ).toMatchObject({ start: [], held: 'budget' });
   });
 
-  it("never starts a slice whose producer failed, and reports it blocked; the others go on", () => {
+  it('never starts a slice whose producer failed, and reports it blocked; the others go on', () => {
     const decision = schedule(PLAN, state({ failed: ['a'] }), { concurrency: 4, spentUsd: 0, elapsedMs: 0 });
     expect(decision.start).toEqual(['d', 'e']);
     expect(decision.blocked).toEqual(['b', 'c']);

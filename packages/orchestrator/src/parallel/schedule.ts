@@ -95,7 +95,8 @@ export function schedule(slices: readonly SchedSlice[], state: SchedState, caps:
       !blocked.has(s.id),
   );
   const blockedList = slices.filter((s) => blocked.has(s.id)).map((s) => s.id);
-  if (waiting.length === 0) return { ...(merge === undefined ? {} : { merge }), start: [], blocked: blockedList };
+  if (waiting.length === 0)
+    return { ...(merge === undefined ? {} : { merge }), start: [], blocked: blockedList };
   // Merged in this step counts: a slice waiting only for the one being merged starts after it, next step.
   const startable = waiting.filter((s) => ready(s.id)).map((s) => s.id);
   const start: string[] = [];

@@ -116,10 +116,12 @@ export function mergeSliceLedgers(
   for (const { ledger } of ordered) {
     const id = sliceRunMark(ledger)!.slice.id;
     const state = ledger.modeState['slices'];
-    const own = typeof state === 'object' && state !== null ? (state as Record<string, unknown>)[id] : undefined;
+    const own =
+      typeof state === 'object' && state !== null ? (state as Record<string, unknown>)[id] : undefined;
     if (own !== undefined) sliceStates[id] = own;
     const calls = ledger.modeState['lastCalls'];
-    const call = typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>)[id] : undefined;
+    const call =
+      typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>)[id] : undefined;
     if (call !== undefined) lastCalls[id] = call;
   }
 
@@ -199,12 +201,11 @@ export function mergeSliceLedgers(
     return state !== undefined && state !== 'converged';
   });
   const stoppedState = stopped === undefined ? undefined : readLoopState(draft, stopped.id)?.terminal;
-  const terminal =
-    rolled.converged
-      ? { state: 'converged' as const, detail: 'every slice and the integration pass converged' }
-      : stoppedState === undefined
-        ? undefined
-        : { state: stoppedState.state, detail: `slice ${stopped!.id}: ${stoppedState.reason}` };
+  const terminal = rolled.converged
+    ? { state: 'converged' as const, detail: 'every slice and the integration pass converged' }
+    : stoppedState === undefined
+      ? undefined
+      : { state: stoppedState.state, detail: `slice ${stopped!.id}: ${stoppedState.reason}` };
   const merged: Ledger =
     terminal === undefined
       ? draft

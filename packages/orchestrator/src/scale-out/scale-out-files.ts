@@ -41,14 +41,11 @@ export async function readLedgerFile(path: string): Promise<Ledger> {
   }
   const decoded = decodeLedger(json);
   if (decoded.ok) return decoded.value.ledger;
-  throw new ScaleOutError(
-    `${path} is not a ledger: ${decoded.issues.slice(0, 5).join('; ')}.`,
-    {
-      code: 'scale_out.ledger_invalid',
-      context: { path, issues: [...decoded.issues] },
-      hint: 'Pass the .allium-loop/<slug>.json files the slice jobs left, unchanged.',
-    },
-  );
+  throw new ScaleOutError(`${path} is not a ledger: ${decoded.issues.slice(0, 5).join('; ')}.`, {
+    code: 'scale_out.ledger_invalid',
+    context: { path, issues: [...decoded.issues] },
+    hint: 'Pass the .allium-loop/<slug>.json files the slice jobs left, unchanged.',
+  });
 }
 
 /** Writes a merged ledger as JSON, atomically. */

@@ -283,7 +283,9 @@ describe('mergeSliceLedgers', () => {
     await writeFile(join(dir, 'bad.json'), '{"schemaVersion": 1, "goal": ""}');
     await expect(readLedgerFile(join(dir, 'bad.json'))).rejects.toThrow(/bad\.json is not a ledger: /);
     await writeFile(join(dir, 'torn.json'), '{"schemaVersion": 1,');
-    await expect(readLedgerFile(join(dir, 'torn.json'))).rejects.toThrow(/torn\.json is not a ledger: not JSON/);
+    await expect(readLedgerFile(join(dir, 'torn.json'))).rejects.toThrow(
+      /torn\.json is not a ledger: not JSON/,
+    );
     // Reading never changes a file.
     expect(await readFile(join(dir, 'torn.json'), 'utf8')).toBe('{"schemaVersion": 1,');
   });
@@ -300,7 +302,13 @@ describe('the shared fixtures, planned for scale-out', () => {
     '%s: %i slices in %i wave(s); kept apart, %i slices in %i waves with the surface after its entity',
     async (name, slices, waves, rawSlices, rawWaves, surface, entity) => {
       const graph = analyzeSpecs([{ path: `${name}.allium`, text: await fixture(name) }]).graph;
-      const plan = storePlan({ goal: name, base: null, specFiles: [], questions: [], plan: planSlices(graph) });
+      const plan = storePlan({
+        goal: name,
+        base: null,
+        specFiles: [],
+        questions: [],
+        plan: planSlices(graph),
+      });
       expect(plan.slices.filter((s) => s.id !== 'integration')).toHaveLength(slices);
       expect(plan.waves).toBe(waves);
       const raw = planSlices(graph, undefined, { mergeSmallSlices: false });

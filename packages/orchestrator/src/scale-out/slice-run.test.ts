@@ -43,7 +43,11 @@ const STEPS = [
   {
     phase: 'propagate',
     write: { 'test/lamp.test.js': LAMP_TEST },
-    result: { phase: 'propagate', testFiles: [{ path: 'test/lamp.test.js', covers: ['SwitchOn'] }], summary: 'lamp' },
+    result: {
+      phase: 'propagate',
+      testFiles: [{ path: 'test/lamp.test.js', covers: ['SwitchOn'] }],
+      summary: 'lamp',
+    },
   },
   {
     phase: 'implement',
@@ -113,7 +117,11 @@ describe('startSliceRun: one slice of a stored plan in one checkout', () => {
       ).rejects.toMatchObject({ code: 'run.slice_conflict' });
 
       // The same slice again continues it: propagate, implement, weed on the Lamp's constructs, converged.
-      const done = await startSliceRun(plan, 'entity-lifecycle:Lamp', settings(cwd, new AbortController().signal));
+      const done = await startSliceRun(
+        plan,
+        'entity-lifecycle:Lamp',
+        settings(cwd, new AbortController().signal),
+      );
       expect(done.ledger.terminal?.state).toBe('converged');
       expect(done.exitCode).toBe(0);
       expect(done.ledger.subGoals).toMatchObject([{ id: 'entity-lifecycle:Lamp', status: 'converged' }]);

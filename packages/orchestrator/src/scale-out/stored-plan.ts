@@ -140,7 +140,9 @@ export function parseStoredPlan(text: string, path: string): StoredPlan {
   }
   const parsed = StoredPlanSchema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
     throw new ScaleOutError(`The plan file ${path} is not a stored plan: ${issues.join('; ')}.`, {
       code: 'scale_out.plan_invalid',
       context: { path, issues },
