@@ -1,4 +1,5 @@
-import type { Ledger } from '@allium-loop/ledger';
+import type { Ledger, SpecLoopState } from '@allium-loop/ledger';
+import { specRecord } from '../driver/ledger-sync.js';
 import { sliceRunMark } from '../scale-out/slice-run.js';
 import type { TerminalState } from '../terminal-state.js';
 
@@ -9,8 +10,6 @@ export const RESUMABLE_STATES: ReadonlySet<TerminalState> = new Set([
   'timed_out',
   'failed',
 ]);
-
-type LoopRecord = Record<string, unknown>;
 
 /** Questions the user answered that no tend has written into the spec yet. */
 function answeredIds(ledger: Ledger): string[] {
@@ -31,14 +30,14 @@ export function canReopen(ledger: Ledger): boolean {
  * answers wait to be written into the spec (tend runs next), the next tick after an escalation, or the stage it
  * stopped in (a cancelled or timed-out call runs again).
  */
-function reopenScope(loop: LoopRecord, state: TerminalState, answered: readonly string[]): LoopRecord {
+function reopenScope(loop: SpecLoopState, state: TerminalState, answered: readonly string[]): SpecLoopState {
   const { terminal: _terminal, ...rest } = loop;
   const stage =
     answered.length > 0
       ? 'gather'
-      : rest['stage'] === 'done' || state === 'awaiting_input'
+      : rest.stage === 'done' || state === 'awaiting_input'
         ? 'tick_start'
-        : rest['stage'];
+        : rest.stage;
   return {
     ...rest,
     stage,
@@ -46,10 +45,10 @@ function reopenScope(loop: LoopRecord, state: TerminalState, answered: readonly 
   };
 }
 
-function record(value: unknown): LoopRecord | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as LoopRecord)
-    : undefined;
+/** A loop state without its terminal. */
+function withoutTerminal(loop: SpecLoopState): SpecLoopState {
+  const { terminal: _terminal, ...rest } = loop;
+  return rest;
 }
 
 /**
@@ -60,18 +59,20 @@ function record(value: unknown): LoopRecord | undefined {
  */
 export function reopenRun(ledger: Ledger): Ledger | undefined {
   const state = ledger.terminal?.state;
-  const loop = record(ledger.modeState['loop']);
+  if (ledger.modeState.kind !== 'spec') return undefined;
+  const record = specRecord(ledger);
+  const loop = record.loop;
   // A slice run (`run --slice`) has no loop of its own: only its slice's.
   const sliceRun = sliceRunMark(ledger) !== undefined;
   if ((loop === undefined && !sliceRun) || state === undefined || !canReopen(ledger)) return undefined;
   const answered = answeredIds(ledger);
-  if (loop === undefined || loop['stage'] === 'slices') {
-    const { terminal: _terminal, ...rest } = loop ?? {};
-    const slices = { ...record(ledger.modeState['slices']) };
+  if (loop === undefined || loop.stage === 'slices') {
+    const rest = loop === undefined ? undefined : withoutTerminal(loop);
+    const slices = { ...record.slices };
     const reopened = new Set<string>();
     for (const goal of ledger.subGoals) {
-      const slice = record(slices[goal.id]);
-      const terminal = record(slice?.['terminal'])?.['state'] as TerminalState | undefined;
+      const slice = slices[goal.id];
+      const terminal = slice?.terminal?.state;
       if (slice === undefined || terminal === undefined || !RESUMABLE_STATES.has(terminal)) continue;
       slices[goal.id] = reopenScope(slice, terminal, answered);
       reopened.add(goal.id);
@@ -83,13 +84,13 @@ export function reopenRun(ledger: Ledger): Ledger | undefined {
       subGoals: ledger.subGoals.map((goal) =>
         reopened.has(goal.id) ? { ...goal, status: 'running' as const } : goal,
       ),
-      modeState: { ...ledger.modeState, ...(loop === undefined ? {} : { loop: rest }), slices },
+      modeState: { ...record, ...(rest === undefined ? {} : { loop: rest }), slices },
     };
   }
   return {
     ...ledger,
     status: 'running',
     terminal: null,
-    modeState: { ...ledger.modeState, loop: reopenScope(loop, state, answered) },
+    modeState: { ...record, loop: reopenScope(loop, state, answered) },
   };
 }

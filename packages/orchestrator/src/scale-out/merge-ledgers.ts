@@ -1,6 +1,6 @@
 import { normaliseQuestion, type RollUp } from '@allium-loop/decomposer';
 import { parseLedger, type Ledger, type Question, type SubGoal } from '@allium-loop/ledger';
-import { readLoopState } from '../driver/ledger-sync.js';
+import { readLoopState, specRecord } from '../driver/ledger-sync.js';
 import { rollUpSlices } from '../driver/slice-roll-up.js';
 import { questionId } from '../project/phase-context.js';
 import { SLICE_RUN_KIND, sliceRunMark } from './slice-run.js';
@@ -111,17 +111,16 @@ export function mergeSliceLedgers(
     return { id: slice.id, source: input.source, condition: ended ? 'ended' : 'interrupted' };
   });
 
-  const sliceStates: Record<string, unknown> = {};
-  const lastCalls: Record<string, unknown> = {};
+  // Each slice ledger contributes its own slice's loop state and last call only.
+  type SpecState = ReturnType<typeof specRecord>;
+  const sliceStates: NonNullable<SpecState['slices']> = {};
+  const lastCalls: NonNullable<SpecState['lastCalls']> = {};
   for (const { ledger } of ordered) {
     const id = sliceRunMark(ledger)!.slice.id;
-    const state = ledger.modeState['slices'];
-    const own =
-      typeof state === 'object' && state !== null ? (state as Record<string, unknown>)[id] : undefined;
+    const record = specRecord(ledger);
+    const own = record.slices?.[id];
     if (own !== undefined) sliceStates[id] = own;
-    const calls = ledger.modeState['lastCalls'];
-    const call =
-      typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>)[id] : undefined;
+    const call = record.lastCalls?.[id];
     if (call !== undefined) lastCalls[id] = call;
   }
 
@@ -193,7 +192,7 @@ export function mergeSliceLedgers(
         data: { plan: plan.id, sources: ordered.map((input) => input.source) },
       },
     ],
-    modeState: { ...first.modeState, slices: sliceStates, lastCalls },
+    modeState: { ...specRecord(first), slices: sliceStates, lastCalls },
   };
   const rolled = rollUpSlices(draft, (id) => readLoopState(draft, id));
   const stopped = slices.find((slice) => {

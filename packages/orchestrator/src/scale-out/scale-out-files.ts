@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { decodeLedger, type Ledger } from '@allium-loop/ledger';
-import { atomicWriteFile } from '../modes/atomic-write-file.js';
+import { decodeLedger, writeFileAtomic, type Ledger } from '@allium-loop/ledger';
 import { parseStoredPlan, ScaleOutError, type StoredPlan } from './stored-plan.js';
 
 async function readText(path: string, what: string, code: string): Promise<string> {
@@ -22,7 +21,7 @@ export async function readStoredPlan(path: string): Promise<StoredPlan> {
 
 /** Writes a stored plan as JSON, atomically (a half-written plan is never read by a job). */
 export async function writeStoredPlan(path: string, plan: StoredPlan): Promise<void> {
-  await atomicWriteFile(path, `${JSON.stringify(plan, null, 2)}\n`);
+  await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`);
 }
 
 /** Reads one ledger file (any schema version the ledger package migrates); a bad file is a clear error. */
@@ -50,5 +49,5 @@ export async function readLedgerFile(path: string): Promise<Ledger> {
 
 /** Writes a merged ledger as JSON, atomically. */
 export async function writeLedgerFile(path: string, ledger: Ledger): Promise<void> {
-  await atomicWriteFile(path, `${JSON.stringify(ledger, null, 2)}\n`);
+  await writeFileAtomic(path, `${JSON.stringify(ledger, null, 2)}\n`);
 }
