@@ -27,6 +27,15 @@ export {
   type WhenSet,
 } from './build-model.js';
 export {
+  buildPlan,
+  type Obligation,
+  type ObligationCategory,
+  type ObligationDetail,
+  type PlanDependencies,
+  type TestPlan,
+  type TriggerSource,
+} from './build-plan.js';
+export {
   analyzeSpecs,
   collectOpenQuestions,
   countOpenQuestions,
@@ -64,6 +73,7 @@ export {
   analyseFindings,
   checkReports,
   modelReport,
+  planReport,
   referenceJson,
   type FileReport,
   type Finding,

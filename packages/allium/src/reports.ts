@@ -1,5 +1,6 @@
 import type { ParsedSpec } from './ast.js';
 import { buildModel } from './build-model.js';
+import { buildPlan, type TestPlan } from './build-plan.js';
 import { checkIndexedSpecs } from './check-specs.js';
 import type { Diagnostic } from './diagnostic.js';
 import { parseSpec } from './parse-spec.js';
@@ -58,6 +59,12 @@ export function checkReports(
 export function modelReport(source: ReportSource): { report: unknown; exitCode: 0 | 1 } {
   const spec = parseSpec(source.text, source.path);
   return { report: buildModel(spec), exitCode: parseExit(spec) };
+}
+
+/** `plan` of one file: its test obligations with the parse diagnostics; exits 1 when the parse has an error. */
+export function planReport(source: ReportSource): { report: TestPlan; exitCode: 0 | 1 } {
+  const spec = parseSpec(source.text, source.path);
+  return { report: buildPlan(spec), exitCode: parseExit(spec) };
 }
 
 function parseExit(spec: ParsedSpec): 0 | 1 {
