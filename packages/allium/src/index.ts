@@ -36,6 +36,14 @@ export {
   type TriggerSource,
 } from './build-plan.js';
 export {
+  checkObligationClaims,
+  type ObligationClaimTest,
+  type ObligationReconciliation,
+  type RejectedClaim,
+  type RejectedClaimReason,
+  type ReportedUncovered,
+} from './check-obligation-claims.js';
+export {
   analyzeSpecs,
   collectOpenQuestions,
   countOpenQuestions,
