@@ -14,9 +14,6 @@ const exitCodes = JSON.parse(readFileSync(join(FIXTURE_DIR, 'reference', 'index.
   { check: number; analyse: number; model: number; plan: number }
 >;
 
-/** Reference findings of types this package does not compute yet (see docs/spec.md). */
-const NOT_YET = new Set(['invariant_risk']);
-
 describe('reference parity on the shared fixtures', () => {
   it.each(fixtureNames())('%s: check JSON and exit code equal the reference', (name) => {
     const { reports, exitCode } = checkReports(
@@ -40,14 +37,13 @@ describe('reference parity on the shared fixtures', () => {
   });
 
   it.each(fixtureNames())(
-    '%s: analyse diagnostics equal; findings equal where only computed types occur',
+    '%s: analyse diagnostics and findings equal the reference',
     (name) => {
       const { reports } = checkReports([{ path: `${name}.allium`, text: readFixture(name) }], 'analyse');
       const ours = JSON.parse(referenceJson(reports[0])) as { diagnostics: unknown; findings: unknown[] };
       const theirs = reference(name, 'analyse') as { diagnostics: unknown; findings: { type: string }[] };
       expect(ours.diagnostics).toEqual(theirs.diagnostics);
-      const computed = theirs.findings.filter((f) => !NOT_YET.has(f.type));
-      expect(canonicalJson(ours.findings)).toBe(canonicalJson(computed));
+      expect(canonicalJson(ours.findings)).toBe(canonicalJson(theirs.findings));
     },
   );
 });

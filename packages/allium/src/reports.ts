@@ -6,7 +6,7 @@ import type { Diagnostic } from './diagnostic.js';
 import { parseSpec } from './parse-spec.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 import { canonicalJson } from './parity.js';
-import { conflictFindings, processFindings } from './process-findings.js';
+import { conflictFindings, invariantRiskFindings, processFindings } from './process-findings.js';
 import { compareStrings } from './walk.js';
 
 /** One spec file to report on: its path as the user named it (printed as `spec_file`) and its text. */
@@ -72,12 +72,12 @@ function parseExit(spec: ParsedSpec): 0 | 1 {
 }
 
 /**
- * The `analyse` findings of one file that this package computes — `dead_transition`, `missing_producer`,
- * `deadlock`, `unreachable_trigger` (as the reference, only in files with an entity status enum) and `conflict` —
- * sorted by type, summary, then the whole finding. `invariant_risk` is not computed yet.
+ * The `analyse` findings of one file — `dead_transition`, `missing_producer`, `deadlock`, `unreachable_trigger`,
+ * `conflict` and `invariant_risk` (as the reference, only in files with an entity status enum) — sorted by type,
+ * summary, then the whole finding.
  */
 export function analyseFindings(index: SpecIndex): Finding[] {
-  return [...processFindings(index), ...conflictFindings(index)].sort(
+  return [...processFindings(index), ...conflictFindings(index), ...invariantRiskFindings(index)].sort(
     (a, b) =>
       compareStrings(a.type, b.type) ||
       compareStrings(a.summary, b.summary) ||
