@@ -48,6 +48,7 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
       // As the reference: a failed item always skips one more token (so a clause right after a broken
       // `for … in` line is lost with it); a failed enum value skips only itself.
       if (p.pos === before || block !== 'enum') p.advance();
+      p.drop(before);
       continue;
     }
     items.push(item);
@@ -300,9 +301,11 @@ function parseNestedItems(p: ParserState, ownerLine: number): BlockItem[] {
   const baseCol = p.peek().col;
   const items: BlockItem[] = [];
   while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol && !startsDeclaration(p)) {
+    const before = p.pos;
     const item = parseBlockItem(p);
     if (item === undefined) {
       p.advance();
+      p.drop(before);
       break;
     }
     items.push(item);
@@ -365,7 +368,7 @@ export function parseBracedBody(p: ParserState): Expr | undefined {
   if (open === undefined) return undefined;
   const items: Expr[] = [];
   while (!p.at('}') && !p.atEof()) {
-    const item = parseIndentedBlock(p, 1);
+    const item = parseIndentedBlock(p, 1, false);
     if (item === undefined) return undefined;
     items.push(item);
   }

@@ -453,14 +453,22 @@ function parseBody(p: ParserState, ownerLine: number, ownerCol: number): Expr | 
 
 /**
  * Collects expressions (and `let` bindings) while tokens start at a column ≥ `baseCol`; one item gives itself,
- * several give a `block`.
+ * several give a `block`. As the reference, an item that fails to parse ends the block and the items before it are
+ * kept (a broken expression also skips one more token); with `partial: false` the whole block fails instead.
  */
-export function parseIndentedBlock(p: ParserState, baseCol: number): Expr | undefined {
+export function parseIndentedBlock(p: ParserState, baseCol: number, partial = true): Expr | undefined {
   const first = p.peek();
   const items: Expr[] = [];
   while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol) {
-    const item = p.at('let') ? parseLetExpr(p) : parseExpr(p);
-    if (item === undefined) return undefined;
+    const isLet = p.at('let');
+    const before = p.pos;
+    const item = isLet ? parseLetExpr(p) : parseExpr(p);
+    if (item === undefined) {
+      if (!partial) return undefined;
+      if (!isLet) p.advance();
+      p.drop(before);
+      break;
+    }
     items.push(item);
     p.eat(',');
   }

@@ -25,7 +25,10 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     const before = p.pos;
     const declaration = parseDeclaration(p);
     if (declaration !== undefined) declarations.push(declaration);
-    else if (p.pos === before) p.advance();
+    else {
+      if (p.pos === before) p.advance();
+      p.drop(before);
+    }
   }
   const header = readVersion(text, lexed.tokens[0] as Token, file);
   return {
@@ -34,7 +37,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     version: header.version,
     declarations,
     suppressions: readSuppressions(lexed.comments, file),
-    nameCounts: countNames(lexed.tokens),
+    nameCounts: countNames(lexed.tokens, p.dropped),
     diagnostics: [...header.diagnostics, ...p.diagnostics],
   };
 }
@@ -225,9 +228,11 @@ function readVersion(
   return { version, diagnostics: [] };
 }
 
-function countNames(tokens: readonly Token[]): Map<string, number> {
+/** Identifier and keyword occurrences, leaving out the tokens no construct holds (see `ParserState.dropped`). */
+function countNames(tokens: readonly Token[], dropped: Uint8Array): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
+    if (dropped[i] === 1) continue;
     if (token.kind === 'ident' || token.kind === 'keyword')
       counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
   }
