@@ -64,12 +64,15 @@ const STRUCTURAL = new Set([
 const EXPECTED_EXPRESSION =
   "expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '[')";
 
+/** The children of every leaf: one shared empty list instead of one per node (leaves are most of a tree). */
+const NO_KIDS: readonly Expr[] = Object.freeze([]);
+
 /** Builds a node spanning from `first` to the last consumed token. */
 export function node(
   p: ParserState,
   kind: ExprKind,
   first: { start: number; line: number; col: number },
-  kids: readonly Expr[] = [],
+  kids: readonly Expr[] = NO_KIDS,
   extra: { name?: string; op?: string } = {},
 ): Expr {
   const end = Math.max(p.previous().end, first.start);

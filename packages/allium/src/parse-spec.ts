@@ -231,7 +231,8 @@ function readVersion(
 /** Identifier and keyword occurrences, leaving out the tokens no construct holds (see `ParserState.dropped`). */
 function countNames(tokens: readonly Token[], dropped: Uint8Array): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const [i, token] of tokens.entries()) {
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i] as Token;
     if (dropped[i] === 1) continue;
     if (token.kind === 'ident' || token.kind === 'keyword')
       counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
