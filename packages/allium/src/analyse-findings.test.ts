@@ -165,7 +165,9 @@ rule Cancel {
       },
     ]);
     const noKey = spec.replace('a.candidacy = b.candidacy', 'a.slot = b.slot');
-    expect(ofType(noKey, 'invariant_risk').map((f) => [f.rule, (f.guard_analysis as { needed: string }).needed])).toEqual([
+    expect(
+      ofType(noKey, 'invariant_risk').map((f) => [f.rule, (f.guard_analysis as { needed: string }).needed]),
+    ).toEqual([
       ['Confirm', 'Rule should set related entity.status to prevent concurrent confirmed states'],
       ['ConfirmAndClose', 'Rule should set related entity.status to prevent concurrent confirmed states'],
       ['ConfirmOpen', 'Rule should set related entity.status to prevent concurrent confirmed states'],

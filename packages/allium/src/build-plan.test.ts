@@ -3,8 +3,7 @@ import { buildPlan, type Obligation } from './build-plan.js';
 import { parseSpec } from './parse-spec.js';
 
 const plan = (text: string) => buildPlan(parseSpec(text, 'plan.allium'));
-const byId = (text: string): Map<string, Obligation> =>
-  new Map(plan(text).obligations.map((o) => [o.id, o]));
+const byId = (text: string): Map<string, Obligation> => new Map(plan(text).obligations.map((o) => [o.id, o]));
 const spanText = (text: string, o: Obligation | undefined): string =>
   Buffer.from(text).subarray(o?.source_span.start, o?.source_span.end).toString();
 
@@ -131,7 +130,10 @@ describe('buildPlan: obligations as the reference `allium plan` derives them', (
     expect(config?.source_construct).toBe('config.loan_days');
     expect(spanText(LIBRARY, config)).toBe('loan_days: Integer = 14');
     expect(obligations.get('surface-actor.Desk')?.category).toBe('surface_actor');
-    expect(obligations.get('surface-exposure.Desk')?.detail).toEqual({ surface: 'Desk', items: ['due', 'status'] });
+    expect(obligations.get('surface-exposure.Desk')?.detail).toEqual({
+      surface: 'Desk',
+      items: ['due', 'status'],
+    });
     expect(spanText(LIBRARY, obligations.get('surface-provides.Desk'))).toBe('provides: Lend(member, book)');
   });
 
@@ -201,7 +203,12 @@ rule Sweep {
 }
 `;
     const ids = plan(text).obligations.map((o) => o.id);
-    expect(ids).toEqual(['rule-success.Sweep', 'rule-failure.Sweep.1', 'rule-failure.Sweep.2', 'rule-failure.Sweep.3']);
+    expect(ids).toEqual([
+      'rule-success.Sweep',
+      'rule-failure.Sweep.1',
+      'rule-failure.Sweep.2',
+      'rule-failure.Sweep.3',
+    ]);
   });
 
   it('reports spans in UTF-8 bytes, as the reference does', () => {
@@ -227,7 +234,11 @@ contract Codec {
 }
 `;
     const ids = byId(text);
-    expect(spanText(text, ids.get('sum-type-variant.Circle'))).toBe('variant Circle : Shape { radius: Decimal }');
-    expect(spanText(text, ids.get('contract-signature.Codec.encode'))).toBe('encode: (value: Any) -> ByteArray');
+    expect(spanText(text, ids.get('sum-type-variant.Circle'))).toBe(
+      'variant Circle : Shape { radius: Decimal }',
+    );
+    expect(spanText(text, ids.get('contract-signature.Codec.encode'))).toBe(
+      'encode: (value: Any) -> ByteArray',
+    );
   });
 });

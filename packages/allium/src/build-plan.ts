@@ -203,7 +203,9 @@ type FieldItem = Extract<BlockItem, { kind: 'field' }>;
 
 /** A plain `name: value` item (the reference's assignment): no parameters, no `Owner.field` path, no `when`. */
 function isAssignment(item: BlockItem): item is FieldItem {
-  return item.kind === 'field' && item.params === undefined && item.path === undefined && item.when === undefined;
+  return (
+    item.kind === 'field' && item.params === undefined && item.path === undefined && item.when === undefined
+  );
 }
 
 function emitEntity(block: Block, source: string, push: Push): void {
@@ -292,11 +294,20 @@ function emitEntity(block: Block, source: string, push: Push): void {
     'entity-relationship',
     (f) => `Verify relationship ${name}.${f} navigates to the correct related entities`,
   );
-  perField(projections, 'projection', 'projection', (f) => `Verify projection ${name}.${f} filters correctly`);
+  perField(
+    projections,
+    'projection',
+    'projection',
+    (f) => `Verify projection ${name}.${f} filters correctly`,
+  );
   perField(derived, 'derived', 'derived', (f) => `Verify derived value ${name}.${f} computes correctly`);
 }
 
-function emitTransitions(entity: string, graph: Extract<BlockItem, { kind: 'transitions' }>, push: Push): void {
+function emitTransitions(
+  entity: string,
+  graph: Extract<BlockItem, { kind: 'transitions' }>,
+  push: Push,
+): void {
   const field = graph.field.name;
   const construct = `${entity}.${field}`;
   for (const edge of graph.edges) {
@@ -558,11 +569,7 @@ function ruleDependencies(items: readonly BlockItem[], ctx: ModuleContext): Plan
 }
 
 /** `requires` and `ensures` clauses, at the top level and inside nested `for`/`if` items. */
-function nestedDependencies(
-  items: readonly BlockItem[],
-  ctx: ModuleContext,
-  sets: DependencySets,
-): void {
+function nestedDependencies(items: readonly BlockItem[], ctx: ModuleContext, sets: DependencySets): void {
   for (const item of items) {
     if (item.kind === 'clause' && item.keyword === 'requires') {
       collectEntityRefs(item.value, ctx.entityNames, sets.read);
@@ -842,7 +849,12 @@ function emitWhenCrossings(declarations: readonly Declaration[], push: Push): vo
       entities.set(name, info);
     }
     for (const item of declaration.items) {
-      if (item.kind === 'field' && item.when !== undefined && item.params === undefined && item.path === undefined) {
+      if (
+        item.kind === 'field' &&
+        item.when !== undefined &&
+        item.params === undefined &&
+        item.path === undefined
+      ) {
         info.whenFields.push({
           field: item.name.name,
           statusField: item.when.field,
@@ -1049,7 +1061,6 @@ function bodyText(source: string, body: Expr): string {
 
 /** Maps string offsets to UTF-8 byte offsets (the identity for ASCII text). */
 function byteOffsets(source: string): (offset: number) => number {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(source)) return (offset) => offset;
   const table = new Uint32Array(source.length + 1);
   let bytes = 0;

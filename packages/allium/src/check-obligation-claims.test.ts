@@ -43,7 +43,11 @@ describe('checkObligationClaims: the engine reconciles obligations with the gene
         covers: ['rule-success.CloseTally', 'rule-failure.CloseTally.1'],
         titles: ['close tally closes an open tally', 'rejects closing a closed one'],
       }),
-      test({ path: 'test/bump.test.ts', covers: ['rule-success.Bump'], titles: ['rule_success_bump adds one'] }),
+      test({
+        path: 'test/bump.test.ts',
+        covers: ['rule-success.Bump'],
+        titles: ['rule_success_bump adds one'],
+      }),
     ]);
     expect(r.line).toBe('4 obligations, 3 covered, 1 uncovered');
     expect(r.uncovered).toEqual([{ id: 'entity-fields.Tally' }]);
@@ -76,7 +80,13 @@ describe('checkObligationClaims: the engine reconciles obligations with the gene
     const r = checkObligationClaims(
       plan,
       [],
-      [{ obligation: 'entity-fields.Tally', classification: 'infrastructure-gap', reason: 'no ORM in tests' }],
+      [
+        {
+          obligation: 'entity-fields.Tally',
+          classification: 'infrastructure-gap',
+          reason: 'no ORM in tests',
+        },
+      ],
     );
     expect(r.uncovered[0]).toEqual({ id: 'entity-fields.Tally', reason: 'infrastructure-gap' });
     expect(r.uncovered[1]).toEqual({ id: 'rule-success.CloseTally' });

@@ -51,11 +51,7 @@ export {
   type SpecAnalysis,
   type SpecSource,
 } from './analyze-specs.js';
-export {
-  classifyOpenQuestions,
-  questionKey,
-  type ClassifiedQuestions,
-} from './classify-open-questions.js';
+export { classifyOpenQuestions, questionKey, type ClassifiedQuestions } from './classify-open-questions.js';
 export { buildGraph, type GraphInput } from './build-graph.js';
 export {
   buildInventory,

@@ -36,16 +36,13 @@ describe('reference parity on the shared fixtures', () => {
     expect(exitCode).toBe(exitCodes[`${name}.allium`]?.plan);
   });
 
-  it.each(fixtureNames())(
-    '%s: analyse diagnostics and findings equal the reference',
-    (name) => {
-      const { reports } = checkReports([{ path: `${name}.allium`, text: readFixture(name) }], 'analyse');
-      const ours = JSON.parse(referenceJson(reports[0])) as { diagnostics: unknown; findings: unknown[] };
-      const theirs = reference(name, 'analyse') as { diagnostics: unknown; findings: { type: string }[] };
-      expect(ours.diagnostics).toEqual(theirs.diagnostics);
-      expect(canonicalJson(ours.findings)).toBe(canonicalJson(theirs.findings));
-    },
-  );
+  it.each(fixtureNames())('%s: analyse diagnostics and findings equal the reference', (name) => {
+    const { reports } = checkReports([{ path: `${name}.allium`, text: readFixture(name) }], 'analyse');
+    const ours = JSON.parse(referenceJson(reports[0])) as { diagnostics: unknown; findings: unknown[] };
+    const theirs = reference(name, 'analyse') as { diagnostics: unknown; findings: { type: string }[] };
+    expect(ours.diagnostics).toEqual(theirs.diagnostics);
+    expect(canonicalJson(ours.findings)).toBe(canonicalJson(theirs.findings));
+  });
 });
 
 describe('the parity tool', () => {

@@ -200,7 +200,10 @@ export function collectPipe(expr: Expr, visit: (leaf: Expr) => void): void {
   visit(expr);
 }
 
-function parseContracts(p: ParserState, keyword: { line: number; col: number }): BlockItemKind | BlockItem | undefined {
+function parseContracts(
+  p: ParserState,
+  keyword: { line: number; col: number },
+): BlockItemKind | BlockItem | undefined {
   const first = p.peek();
   const parts: Expr[] = [];
   while (!p.atEof() && !p.at('}') && (p.peek().line === keyword.line || p.peek().col > keyword.col)) {
@@ -289,7 +292,15 @@ function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const items = parseNestedItems(p, forToken.line);
   const location = p.location(forToken);
   const span = lastItemSpan(forToken, items);
-  return { kind: 'for', bindings, collection, ...(filter === undefined ? {} : { filter }), items, location, span };
+  return {
+    kind: 'for',
+    bindings,
+    collection,
+    ...(filter === undefined ? {} : { filter }),
+    items,
+    location,
+    span,
+  };
 }
 
 /** The body of a block-level `for`/`if`: one item on the same line, or the indented items below. */

@@ -518,7 +518,12 @@ export function invariantRiskFindings(index: SpecIndex): Finding[] {
         const target = right.name;
         const direct = simpleMember(left);
         if (direct !== undefined) {
-          const entity = resolve(direct[0], direct[1] === 'status' ? target : undefined, types, info.statuses);
+          const entity = resolve(
+            direct[0],
+            direct[1] === 'status' ? target : undefined,
+            types,
+            info.statuses,
+          );
           if (entity !== undefined) {
             if (direct[1] === 'status') statusSets.push([entity, target]);
             fieldSets.add(`${entity}.${direct[1]}`);
@@ -543,7 +548,8 @@ export function invariantRiskFindings(index: SpecIndex): Finding[] {
       const direct = simpleMember(expr.kids[0]);
       const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
       let binding: string | undefined;
-      if (right?.kind === 'ident') binding = direct?.[0] ?? (nested?.[2] === 'status' ? nested[0] : undefined);
+      if (right?.kind === 'ident')
+        binding = direct?.[0] ?? (nested?.[2] === 'status' ? nested[0] : undefined);
       else if (right?.kind === 'bool' && right.name === 'true') binding = direct?.[0];
       const entity = binding === undefined ? undefined : resolve(binding, undefined, types, info.statuses);
       if (entity !== undefined) requiresEntities.add(entity);

@@ -208,7 +208,10 @@ async function verifyResult<P extends WorkerPhase>(
   const reconciliation =
     result.phase !== 'propagate' || testRuns === undefined || obligations === undefined
       ? undefined
-      : checkObligationClaims({ obligations }, obligationClaimTests(result, testRuns, testSources ?? new Map()));
+      : checkObligationClaims(
+          { obligations },
+          obligationClaimTests(result, testRuns, testSources ?? new Map()),
+        );
   const failures = checkClaims(result, {
     ...(testSources === undefined ? {} : { testSources }),
     specBefore: observed.specBefore,

@@ -121,7 +121,9 @@ describe('allium-loop spec', () => {
       'requires: order.status = open',
     );
     const human = await run('plan', 'specs/good.allium');
-    expect(human.out).toContain('rule-failure.Close.1  Verify rule Close is rejected when requires clause fails\n');
+    expect(human.out).toContain(
+      'rule-failure.Close.1  Verify rule Close is rejected when requires clause fails\n',
+    );
     expect(human.out.endsWith('5 obligation(s)\n')).toBe(true);
     await writeFile(join(dir, 'specs', 'bad.allium'), '-- allium: 3\nrule R {\n  when: X(\n}\n');
     expect((await run('plan', 'specs/bad.allium', '--json')).code).toBe(1);

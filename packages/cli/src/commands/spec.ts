@@ -40,7 +40,8 @@ const ACTIONS = new Set(['check', 'analyse', 'model', 'plan', 'graph', 'question
 export const specCommand: Command = {
   name: 'spec',
   synopsis: 'spec check|analyse|model|plan|graph|questions [paths]',
-  summary: 'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
+  summary:
+    'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
   run: runSpec,
 };
 
