@@ -252,18 +252,7 @@ function emitEntity(block: Block, source: string, push: Push): void {
       );
     }
   }
-  if (fields.length > 0) {
-    push(
-      {
-        id: `entity-fields.${name}`,
-        category: 'entity_fields',
-        description: `Verify all declared fields on ${name} are present with correct types`,
-        source_construct: name,
-        detail: { fields },
-      },
-      block.span,
-    );
-  }
+  pushFields(name, fields, block.span, push);
   const perField = (
     list: readonly string[],
     category: ObligationCategory,
@@ -359,6 +348,11 @@ function emitValue(block: Block, push: Push): void {
     block.span,
   );
   const fields = block.items.filter(isAssignment).map((item) => item.name.name);
+  pushFields(name, fields, block.span, push);
+}
+
+/** `entity-fields.N` for an entity or value type with at least one field. */
+function pushFields(name: string, fields: string[], span: Span, push: Push): void {
   if (fields.length === 0) return;
   push(
     {
@@ -368,7 +362,7 @@ function emitValue(block: Block, push: Push): void {
       source_construct: name,
       detail: { fields },
     },
-    block.span,
+    span,
   );
 }
 

@@ -127,6 +127,32 @@ function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>,
   }
 }
 
+/**
+ * The `binding.field = value` conditions of a `requires` value (through blocks, `and`, `or`, `implies`), as the
+ * reference collects them: `x.f = v`, `x.f = true`, and `x.y.status = v` read as a condition on `x`'s status.
+ */
+function requiresConditions(
+  expr: Expr,
+  onRequire: (binding: string, field: string, value: string) => void,
+): void {
+  if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
+    for (const kid of expr.kids) requiresConditions(kid, onRequire);
+    return;
+  }
+  if (expr.kind !== 'binary' || expr.op !== '=') return;
+  const right = expr.kids[1];
+  if (right?.kind === 'ident' && right.name !== undefined) {
+    const direct = simpleMember(expr.kids[0]);
+    const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
+    if (direct !== undefined) onRequire(direct[0], direct[1], right.name);
+    else if (nested !== undefined && nested[2] === 'status') onRequire(nested[0], 'status', right.name);
+  }
+  if (right?.kind === 'bool' && right.name === 'true') {
+    const direct = simpleMember(expr.kids[0]);
+    if (direct !== undefined) onRequire(direct[0], direct[1], 'true');
+  }
+}
+
 function ruleData(
   rule: NamedBlock,
   info: EntityInfo,
@@ -152,25 +178,7 @@ function ruleData(
     const entity = resolve(binding, undefined, types, info.statuses);
     if (entity !== undefined) requiresFields.push([entity, field, value]);
   };
-  const visitRequires = (expr: Expr): void => {
-    if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
-      expr.kids.forEach(visitRequires);
-      return;
-    }
-    if (expr.kind !== 'binary' || expr.op !== '=') return;
-    const right = expr.kids[1];
-    if (right?.kind === 'ident' && right.name !== undefined) {
-      const direct = simpleMember(expr.kids[0]);
-      const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
-      if (direct !== undefined) onRequire(direct[0], direct[1], right.name);
-      else if (nested !== undefined && nested[2] === 'status') onRequire(nested[0], 'status', right.name);
-    }
-    if (right?.kind === 'bool' && right.name === 'true') {
-      const direct = simpleMember(expr.kids[0]);
-      if (direct !== undefined) onRequire(direct[0], direct[1], 'true');
-    }
-  };
-  for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
+  for (const clause of clausesOf(rule.items, 'requires')) requiresConditions(clause.value, onRequire);
   const assigns = new Set<string>();
   const ensuresStatuses: [string, string][] = [];
   const onAssign = (entity: string, field: string, value: string): void => {
@@ -538,23 +546,11 @@ export function invariantRiskFindings(index: SpecIndex): Finding[] {
         fieldSets.add(`${type}.${nested[2]}`);
       });
     }
-    const visitRequires = (expr: Expr): void => {
-      if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
-        expr.kids.forEach(visitRequires);
-        return;
-      }
-      if (expr.kind !== 'binary' || expr.op !== '=') return;
-      const right = expr.kids[1];
-      const direct = simpleMember(expr.kids[0]);
-      const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
-      let binding: string | undefined;
-      if (right?.kind === 'ident')
-        binding = direct?.[0] ?? (nested?.[2] === 'status' ? nested[0] : undefined);
-      else if (right?.kind === 'bool' && right.name === 'true') binding = direct?.[0];
-      const entity = binding === undefined ? undefined : resolve(binding, undefined, types, info.statuses);
-      if (entity !== undefined) requiresEntities.add(entity);
-    };
-    for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
+    for (const clause of clausesOf(rule.items, 'requires'))
+      requiresConditions(clause.value, (binding) => {
+        const entity = resolve(binding, undefined, types, info.statuses);
+        if (entity !== undefined) requiresEntities.add(entity);
+      });
     return { name: rule.name.name, statusSets, fieldSets, requiresEntities };
   });
   const findings: Finding[] = [];
