@@ -26,6 +26,7 @@ export {
   locateRealCli,
   opencodeEnvFor,
   type RealCli,
+  type RealCliEnvOptions,
   type RealCliName,
 } from './real-clis.js';
 export {

@@ -92,6 +92,16 @@ export const CLAUDE_OFFLINE_ENV: Readonly<Record<string, string>> = {
   CLAUDE_CODE_MAX_RETRIES: '0',
 };
 
+/** Options of the `*EnvFor` helpers. */
+export interface RealCliEnvOptions {
+  /**
+   * How often the CLI itself retries a failed model request (429, 5xx, a dropped stream); default 0, so a
+   * fault reaches the adapter at once. Claude Code: `CLAUDE_CODE_MAX_RETRIES`; Codex: the provider's
+   * `request_max_retries` and `stream_max_retries`.
+   */
+  readonly retries?: number;
+}
+
 /**
  * The environment that points Claude Code at `server` with `home` as its home and config folder (created).
  * Pass `envAllow: Object.keys(...)` for the names the claude adapter does not pass through itself.
@@ -99,10 +109,12 @@ export const CLAUDE_OFFLINE_ENV: Readonly<Record<string, string>> = {
 export async function claudeEnvFor(
   server: ScriptedModelServer,
   home: string,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
   await mkdir(join(home, '.claude'), { recursive: true });
   return {
     ...CLAUDE_OFFLINE_ENV,
+    CLAUDE_CODE_MAX_RETRIES: String(options.retries ?? 0),
     HOME: home,
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     ANTHROPIC_BASE_URL: server.url,
@@ -115,12 +127,15 @@ export const CODEX_SCRIPTED_MODEL = 'gpt-5.5';
 
 /**
  * Writes `<home>/.codex/config.toml` selecting a `scripted` provider at `server` (Responses wire API, key in
- * `OPENAI_API_KEY`, no retries, no update check, no analytics), and returns the environment for Codex.
+ * `OPENAI_API_KEY`, no retries unless `options.retries`, no update check, no analytics), and returns the
+ * environment for Codex.
  */
 export async function codexEnvFor(
   server: ScriptedModelServer,
   home: string,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
+  const retries = String(options.retries ?? 0);
   const codexHome = join(home, '.codex');
   await mkdir(codexHome, { recursive: true });
   const config = [
@@ -139,8 +154,8 @@ export async function codexEnvFor(
     `base_url = "${server.openaiBaseUrl}"`,
     'env_key = "OPENAI_API_KEY"',
     'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
+    `request_max_retries = ${retries}`,
+    `stream_max_retries = ${retries}`,
     '',
   ].join('\n');
   await writeFile(join(codexHome, 'config.toml'), config);

@@ -45,8 +45,12 @@ export interface ScriptedCall {
   readonly actions?: readonly ScriptedAction[];
   /** The final answer; default `done`. */
   readonly finalText?: string;
-  /** A fault played on every model turn of this call from turn `fault.atTurn` (default 0) on. */
-  readonly fault?: ScriptedFault & { readonly atTurn?: number };
+  /**
+   * A fault played on every model turn of this call from turn `fault.atTurn` (default 0) on, retries included;
+   * with `times`, only on the first `times` requests that reach that turn (the CLI's own retries and the
+   * engine's rerun of the call count alike), after which the call plays on as scripted.
+   */
+  readonly fault?: ScriptedFault & { readonly atTurn?: number; readonly times?: number };
   /** Tokens per turn; default {@link DEFAULT_TURN_USAGE}. */
   readonly usage?: TurnUsage;
   /** Answers every later matching call too, instead of being used up by the first. */

@@ -212,6 +212,20 @@ describe('faults', () => {
     ]);
   });
 
+  it('a fault with times is played that often, then the call goes on as scripted', async () => {
+    const s = await start([
+      { match: 'go', finalText: 'after', fault: { kind: 'rate_limit', retryAfterSeconds: 1, times: 2 } },
+    ]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const r = await messages(s.url, { messages: [{ role: 'user', content: 'go' }] });
+      statuses.push(r.status);
+      await r.text();
+    }
+    expect(statuses).toEqual([429, 429, 200]);
+    expect(s.requests.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'rate_limit', 'text']);
+  });
+
   it('a fault can start at a later turn', async () => {
     const s = await start([
       {

@@ -110,6 +110,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const open = new Set<ServerResponse>();
   /** Calls started but not answered with their final text, by conversation text: a retry replays the same call. */
   const unfinished = new Map<string, number>();
+  /** How often each call's fault has been played (for `fault.times`). */
+  const faultsPlayed = new Map<number, number>();
   let seq = 0;
 
   const record = (entry: RecordedRequest): void => {
@@ -199,7 +201,13 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       return;
     }
     const usage = call.usage ?? DEFAULT_TURN_USAGE;
-    const fault = call.fault !== undefined && turn >= (call.fault.atTurn ?? 0) ? call.fault : undefined;
+    const played = faultsPlayed.get(callIndex) ?? 0;
+    const fault =
+      call.fault !== undefined &&
+      turn >= (call.fault.atTurn ?? 0) &&
+      (call.fault.times === undefined || played < call.fault.times)
+        ? call.fault
+        : undefined;
     const entry = {
       ...base,
       api,
@@ -209,6 +217,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       ...(call.name === undefined ? {} : { callName: call.name }),
     };
     if (fault !== undefined && fault.kind !== 'long_stream') {
+      faultsPlayed.set(callIndex, played + 1);
       playFault(api, fault, conversation, messageId, res, json);
       const status = {
         stall: 200,
@@ -369,6 +378,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     setScript: (script) => {
       player.reset(script);
       unfinished.clear();
+      faultsPlayed.clear();
     },
     clearRequests: () => {
       requests.length = 0;
