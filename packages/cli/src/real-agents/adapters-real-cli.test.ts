@@ -70,14 +70,16 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       call: Omit<ScriptedCall, 'match'>,
       options: Record<string, unknown> = {},
       timeoutMs = 240_000,
+      callEnv: Record<string, string> = env,
     ): Promise<{ result: AgentRunResult; marker: string; cwd: string }> {
       counter += 1;
       const marker = `CALL-${name}-${String(counter)}`;
       server.setScript([{ ...call, match: marker }]);
+      server.clearRequests();
       const cwd = await mkdtemp(join(tmpdir(), `allium-real-${name}-`));
       const runner = createAgentRunner(
         agentConfigFor(cli, { ...(name === 'codex' ? { skipGitRepoCheck: true } : {}), ...options }),
-        { env },
+        { env: callEnv },
       );
       const result = await runner.run({
         prompt: `${marker}: answer briefly.`,
@@ -153,6 +155,56 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
         const { result } = await runCall({ fault: { kind: 'rate_limit', retryAfterSeconds: 7 } });
         expect(result.outcome).toBe('rate_limited');
         expect(server.requests.filter((r) => r.fault === 'rate_limit').length).toBeGreaterThan(0);
+      },
+    );
+
+    it.skipIf('skipReason' in cli)(
+      'HTTP 429 the CLI’s own retry gets past: the call is ok, no rate limit reported',
+      async () => {
+        const retrying = await envFor(name, server, { retries: 2 });
+        const { result } = await runCall(
+          { fault: { kind: 'rate_limit', retryAfterSeconds: 1, times: 1 }, finalText: 'fine' },
+          {},
+          240_000,
+          retrying,
+        );
+        const transcript = await readFile(result.transcriptPath, 'utf8');
+        expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+        expect(result.rateLimitResetAt).toBeUndefined();
+        // The CLI met the 429 and asked again.
+        const mine = server.requests.filter((r) => r.callIndex === 0);
+        expect(mine.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'text']);
+      },
+    );
+
+    it.skipIf('skipReason' in cli)(
+      'HTTP 429 the CLI gives up on after its own retries: rate_limited, with the wait it announced when it shows one',
+      async () => {
+        const retrying = await envFor(name, server, { retries: 1 });
+        const started = Date.now();
+        const { result } = await runCall(
+          { fault: { kind: 'rate_limit', retryAfterSeconds: 2 } },
+          {},
+          240_000,
+          retrying,
+        );
+        expect(result.outcome).toBe('rate_limited');
+        expect(server.requests.filter((r) => r.callIndex === 0).map((r) => r.fault)).toEqual([
+          'rate_limit',
+          'rate_limit',
+        ]);
+        if (name === 'claude') {
+          // Claude Code announces its wait (retry-after, plus jitter) in an api_retry event: the reset lies that far
+          // after the result line.
+          const transcript = await readFile(result.transcriptPath, 'utf8');
+          const announced = Number(/"retry_delay_ms":(\d+)/.exec(transcript)?.[1]);
+          expect(announced).toBeGreaterThanOrEqual(2_000);
+          expect(result.rateLimitResetAt).toBeGreaterThanOrEqual(started + announced);
+        } else {
+          // Codex prints no retry-after ("exceeded retry limit, last status: 429"): the engine waits its default.
+          expect(result.detail).toMatch(/429/);
+          expect(result.rateLimitResetAt).toBeUndefined();
+        }
       },
     );
 

@@ -12,6 +12,7 @@ import {
   locateRealCli,
   opencodeEnvFor,
   type RealCli,
+  type RealCliEnvOptions,
   type RealCliName,
   type ScriptedAction,
   type ScriptedCall,
@@ -66,17 +67,21 @@ export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}
     : { kind: 'codex', binary: cliPath(cli), model: CODEX_SCRIPTED_MODEL, ...extra };
 }
 
-/** The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`. */
+/**
+ * The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`;
+ * `options.retries` lets claude and codex retry failed model requests themselves (default: never).
+ */
 export async function envFor(
   name: RealCliName,
   server: ScriptedModelServer,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
   const home = await mkdtemp(join(tmpdir(), `allium-real-${name}-home-`));
   const own =
     name === 'claude'
-      ? await claudeEnvFor(server, home)
+      ? await claudeEnvFor(server, home, options)
       : name === 'codex'
-        ? await codexEnvFor(server, home)
+        ? await codexEnvFor(server, home, options)
         : await opencodeEnvFor(server, home);
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...own };
 }
