@@ -35,6 +35,9 @@ export const GEMINI_AUTH_ENV = [
   'GOOGLE_CLOUD_PROJECT',
   'GOOGLE_CLOUD_LOCATION',
   'GOOGLE_GENAI_USE_VERTEXAI',
+  // The API endpoints (a gateway or proxy), as ANTHROPIC_BASE_URL for claude and OPENAI_BASE_URL for codex.
+  'GOOGLE_GEMINI_BASE_URL',
+  'GOOGLE_VERTEX_BASE_URL',
 ];
 
 /** Gemini appends the `-p` text to what it reads on stdin; the prompt itself travels on stdin. */

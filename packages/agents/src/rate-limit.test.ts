@@ -82,7 +82,10 @@ describe('a 429 the CLI retried past is no rate limit; one it gave up on is, wit
     parser.onLine(line({ type: 'turn.started' }));
     parser.onLine(reconnecting(1));
     parser.onLine(
-      line({ type: 'turn.completed', usage: { input_tokens: 1200, cached_input_tokens: 0, output_tokens: 80 } }),
+      line({
+        type: 'turn.completed',
+        usage: { input_tokens: 1200, cached_input_tokens: 0, output_tokens: 80 },
+      }),
     );
     const report = parser.finish(NO_RUN);
     expect(report.outcome).toBeUndefined();
@@ -95,7 +98,9 @@ describe('a 429 the CLI retried past is no rate limit; one it gave up on is, wit
     parser.onLine(line({ type: 'thread.started', thread_id: 't' }));
     parser.onLine(reconnecting(1));
     parser.onLine(reconnecting(2));
-    parser.onLine(line({ type: 'error', message: 'exceeded retry limit, last status: 429 Too Many Requests' }));
+    parser.onLine(
+      line({ type: 'error', message: 'exceeded retry limit, last status: 429 Too Many Requests' }),
+    );
     parser.onLine(
       line({
         type: 'turn.failed',

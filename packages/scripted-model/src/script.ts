@@ -74,6 +74,8 @@ export function resultFileOf(prompt: string): string | undefined {
 export function workdirOf(text: string): string | undefined {
   const tagged = /<cwd>([^<\n]+)<\/cwd>/.exec(text)?.[1];
   if (tagged !== undefined) return tagged.trim();
+  const gemini = /Workspace Directories:\**\s*\n\s*-\s*(\/\S+)/.exec(text)?.[1];
+  if (gemini !== undefined) return gemini;
   return /(?:Primary working directory|Working directory):\s*(\/\S+)/.exec(text)?.[1];
 }
 

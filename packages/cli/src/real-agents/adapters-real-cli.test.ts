@@ -2,7 +2,13 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentRunner, type AgentRunResult } from '@allium-loop/agents';
-import { startScriptedModel, type ScriptedCall, type ScriptedModelServer } from '@allium-loop/scripted-model';
+import {
+  GEMINI_SCRIPTED_MODEL,
+  locateRealCli,
+  startScriptedModel,
+  type ScriptedCall,
+  type ScriptedModelServer,
+} from '@allium-loop/scripted-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   REAL_CLIS,
@@ -278,6 +284,89 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
       expect(printed.length).toBe(6);
       expect(result.costUsd).toBeCloseTo(
         printed.reduce((a, b) => a + b, 0),
+        12,
+      );
+    });
+  },
+);
+
+const REAL_GEMINI = locateRealCli('gemini');
+if ('skipReason' in REAL_GEMINI) console.warn(`SKIPPED real gemini tests: ${REAL_GEMINI.skipReason}`);
+
+describe.skipIf('skipReason' in REAL_GEMINI)(
+  'the gemini adapter against the real binary (Gemini API through GOOGLE_GEMINI_BASE_URL)',
+  { timeout: 600_000 },
+  () => {
+    const model = useScriptedModel();
+    let counter = 0;
+
+    async function runGemini(call: Omit<ScriptedCall, 'match'>, options: Record<string, unknown> = {}) {
+      counter += 1;
+      const marker = `GEMINI-CALL-${String(counter)}`;
+      model().setScript([{ ...call, match: marker }]);
+      model().clearRequests();
+      const cwd = await mkdtemp(join(tmpdir(), 'allium-real-gemini-'));
+      const runner = createAgentRunner(agentConfigFor(REAL_GEMINI, options), {
+        env: await envFor('gemini', model()),
+      });
+      const result = await runner.run({
+        prompt: `${marker}: answer briefly.`,
+        cwd,
+        phase: 'implement',
+        resultFile: join(cwd, '.allium-loop', 'x', 'results', '1-implement.json'),
+        timeoutMs: 500_000,
+      });
+      return { result, cwd, transcript: await readFile(result.transcriptPath, 'utf8') };
+    }
+
+    it.each(['default', 'auto_edit', 'yolo', 'plan'])(
+      'accepts the argv it builds with approvalMode %s',
+      async (approvalMode) => {
+        const { result, transcript } = await runGemini({ finalText: 'fine' }, { approvalMode });
+        expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+        expect(result.exitCode).toBe(0);
+        expect(transcript).not.toMatch(/unknown argument|unknown option|invalid values/i);
+        // The main turn reached the scripted model, under the model the adapter named.
+        const main = model().requests.filter((r) => r.callIndex === 0);
+        expect(main.map((r) => r.reply)).toEqual(['text']);
+        expect(main[0]!.path).toBe(`/v1beta/models/${GEMINI_SCRIPTED_MODEL}:streamGenerateContent`);
+      },
+    );
+
+    it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is priced by the engine', async () => {
+      const usage = { input: 900, output: 60, cacheRead: 100 };
+      const price = { inputPerMTok: 1, outputPerMTok: 4, cacheReadPerMTok: 0.25 };
+      const { result, cwd, transcript } = await runGemini(
+        {
+          actions: [
+            { kind: 'write', path: 'src/a.txt', content: 'one\ntwo\n' },
+            { kind: 'edit', path: 'src/a.txt', oldText: 'two\n', newText: 'three\n' },
+            { kind: 'shell', command: 'cat src/a.txt > copy.txt' },
+          ],
+          usage,
+          finalText: 'done',
+        },
+        // yolo: Gemini asks before a shell command in every other mode, and -p has nobody to ask.
+        { approvalMode: 'yolo', prices: { [GEMINI_SCRIPTED_MODEL]: price } },
+      );
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+      expect(await readFile(join(cwd, 'src/a.txt'), 'utf8')).toBe('one\nthree\n');
+      expect(await readFile(join(cwd, 'copy.txt'), 'utf8')).toBe('one\nthree\n');
+      const played = model()
+        .requests.filter((r) => r.callIndex === 0)
+        .map((r) => r.reply);
+      expect(played).toEqual(['write_file', 'replace', 'run_shell_command', 'text']);
+      const reported = model().usageOfCall(0);
+      expect(result.tokens).toEqual({
+        input: reported.input,
+        output: reported.output,
+        cacheRead: reported.cacheRead,
+      });
+      expect(result.costUsd).toBeCloseTo(
+        (reported.input * price.inputPerMTok +
+          reported.output * price.outputPerMTok +
+          reported.cacheRead * price.cacheReadPerMTok) /
+          1_000_000,
         12,
       );
     });

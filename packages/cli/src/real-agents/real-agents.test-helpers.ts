@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import {
   CLAUDE_OFFLINE_ENV,
   CODEX_SCRIPTED_MODEL,
+  GEMINI_SCRIPTED_MODEL,
   OPENCODE_OFFLINE_ENV,
   OPENCODE_SCRIPTED_MODEL,
   claudeEnvFor,
   codexEnvFor,
+  geminiEnvFor,
   locateRealCli,
   opencodeEnvFor,
   type RealCli,
@@ -28,7 +30,7 @@ export const REAL_CLIS: readonly RealCli[] = (['claude', 'codex'] as const).map(
   locateRealCli(name),
 );
 
-/** opencode, pinned too; it runs the demo only (its adapter's other paths are covered by its fake). */
+/** opencode, pinned too; it runs one call (its adapter's other paths are covered by its fake). */
 export const REAL_OPENCODE: RealCli = locateRealCli('opencode');
 
 /**
@@ -48,6 +50,8 @@ export function cliPath(cli: RealCli): string {
 
 /** The agent configuration (as in `allium-loop.yaml`) that runs `cli` against the scripted model. */
 export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (cli.name === 'gemini')
+    return { kind: 'gemini', binary: cliPath(cli), model: GEMINI_SCRIPTED_MODEL, ...extra };
   if (cli.name === 'opencode')
     return {
       kind: 'opencode',
@@ -82,7 +86,9 @@ export async function envFor(
       ? await claudeEnvFor(server, home, options)
       : name === 'codex'
         ? await codexEnvFor(server, home, options)
-        : await opencodeEnvFor(server, home);
+        : name === 'gemini'
+          ? await geminiEnvFor(server, home)
+          : await opencodeEnvFor(server, home);
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...own };
 }
 
