@@ -333,6 +333,17 @@ describe.skipIf('skipReason' in REAL_GEMINI)(
       },
     );
 
+    it('HTTP 429 its own retry gets past: the call is ok, no rate limit reported', async () => {
+      const { result, transcript } = await runGemini({
+        fault: { kind: 'rate_limit', retryAfterSeconds: 1, times: 1 },
+        finalText: 'fine',
+      });
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+      expect(result.rateLimitResetAt).toBeUndefined();
+      const mine = model().requests.filter((r) => r.callIndex === 0);
+      expect(mine.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'text']);
+    });
+
     it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is priced by the engine', async () => {
       const usage = { input: 900, output: 60, cacheRead: 100 };
       const price = { inputPerMTok: 1, outputPerMTok: 4, cacheReadPerMTok: 0.25 };
