@@ -114,7 +114,8 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
 
         // Not a failed attempt of the phase.
         const loop = ledger['modeState']?.['loop'] as LooseJson | undefined;
-        expect(loop?.['phaseFailures']?.['implement'] ?? 0).toBe(0);
+        expect(loop?.['phaseFailures'], JSON.stringify(ledger['modeState'])).toBeDefined();
+        expect(loop!['phaseFailures']['implement'] ?? 0).toBe(0);
 
         // And the run converged, with the fix made through the CLI's own tools.
         expect(ledger['terminal']?.state, story).toBe('converged');
