@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClaudeParser } from './claude-agent.js';
 import { createCodexParser } from './codex-agent.js';
+import { createGeminiParser } from './gemini-agent.js';
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ProcessRunResult } from './process-runner.js';
 
@@ -117,5 +118,46 @@ describe('a 429 the CLI retried past is no rate limit; one it gave up on is, wit
     parser.onLine(line({ type: 'thread.started', thread_id: 't' }));
     parser.onLine(line({ type: 'error', message: 'stream disconnected before completion' }));
     expect(parser.finish(NO_RUN).outcome).toBe('api_error');
+  });
+});
+
+describe('gemini: a 429 it gives up on after its own retries (no JSON on stdout, the error on stderr)', () => {
+  /** What Gemini CLI 0.61.0 printed on stderr after ten refused attempts (stack shortened). */
+  const STDERR = [
+    'Attempt 9 failed: Resource has been exhausted (scripted).',
+    'Suggested retry after 1s.. Retrying after 33383ms...',
+    'Attempt 10 failed: Resource has been exhausted (scripted).',
+    'Suggested retry after 7s.. Max attempts reached',
+    'Error when talking to Gemini API Full report available at: /tmp/gemini-client-error.json RetryableQuotaError: Resource has been exhausted (scripted).',
+    'Suggested retry after 7s.',
+    '    at classifyGoogleError (file:///x/bundle/chunk.js:1:1) {',
+    '  cause: {',
+    '    code: 429,',
+  ].join('\n');
+  const run = (stderr: string, exitCode: number): ProcessRunResult =>
+    ({
+      exitCode,
+      stdout: { head: '', tail: '', totalBytes: 0, omittedBytes: 0 },
+      stderr: { head: stderr, tail: '', totalBytes: stderr.length, omittedBytes: 0 },
+    }) as ProcessRunResult;
+
+  it('is rate_limited, reset at the last suggested delay after the call ended', () => {
+    const report = createGeminiParser(DEFAULT_PRICE_TABLE, () => 10_000).finish(run(STDERR, 173));
+    expect(report.outcome).toBe('rate_limited');
+    expect(report.rateLimitResetAt).toBe(10_000 + 7_000);
+    expect(report.detail).toBe('Resource has been exhausted (scripted).');
+  });
+
+  it('without a suggested delay the reset is unknown; another failure stays a plain missing report', () => {
+    const noDelay = STDERR.split('\n')
+      .filter((line) => !line.includes('Suggested'))
+      .join('\n');
+    expect(createGeminiParser(DEFAULT_PRICE_TABLE).finish(run(noDelay, 1))).toMatchObject({
+      outcome: 'rate_limited',
+    });
+    expect(createGeminiParser(DEFAULT_PRICE_TABLE).finish(run(noDelay, 1)).rateLimitResetAt).toBeUndefined();
+    const other = createGeminiParser(DEFAULT_PRICE_TABLE).finish(run('Error: ENOSPC', 1));
+    expect(other.outcome).toBeUndefined();
+    expect(other.finalResult).toBe('missing');
   });
 });

@@ -344,6 +344,17 @@ describe.skipIf('skipReason' in REAL_GEMINI)(
       expect(mine.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'text']);
     });
 
+    it('HTTP 429 it gives up on after its ten attempts: rate_limited, reset at the retry delay it suggests', async () => {
+      const started = Date.now();
+      const { result, transcript } = await runGemini({
+        fault: { kind: 'rate_limit', retryAfterSeconds: 1 },
+      });
+      expect(result.outcome, transcript.slice(-3000)).toBe('rate_limited');
+      expect(model().requests.filter((r) => r.fault === 'rate_limit').length).toBe(10);
+      // "Suggested retry after 1s." on its stderr, counted from the end of the call.
+      expect(result.rateLimitResetAt).toBeGreaterThanOrEqual(started + 1_000);
+    });
+
     it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is priced by the engine', async () => {
       const usage = { input: 900, output: 60, cacheRead: 100 };
       const price = { inputPerMTok: 1, outputPerMTok: 4, cacheReadPerMTok: 0.25 };
