@@ -95,6 +95,9 @@ export interface ScriptedModelServer {
   close(): Promise<void>;
 }
 
+/** Sends a JSON response with a status and extra headers. */
+type SendJson = (status: number, body: unknown, headers?: Record<string, string>) => void;
+
 /** The ids this server gives its tool calls: `toolu_sm<call>t<turn>` / `call_sm<call>t<turn>`. */
 const OWN_ID = /^(?:toolu|call)_sm(\d+)t(\d+)$/;
 
@@ -196,7 +199,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     body: Record<string, unknown>,
     base: { seq: number; method: string; path: string; auth: RecordedRequest['auth'] },
     res: ServerResponse,
-    json: (status: number, body: unknown, headers?: Record<string, string>) => void,
+    json: SendJson,
   ): Promise<void> => {
     const last = conversation.ownToolIds.at(-1);
     const own = last === undefined ? undefined : OWN_ID.exec(last);
@@ -351,7 +354,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     conversation: Conversation,
     messageId: string,
     res: ServerResponse,
-    json: (status: number, body: unknown, headers?: Record<string, string>) => void,
+    json: SendJson,
   ): void => {
     if (api === 'gemini') {
       playGeminiFault(fault, conversation, messageId, res, json);
@@ -399,7 +402,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     conversation: Conversation,
     messageId: string,
     res: ServerResponse,
-    json: (status: number, body: unknown, headers?: Record<string, string>) => void,
+    json: SendJson,
   ): void => {
     switch (fault.kind) {
       case 'rate_limit':
