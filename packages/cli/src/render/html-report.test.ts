@@ -129,14 +129,21 @@ describe('buildReportModel', () => {
   const artifacts = { witness: null, uncovered: new Map(), hasTrace: false, calls: [] };
 
   it('gives a verify run its own view with kept and reverted ticks', () => {
+    const run = {
+      spec: { mode: 'verify' as const, config: { command: 'node bench.js', intervalMs: 0 }, defaultCaps: {} },
+      agent: { kind: 'replay' },
+    };
     const ledger: Ledger = {
-      ...createLedger({ goal: 'make it fast', slug: 'make-it-fast', mode: 'verify', now: new Date(0) }),
+      ...createLedger({
+        goal: 'make it fast',
+        slug: 'make-it-fast',
+        mode: 'verify',
+        now: new Date(0),
+        modeState: { kind: 'verify', run },
+      }),
       modeState: {
         kind: 'verify',
-        run: {
-          spec: { mode: 'verify', config: { command: 'node bench.js', intervalMs: 0 }, defaultCaps: {} },
-          agent: { kind: 'replay' },
-        },
+        run,
         verify: {
           config: {
             command: 'node bench.js',

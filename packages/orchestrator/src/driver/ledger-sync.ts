@@ -30,9 +30,13 @@ export function specRecord(ledger: Ledger): SpecRecord {
   return record;
 }
 
-/** Reads the loop state the driver persisted: `modeState.loop` for the run, `modeState.slices[id]` for a slice. */
+/**
+ * Reads the spec loop state the driver persisted: `modeState.loop` for the run, `modeState.slices[id]` for a
+ * slice; `undefined` when there is none, mode runs included (their state is not a spec loop's).
+ */
 export function readLoopState(ledger: Ledger, sliceId?: string): LoopState | undefined {
-  const record = specRecord(ledger);
+  const record = ledger.modeState;
+  if (record.kind !== 'spec') return undefined;
   return sliceId === undefined ? record.loop : record.slices?.[sliceId];
 }
 
