@@ -67,7 +67,7 @@ export type StateFileAction =
   /** Write the first state of a run whose file does not exist yet. */
   | { readonly kind: 'initialise'; readonly write: AlState }
   /** Check `result` (a `done` claim) against the artefacts. */
-  | { readonly kind: 'check_done'; readonly result: string | null }
+  | { readonly kind: 'check_done'; readonly result: unknown }
   /** Check the caps (and cancellation) before a new tick. */
   | { readonly kind: 'check_caps' }
   /** Start a tick: write `write`, call the agent once, read the file back (and check a `done` claim). */
