@@ -55,72 +55,41 @@ function expectTimedOut(run: CliRun, ledger: Record<string, any>): void {
   expect(String(ledger['terminal'].detail)).toContain('wall-clock');
 }
 
+const CASES = [
+  { name: 'spec loop', phase: 'weed', slug: DRIFT_SLUG, args: ['run', DRIFT_GOAL] },
+  {
+    name: 'verify mode',
+    phase: 'step',
+    slug: 'make-the-check-pass',
+    args: ['run', 'make the check pass', '--verify', 'test -f done.txt'],
+  },
+];
+
 describe(
   'reliability: the wall clock is enforced during a call (issue 14 item 9)',
   { timeout: 300_000 },
   () => {
-    it('spec loop: --wall-clock 8 with an agent that never returns ends timed_out, the agent group killed', async () => {
-      const dir = await makeProject(FAST_TALLY);
-      const pidFile = `${dir}-hang-pids.json`;
-      const plan = await writePlan(dir, { weed: [{ hang: true, pidFile }] });
-      const started = startCli(
-        [
-          'run',
-          DRIFT_GOAL,
-          '--agent',
-          'command',
-          '--agent-command',
-          plan.command,
-          '--wall-clock',
-          '8',
-          ...AGENT_TIMEOUT,
-        ],
-        dir,
-      );
-      const pids = await hangingAgentPids(pidFile, started);
-      const run = await started.done;
-      const ledger = await readLedger(dir, DRIFT_SLUG);
-      expectTimedOut(run, ledger);
-      expect(await plan.calls()).toEqual({ weed: 1 });
-      expect(await leftAlive(pids)).toEqual([]);
-      const journal = await readJournal(dir, DRIFT_SLUG);
-      expect(journal.at(-1)).toMatchObject({ type: 'terminal', state: 'timed_out' });
-      await recordFigure(
-        'wall-clock-spec',
-        `spec loop, --wall-clock 8, agent hanging with a 20 min agent timeout: ended timed_out after ${String(Math.round(ledger['spent'].wallMs / 1000))} s of wall clock, the agent's group killed`,
-      );
-    });
-
-    it('verify mode: --wall-clock 8 with an agent that never returns ends timed_out, the agent group killed', async () => {
-      const dir = await makeProject(FAST_TALLY);
-      const pidFile = `${dir}-hang-pids.json`;
-      const plan = await writePlan(dir, { step: [{ hang: true, pidFile }] });
-      const started = startCli(
-        [
-          'run',
-          'make the check pass',
-          '--verify',
-          'test -f done.txt',
-          '--agent',
-          'command',
-          '--agent-command',
-          plan.command,
-          '--wall-clock',
-          '8',
-          ...AGENT_TIMEOUT,
-        ],
-        dir,
-      );
-      const pids = await hangingAgentPids(pidFile, started);
-      const run = await started.done;
-      const ledger = await readLedger(dir, 'make-the-check-pass');
-      expectTimedOut(run, ledger);
-      expect(await plan.calls()).toEqual({ step: 1 });
-      expect(await leftAlive(pids)).toEqual([]);
-      await recordFigure(
-        'wall-clock-verify',
-        `verify mode, --wall-clock 8, agent hanging with a 20 min agent timeout: ended timed_out after ${String(Math.round(ledger['spent'].wallMs / 1000))} s of wall clock, the agent's group killed`,
-      );
-    });
+    it.each(CASES)(
+      '$name: --wall-clock 8 with an agent that never returns ends timed_out, the agent group killed',
+      async ({ name, phase, slug, args }) => {
+        const dir = await makeProject(FAST_TALLY);
+        const pidFile = `${dir}-hang-pids.json`;
+        const plan = await writePlan(dir, { [phase]: [{ hang: true, pidFile }] });
+        const agent = ['--agent', 'command', '--agent-command', plan.command];
+        const started = startCli([...args, ...agent, '--wall-clock', '8', ...AGENT_TIMEOUT], dir);
+        const pids = await hangingAgentPids(pidFile, started);
+        const run = await started.done;
+        const ledger = await readLedger(dir, slug);
+        expectTimedOut(run, ledger);
+        expect(await plan.calls()).toEqual({ [phase]: 1 });
+        expect(await leftAlive(pids)).toEqual([]);
+        const journal = await readJournal(dir, slug);
+        expect(journal.filter((e) => e['type'] === 'terminal').at(-1)).toMatchObject({ state: 'timed_out' });
+        await recordFigure(
+          `wall-clock-${phase}`,
+          `${name}, --wall-clock 8, agent hanging with a 20 min agent timeout: ended timed_out after ${String(Math.round(ledger['spent'].wallMs / 1000))} s of wall clock, the agent's group killed`,
+        );
+      },
+    );
   },
 );
