@@ -8,15 +8,9 @@ import {
   readLedger,
   startCli,
   type CliRun,
+  type LooseJson,
 } from '../e2e/e2e.test-helpers.js';
-import {
-  BROKEN_TALLY,
-  exists,
-  FAST_TALLY,
-  recordFigure,
-  waitFor,
-  writePlan,
-} from './reliability.test-helpers.js';
+import { exists, FAST_TALLY, recordFigure, waitFor, writePlan } from './reliability.test-helpers.js';
 
 /**
  * Issue 14 item 9: `--wall-clock 8` took 42 s because the cap was only checked between calls. Here the agent's one
@@ -49,7 +43,7 @@ async function leftAlive(pids: readonly number[]): Promise<number[]> {
   return pids.filter((pid) => exists(pid));
 }
 
-function expectTimedOut(run: CliRun, ledger: Record<string, any>): void {
+function expectTimedOut(run: CliRun, ledger: LooseJson): void {
   expect(run.code, `${run.stdout}${run.stderr}`).toBe(6);
   expect(ledger['terminal'].state).toBe('timed_out');
   expect(String(ledger['terminal'].detail)).toContain('wall-clock');
