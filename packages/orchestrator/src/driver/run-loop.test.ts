@@ -346,6 +346,32 @@ describe('runLoop: an outcome recorded just before the supervisor stopped', () =
   });
 });
 
+/** Runs the scripted project with `overrides` of its ports and a fake sleep that records each backoff wait. */
+async function runFailing(
+  overrides: (ports: LoopPorts, calls: string[]) => Partial<LoopPorts>,
+  extra: Partial<Parameters<typeof runLoop>[0]> = {},
+) {
+  const { store, lease, ledger } = await start();
+  const calls: string[] = [];
+  const waits: number[] = [];
+  const ports = scriptedPorts(calls);
+  const final = await runLoop({
+    store,
+    lease,
+    ledger,
+    config,
+    clock,
+    signal: new AbortController().signal,
+    backoff: { baseMs: 500, maxMs: 10_000, maxAttempts: 3 },
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    ports: { ...ports, ...overrides(ports, calls) },
+    ...extra,
+  });
+  return { store, final, calls, waits };
+}
+
 describe('runLoop: port failures', () => {
   const transient = () =>
     new AlliumLoopError('could not write the agent transcript', {
@@ -361,34 +387,17 @@ describe('runLoop: port failures', () => {
     });
 
   it('retries a retryable failure with backoff (waits on the fake sleep) and converges', async () => {
-    const { store, lease, ledger } = await start();
-    const calls: string[] = [];
-    const waits: number[] = [];
-    const ports = scriptedPorts(calls);
     let failures = 2;
-    const final = await runLoop({
-      store,
-      lease,
-      ledger,
-      config,
-      clock,
-      signal: new AbortController().signal,
-      backoff: { baseMs: 500, maxMs: 10_000, maxAttempts: 3 },
-      sleep: async (ms) => {
-        waits.push(ms);
+    const { store, final, calls, waits } = await runFailing((ports, calls) => ({
+      runPhase: async (request) => {
+        if (request.phase === 'implement' && failures > 0) {
+          failures -= 1;
+          calls.push(request.key);
+          throw transient();
+        }
+        return ports.runPhase(request);
       },
-      ports: {
-        ...ports,
-        runPhase: async (request) => {
-          if (request.phase === 'implement' && failures > 0) {
-            failures -= 1;
-            calls.push(request.key);
-            throw transient();
-          }
-          return ports.runPhase(request);
-        },
-      },
-    });
+    }));
     expect(final.terminal?.state).toBe('converged');
     expect(waits).toEqual([500, 1_000]);
     // The failed tries re-run under the same intent key; nothing is left pending.
@@ -406,22 +415,7 @@ describe('runLoop: port failures', () => {
   });
 
   it('a retryable failure that keeps failing ends `failed` once the tries are used, with its code and cause', async () => {
-    const { store, lease, ledger } = await start();
-    const waits: number[] = [];
-    const ports = scriptedPorts([]);
-    const final = await runLoop({
-      store,
-      lease,
-      ledger,
-      config,
-      clock,
-      signal: new AbortController().signal,
-      backoff: { baseMs: 500, maxMs: 10_000, maxAttempts: 3 },
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ports: { ...ports, measure: async () => Promise.reject(transient()) },
-    });
+    const { final, waits } = await runFailing(() => ({ measure: async () => Promise.reject(transient()) }));
     expect(waits).toEqual([500, 1_000]);
     expect(final.terminal).toMatchObject({
       state: 'failed',
@@ -430,21 +424,9 @@ describe('runLoop: port failures', () => {
   });
 
   it('a non-retryable failure stops at once as `failed`; code, hint and cause reach the ledger and the journal', async () => {
-    const { store, lease, ledger } = await start();
-    const waits: number[] = [];
-    const ports = scriptedPorts([]);
-    const final = await runLoop({
-      store,
-      lease,
-      ledger,
-      config,
-      clock,
-      signal: new AbortController().signal,
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ports: { ...ports, runPhase: async () => Promise.reject(fatal()) },
-    });
+    const { store, final, waits } = await runFailing(() => ({
+      runPhase: async () => Promise.reject(fatal()),
+    }));
     expect(waits).toEqual([]);
     const error = {
       code: 'agents.binary_not_found',
@@ -462,21 +444,9 @@ describe('runLoop: port failures', () => {
   });
 
   it('a retry whose backoff would outlast the wall clock ends `timed_out`, keeping the failure', async () => {
-    const { store, lease, ledger } = await start();
-    const ports = scriptedPorts([]);
-    const waits: number[] = [];
-    const final = await runLoop({
-      store,
-      lease,
-      ledger,
+    const { final, waits } = await runFailing(() => ({ runPhase: async () => Promise.reject(transient()) }), {
       config: { ...config, caps: { ...config.caps, wallClockMs: 60_000 } },
-      clock,
-      signal: new AbortController().signal,
       backoff: { baseMs: 120_000, maxMs: 120_000, maxAttempts: 3 },
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ports: { ...ports, runPhase: async () => Promise.reject(transient()) },
     });
     expect(waits).toEqual([]);
     expect(final.terminal).toMatchObject({ state: 'timed_out', error: { code: 'agents.transcript_failed' } });
