@@ -24,6 +24,7 @@ export {
   type TestTerm,
   type WeedTerm,
 } from './observation.js';
+export { flatTicks, madeProgress, stallWarning, type TraceEntry } from './trace-stall.js';
 export {
   EXPLAINED_UNCOVERED_REASONS,
   witness,

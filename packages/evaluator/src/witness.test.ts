@@ -110,6 +110,45 @@ describe('witness', () => {
     ]);
   });
 
+  it('fails a blocking question that was never answered and is gone from the spec (reworded or deleted)', () => {
+    const result = valid(
+      witness({
+        ...honest,
+        questions: {
+          blockingInSpec: [],
+          parkedInSpec: ['Can a card expire?', 'Who approves refunds, maybe?'],
+          recordedBlocking: ['Who approves refunds?'],
+          reportedParked: ['Can a card expire?'],
+        },
+      }),
+    );
+    expect(result.verdict).toBe('FAIL');
+    expect(result.violations).toEqual([
+      {
+        violation: 'blocking question unanswered and gone from the spec: Who approves refunds?',
+        routing: 'escalate',
+      },
+    ]);
+  });
+
+  it('red-before-green: a test first seen green is reported (flagged by the loop), one never red-checked fails', () => {
+    const flagged = valid(
+      witness({ ...honest, redBeforeGreen: { newTests: ['a', 'b'], seenRed: ['a'], seenGreen: ['b'] } }),
+    );
+    expect(flagged.verdict).toBe('PASS');
+    expect(flagged.checks.find((c) => c.name === 'red-before-green')).toEqual({
+      name: 'red-before-green',
+      result: 'pass',
+      ground_truth:
+        'best-effort: 1/2 new test(s) seen red before green, 1 green at the red-check (flagged already covered or vacuous)',
+    });
+    const skipped = valid(witness({ ...honest, redBeforeGreen: { newTests: ['a', 'c'], seenRed: ['a'] } }));
+    expect(skipped.verdict).toBe('FAIL');
+    expect(skipped.violations).toEqual([
+      { violation: 'c was never red-checked before implement', routing: 'propagate' },
+    ]);
+  });
+
   it('fails a dirty weed and structural errors, and says which terms of the invariant are unmet', () => {
     const result = valid(
       witness({ ...honest, weed: { status: 'dirty', divergences: 2 }, structuralErrors: 1 }),

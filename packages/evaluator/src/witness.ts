@@ -85,7 +85,7 @@ export interface WitnessEvidence {
     readonly blockingInSpec: readonly string[];
     /** Question texts the spec holds as parked now. */
     readonly parkedInSpec: readonly string[];
-    /** Questions the run recorded as blocking and that were never answered. */
+    /** Questions the run recorded as blocking and that were never answered: each must still be open, as blocking, in the spec (and then fails as open). */
     readonly recordedBlocking: readonly string[];
     /** Questions the run reported as parked. */
     readonly reportedParked: readonly string[];
@@ -94,8 +94,16 @@ export interface WitnessEvidence {
   readonly structuralErrors?: number;
   /** Code-first: new findings of the last distill pass (`undefined`: none ran). */
   readonly distillNew?: number;
-  /** Spec-first: the tests propagate generated, and those the run saw fail before implement. */
-  readonly redBeforeGreen?: { readonly newTests: readonly string[]; readonly seenRed: readonly string[] };
+  /**
+   * Spec-first: the tests propagate generated, those the red-check saw fail before implement, and those it saw
+   * already green (the loop flagged them as already covered or vacuous and routed them back to propagate). A test
+   * the red-check never observed at all fails the check; the rest is reported, best-effort, as upstream asks.
+   */
+  readonly redBeforeGreen?: {
+    readonly newTests: readonly string[];
+    readonly seenRed: readonly string[];
+    readonly seenGreen?: readonly string[];
+  };
 }
 
 /** Uncovered obligations with one of these reasons do not block convergence (they are reported, not hidden). */
@@ -208,12 +216,15 @@ function openQuestions(evidence: WitnessEvidence): Outcome {
   const parked = new Set(q.parkedInSpec);
   for (const text of q.blockingInSpec)
     violations.push({ violation: `blocking question open: ${text}`, routing: ROUTING.blocking });
-  for (const text of q.recordedBlocking)
-    if (parked.has(text) && !blocking.has(text))
-      violations.push({
-        violation: `blocking question downgraded to parked: ${text}`,
-        routing: ROUTING.blocking,
-      });
+  for (const text of q.recordedBlocking) {
+    if (blocking.has(text)) continue;
+    violations.push({
+      violation: parked.has(text)
+        ? `blocking question downgraded to parked: ${text}`
+        : `blocking question unanswered and gone from the spec: ${text}`,
+      routing: ROUTING.blocking,
+    });
+  }
   for (const text of q.reportedParked)
     if (!parked.has(text))
       violations.push({
@@ -256,11 +267,18 @@ function redBeforeGreen(evidence: WitnessEvidence): Outcome | undefined {
   const r = evidence.redBeforeGreen;
   if (r === undefined || r.newTests.length === 0)
     return absent('red-before-green', 'no red observation recorded (best-effort check)');
-  const seen = new Set(r.seenRed);
-  const never = r.newTests.filter((t) => !seen.has(t));
-  const truth = `best-effort: ${r.newTests.length - never.length}/${r.newTests.length} new test(s) seen red before green`;
+  const red = new Set(r.seenRed);
+  const green = new Set(r.seenGreen ?? []);
+  const never = r.newTests.filter((t) => !red.has(t) && !green.has(t));
+  const greenFirst = r.newTests.filter((t) => !red.has(t) && green.has(t)).length;
+  const truth =
+    `best-effort: ${String(r.newTests.filter((t) => red.has(t)).length)}/${String(r.newTests.length)} new test(s) seen red before green` +
+    (greenFirst > 0
+      ? `, ${String(greenFirst)} green at the red-check (flagged already covered or vacuous)`
+      : '') +
+    (never.length > 0 ? `, ${String(never.length)} never red-checked` : '');
   const violations = never.map((t) => ({
-    violation: `${t} never seen failing before implement`,
+    violation: `${t} was never red-checked before implement`,
     routing: ROUTING.coverage,
   }));
   return outcome('red-before-green', never.length === 0 ? 'pass' : 'fail', truth, violations);

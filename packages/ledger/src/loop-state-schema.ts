@@ -103,6 +103,7 @@ export const SpecLoopStateSchema = z.object({
     'weed',
     'evaluate',
     'escalate',
+    'witness',
     'done',
   ]),
   route: z.object({
@@ -151,6 +152,22 @@ export const SpecLoopStateSchema = z.object({
     .exactOptional(),
   appliedCall: z.string().exactOptional(),
   slices: Count.exactOptional(),
+  /** Spec-first: tests propagate generated, and those a red-check saw red, or already green (witness evidence). */
+  redBeforeGreen: z
+    .object({
+      newTests: list(z.string()),
+      seenRed: list(z.string()),
+      seenGreen: list(z.string()).exactOptional(),
+    })
+    .exactOptional(),
+  /** The parked questions the last gather phase reported. */
+  parkedReported: list(z.string()).exactOptional(),
+  /** Every phase (and the witness) the loop chose, with its tick and why: the trace's routing. */
+  phaseLog: list(z.object({ tick: Count, name: z.string(), reason: z.string() })).exactOptional(),
+  /** The last witness verdict at this loop's convergence gate. */
+  witness: z
+    .object({ tick: Count, verdict: z.enum(['PASS', 'FAIL', 'INCONCLUSIVE']), summary: z.string() })
+    .exactOptional(),
 });
 
 /** The loop caps of a spec run, as stored when it started. */
@@ -188,6 +205,7 @@ const PhaseDoneSchema = z.object({
   costUsd: z.number().nonnegative().exactOptional(),
   specChanged: z.boolean().exactOptional(),
   blocking: list(z.string()).exactOptional(),
+  parked: list(z.string()).exactOptional(),
   distillNew: Count.exactOptional(),
   newTests: list(z.string()).exactOptional(),
   contested: list(z.string()).exactOptional(),

@@ -12,6 +12,9 @@ export type {
   PhaseReport,
   PhaseRequest,
   PlannedSlice,
+  WitnessClaim,
+  WitnessReport,
+  WitnessRequest,
 } from './driver/loop-ports.js';
 export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
 export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree } from './project/git.js';
@@ -33,6 +36,8 @@ export {
   type RunSettings,
 } from './run-goal.js';
 export { answerQuestion, type AnswerOutcome, type AnswerRequest } from './runs/answer-question.js';
+export { witnessRecordedRun, type WitnessRecordedRunOptions } from './runs/witness-recorded-run.js';
+export { witnessRecordPath } from './project/witness-gate.js';
 export { canReopen, reopenRun, RESUMABLE_STATES } from './runs/reopen-run.js';
 export {
   describeRun,

@@ -314,7 +314,10 @@ function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
             config: {
               ...record.config,
               caps: { ...caps },
-              agent: JSON.parse(JSON.stringify(settings.agent ?? record.config.agent)) as Record<string, unknown>,
+              agent: JSON.parse(JSON.stringify(settings.agent ?? record.config.agent)) as Record<
+                string,
+                unknown
+              >,
             },
           }),
     },

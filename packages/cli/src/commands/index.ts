@@ -72,13 +72,12 @@ export const COMMANDS: readonly Command[] = [
       summary: 'Evaluate the convergence invariant now (a CI gate).',
     },
     async () => {
-      const [{ verifyCommand }, { readLedgerFacts, readRecordedHarness }] = await Promise.all([
-        import('./verify.js'),
-        import('./ledger-facts.js'),
-      ]);
+      const [{ verifyCommand }, { readLedgerFacts, readRecordedHarness, witnessLatestRun }] =
+        await Promise.all([import('./verify.js'), import('./ledger-facts.js')]);
       return verifyCommand({
         readLedgerFacts: (cwd) => readLedgerFacts(cwd),
         readHarness: readRecordedHarness,
+        witness: witnessLatestRun,
       });
     },
   ),

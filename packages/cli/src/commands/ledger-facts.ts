@@ -1,6 +1,17 @@
 import type { Ledger } from '@allium-loop/ledger';
-import { blockingQuestionTexts, openStore, readLoopState } from '@allium-loop/orchestrator';
-import { latestHarnessRecord, parseHarnessRecord, type HarnessRecord } from '@allium-loop/verify';
+import {
+  blockingQuestionTexts,
+  openStore,
+  readLoopState,
+  witnessRecordedRun,
+  type WitnessReport,
+} from '@allium-loop/orchestrator';
+import {
+  latestHarnessRecord,
+  parseHarnessRecord,
+  type HarnessRecord,
+  type ProjectMeasurement,
+} from '@allium-loop/verify';
 import type { LedgerFacts } from './verify.js';
 
 /**
@@ -39,14 +50,7 @@ export async function readLedgerFacts(
   cwd: string,
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<LedgerFacts> {
-  const store = openStore(cwd, env);
-  let latest: Ledger | undefined;
-  for (const slug of await store.list()) {
-    const loaded = await store.load(slug);
-    if (!loaded.ok || loaded.value.ledger.mode !== 'spec') continue;
-    if (latest === undefined || loaded.value.ledger.updatedAt > latest.updatedAt)
-      latest = loaded.value.ledger;
-  }
+  const latest = await latestSpecLedger(cwd, env);
   if (latest === undefined) {
     return {
       weed: { status: 'not_run' },
@@ -86,4 +90,34 @@ export async function readLedgerFacts(
     blockingQuestions,
     note: `weed verdict from ledger ${latest.slug}, slice ${last.goal.id} (tick ${String(sliceVerdict.tick)})`,
   };
+}
+
+/** The most recently updated spec-loop ledger in `.allium-loop/`, if any (unreadable ones are skipped). */
+export async function latestSpecLedger(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<Ledger | undefined> {
+  const store = openStore(cwd, env);
+  let latest: Ledger | undefined;
+  for (const slug of await store.list()) {
+    const loaded = await store.load(slug);
+    if (!loaded.ok || loaded.value.ledger.mode !== 'spec') continue;
+    if (latest === undefined || loaded.value.ledger.updatedAt > latest.updatedAt)
+      latest = loaded.value.ledger;
+  }
+  return latest;
+}
+
+/**
+ * The witness re-run over the latest spec-loop run here, against the measurement `verify` just took; `undefined`
+ * when no spec-loop run is recorded (there is no claim to witness).
+ */
+export async function witnessLatestRun(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  measured: ProjectMeasurement,
+): Promise<WitnessReport | undefined> {
+  const ledger = await latestSpecLedger(cwd, env);
+  if (ledger === undefined) return undefined;
+  return witnessRecordedRun({ cwd, ledger, measured });
 }

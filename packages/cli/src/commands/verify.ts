@@ -1,7 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { InvariantPolicy, WeedTerm } from '@allium-loop/evaluator';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
-import { verifyProject, type HarnessRecord, type VerifyProjectResult } from '@allium-loop/verify';
+import type { WitnessResult } from '@allium-loop/evaluator';
+import {
+  verifyProject,
+  type HarnessRecord,
+  type ProjectMeasurement,
+  type VerifyProjectResult,
+} from '@allium-loop/verify';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -27,6 +33,15 @@ export interface VerifyDeps {
     cwd: string,
     env: Readonly<Record<string, string | undefined>>,
   ) => Promise<{ readonly record: HarnessRecord; readonly source: string } | undefined>;
+  /**
+   * Re-runs the witness over the latest spec-loop run here, against this measurement, and writes its record;
+   * `undefined` when no run is recorded. Absent: no witness is run.
+   */
+  readonly witness?: (
+    cwd: string,
+    env: Readonly<Record<string, string | undefined>>,
+    measured: ProjectMeasurement,
+  ) => Promise<{ readonly result: WitnessResult } | undefined>;
 }
 
 /** Used until the ledger package exports a loader: no weed verdict, no parked questions, and it says so. */
@@ -42,7 +57,9 @@ const HELP = [
   `Usage: allium-loop ${SYNOPSIS}`,
   '',
   'Evaluate the convergence invariant now, from the engine’s own measurements: run the tests, check the',
-  'spec’s structure, count open questions, and read the latest weed verdict. A CI gate.',
+  'spec’s structure, count open questions, and read the latest weed verdict. Then re-run the witness over the',
+  'latest spec-loop run here: its claim against this tree and the generated-test hashes propagate recorded',
+  '(record in .allium-loop/<slug>.witness.json). A CI gate.',
   '',
   'Options:',
   '  --json              Print the verdict and every measurement as one JSON document.',
@@ -50,7 +67,8 @@ const HELP = [
   '  --strict-questions  Parked open questions also block convergence.',
   '  -h, --help          Show this help.',
   '',
-  'Exit codes: 0 converged, 1 not converged (each unmet term is printed), 2 usage or configuration error.',
+  'Exit codes: 0 converged and witnessed, 1 not converged or the witness did not pass (each unmet term and',
+  'violation is printed), 2 usage or configuration error.',
   '',
 ].join('\n');
 
@@ -129,12 +147,24 @@ async function runVerify(args: VerifyArgs, io: CliIo, deps: VerifyDeps): Promise
     io.stderr(`allium-loop verify: ${formatError(error)}\n`);
     return ExitCode.usage;
   }
+  // The CI gate is the witness too: the recorded run's claim, checked against this very measurement.
+  const witnessed = (await deps.witness?.(io.cwd, io.env, result))?.result;
   io.stdout(
     args.json
-      ? `${JSON.stringify(toJson(result, ledger, policy), null, 2)}\n`
-      : renderVerify(result, ledger, args),
+      ? `${JSON.stringify({ ...toJson(result, ledger, policy), witness: witnessed ?? null }, null, 2)}\n`
+      : `${renderVerify(result, ledger, args)}${renderWitness(witnessed, deps.witness !== undefined)}`,
   );
-  return result.verdict.converged ? ExitCode.ok : ExitCode.failure;
+  const witnessOk = witnessed === undefined || witnessed.verdict === 'PASS';
+  return result.verdict.converged && witnessOk ? ExitCode.ok : ExitCode.failure;
+}
+
+/** The witness's lines of the report: its summary and record, and each violation with its routing. */
+export function renderWitness(witnessed: WitnessResult | undefined, asked: boolean): string {
+  if (!asked) return '';
+  if (witnessed === undefined) return 'witness: no spec-loop run recorded here; no claim to witness\n';
+  const lines = [`${witnessed.summary} (record ${witnessed.record_path})`];
+  for (const v of witnessed.violations) lines.push(`  ✗ ${v.violation} → ${v.routing}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** The human report: what was run and measured, then the verdict and each unmet term. */

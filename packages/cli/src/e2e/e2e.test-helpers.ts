@@ -148,3 +148,36 @@ export function idleImplement(extra: Record<string, unknown> = {}): Record<strin
 /** The slug `allium-loop` derives from the drift goal these tests use. */
 export const DRIFT_GOAL = 'make the code match the spec again';
 export const DRIFT_SLUG = 'make-the-code-match-the-spec-again';
+
+/** Validates `value` against one of the upstream Allium schemas vendored in docs/schemas/upstream (ajv). */
+export async function expectUpstreamValid(schemaFile: string, value: unknown): Promise<void> {
+  const { Ajv } = await import('ajv');
+  const schema = JSON.parse(
+    await readFile(new URL(`../../../../docs/schemas/upstream/${schemaFile}`, import.meta.url), 'utf8'),
+  ) as object;
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  if (!validate(value))
+    throw new Error(
+      `not valid against ${schemaFile}: ${JSON.stringify(validate.errors)}\n${JSON.stringify(value)}`,
+    );
+}
+
+/** The run's witness record `.allium-loop/<slug>.witness.json`, checked against the upstream witness schema. */
+export async function readWitness(dir: string, slug: string): Promise<LooseJson> {
+  const record = JSON.parse(
+    await readFile(join(dir, '.allium-loop', `${slug}.witness.json`), 'utf8'),
+  ) as LooseJson;
+  await expectUpstreamValid('witness-result.schema.json', record);
+  return record;
+}
+
+/** The run's trace `.allium-loop/<slug>.trace.jsonl`, every line checked against the upstream trace-entry schema. */
+export async function readTrace(dir: string, slug: string): Promise<LooseJson[]> {
+  const text = await readFile(join(dir, '.allium-loop', `${slug}.trace.jsonl`), 'utf8');
+  const lines = text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as LooseJson);
+  for (const line of lines) await expectUpstreamValid('trace-entry.schema.json', line);
+  return lines;
+}

@@ -5,6 +5,8 @@ import {
   makeProject,
   readJournal,
   readLedger,
+  readTrace,
+  readWitness,
   runCli,
   startCli,
   writeScript,
@@ -122,6 +124,7 @@ describe('loop flows through the CLI', () => {
     expect(resumed.code).toBe(0);
     const done = await readLedger(dir, QUESTION_SLUG);
     expect(done['terminal'].state).toBe('converged');
+    expect((await readWitness(dir, QUESTION_SLUG))['verdict']).toBe('PASS');
     expect((done['questions'] as LooseJson[])[0]!['status']).toBe('applied');
     expect(await readFile(join(dir, 'specs/tally.allium'), 'utf8')).not.toContain('open question');
   });
@@ -185,6 +188,7 @@ describe('loop flows through the CLI', () => {
     expect(run.stdout).toMatch(/tick 1 · .* · distill new 1/);
     expect(run.stdout).toMatch(/tick 2 · .* · distill new 0/);
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain('witness: PASS');
   });
 
   it('kill -9 of the supervisor mid-call, then resume in a fresh process: converges without re-running the phase', async () => {
@@ -245,6 +249,7 @@ describe('loop flows through the CLI', () => {
     expect(ended.filter((key) => key.includes('/implement/'))).toEqual(['tick-2/implement/1']);
     const ledger = await readLedger(dir, slug);
     expect(ledger['terminal'].state).toBe('converged');
+    expect((await readWitness(dir, slug))['verdict']).toBe('PASS');
     expect((ledger['intents'] as LooseJson[]).every((i) => i['outcome'] !== null)).toBe(true);
   });
 
@@ -256,5 +261,21 @@ describe('loop flows through the CLI', () => {
     expect(run.stdout).toMatch(/\[cycle:entity-lifecycle:Book\] tick 2 · tests 5\/5 · weed clean/);
     expect(run.stdout).toContain('[integration]');
     expect(run.stdout).toContain('converged after');
+    // Convergence is declared on the witness: each slice's gate and the whole run's passed, records schema-valid.
+    expect(run.stdout).toMatch(/\[integration\] witness: PASS/);
+    const dir = /Demo project copied to (\S+) /.exec(run.stdout)?.[1] ?? '';
+    const slug = 'add-loans-returns-and-overdue-notices-to-the';
+    const witness = await readWitness(dir, slug);
+    expect(witness['verdict']).toBe('PASS');
+    expect(witness['record_path']).toBe(`.allium-loop/${slug}.witness.json`);
+    expect((witness['checks'] as LooseJson[]).find((c) => c['name'] === 'no-test-weakened')?.['result']).toBe(
+      'pass',
+    );
+    // The trace: one schema-valid line per tick of the run (its slices' ticks numbered on), phases with reasons.
+    const trace = await readTrace(dir, slug);
+    expect(trace.map((t) => t['tick'])).toEqual(trace.map((_, i) => i + 1));
+    expect(trace.length).toBeGreaterThanOrEqual(4);
+    expect(trace.at(-1)).toMatchObject({ weed: 'clean', tests: { failed: 0 } });
+    expect((trace[0]!['phases'] as LooseJson[])[0]).toMatchObject({ name: 'propagate' });
   });
 });

@@ -7,6 +7,7 @@ import {
   makeProject,
   readJournal,
   readLedger,
+  readTrace,
   runCli,
   startCli,
   weedStep,
@@ -28,16 +29,23 @@ describe('terminal states, through the CLI as a child process', () => {
     expect(run.stdout).toMatch(/tick 1 · tests 1\/1 · weed clean/);
     expect(run.code).toBe(0);
     expect(ledger['terminal'].state).toBe('converged');
+    expect(run.stdout).toContain('witness: PASS');
   });
 
   it('max_ticks: stops at exactly the tick cap, exit 3', async () => {
-    const { run, ledger } = await drift(
+    const { dir, run, ledger } = await drift(
       [weedStep(true, { repeat: true }), idleImplement({ repeat: true })],
       ['--max-ticks', '2'],
     );
     expect(run.code).toBe(3);
     expect(ledger['terminal'].state).toBe('max_ticks');
     expect(ledger['verdicts']).toHaveLength(2);
+    // The flat second tick is said out loud at once, and the trace shows the stall.
+    expect(run.stdout).toMatch(
+      /⚠ tick 2 · no progress — tests stuck at \d+\/\d+ for 2 ticks, weed still dirty/,
+    );
+    const trace = await readTrace(dir, DRIFT_SLUG);
+    expect(trace.map((t) => t['weed'])).toEqual(['dirty', 'dirty']);
   });
 
   it('no_progress: an unchanged fingerprint for 2 ticks stops the run, exit 4', async () => {

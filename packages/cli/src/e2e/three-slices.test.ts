@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { makeProject, readLedger, runCli, writeScript, type LooseJson } from './e2e.test-helpers.js';
+import {
+  makeProject,
+  readLedger,
+  readWitness,
+  runCli,
+  writeScript,
+  type LooseJson,
+} from './e2e.test-helpers.js';
 import { HOUSE_PROJECT, houseSteps } from './house.test-helpers.js';
 
 describe('a goal that splits into three slices', () => {
@@ -21,6 +28,9 @@ describe('a goal that splits into three slices', () => {
       expect(goals.at(-1)).toEqual(['integration', 'converged']);
       expect(goals.every(([, status]) => status === 'converged')).toBe(true);
       expect(ledger['terminal'].state).toBe('converged');
+      // Each slice passed its own witness gate, and the assembled whole passed the run's.
+      expect((await readWitness(dir, 'add-lamps-doors-and-bells-to-the-house'))['verdict']).toBe('PASS');
+      for (const [id] of goals) expect(run.stdout).toContain(`[${String(id)}] witness: PASS`);
       for (const [id] of goals.slice(0, 3)) expect(run.stdout).toContain(`[${String(id)}] tick 1`);
     },
   );

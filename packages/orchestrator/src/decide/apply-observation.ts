@@ -1,5 +1,6 @@
 import type { LoopEvent, LoopObservation } from './loop-action.js';
 import type { LoopConfig, LoopPhase, LoopState, Stage } from './loop-state.js';
+import { applyWitness } from './witness-route.js';
 
 /** The stage that follows a phase when it is done (or has failed for good). */
 const AFTER: Readonly<Record<LoopPhase, Stage>> = {
@@ -62,13 +63,12 @@ export function applyObservation(
     case 'planned':
       return { ...state, slices: observation.slices, stage: observation.slices > 1 ? 'slices' : 'propagate' };
     case 'slices_done':
-      return {
-        ...state,
-        terminal: observation.terminal ?? {
-          state: 'converged',
-          reason: 'every slice and the integration pass converged',
-        },
-      };
+      // Every slice passed its own witness; the assembled whole is witnessed once more before it converges.
+      return observation.terminal === undefined
+        ? { ...state, stage: 'witness' }
+        : { ...state, terminal: observation.terminal };
+    case 'witnessed':
+      return applyWitness(state, observation);
     case 'answers':
       return { ...state, answered: observation.answered, blocking: [], stage: 'gather' };
   }
@@ -93,13 +93,23 @@ function applyPhase(state: LoopState, done: PhaseDone, config: LoopConfig, event
         ...charged,
         specChanged: charged.specChanged || done.specChanged === true,
         blocking,
+        ...(done.parked === undefined ? {} : { parkedReported: done.parked }),
         ...(done.phase === 'tend' ? { answered: [] } : {}),
         ...(done.phase === 'distill' && done.distillNew !== undefined ? { distillNew: done.distillNew } : {}),
         stage: blocking.length > 0 ? 'escalate' : 'plan',
       };
     }
-    case 'propagate':
-      return { ...charged, newTests: done.newTests ?? [], specChanged: false, stage: 'red_check' };
+    case 'propagate': {
+      const generated = done.newTests ?? [];
+      const seen = charged.redBeforeGreen ?? { newTests: [], seenRed: [] };
+      return {
+        ...charged,
+        newTests: generated,
+        specChanged: false,
+        stage: 'red_check',
+        redBeforeGreen: { ...seen, newTests: union(seen.newTests, generated) },
+      };
+    }
     case 'implement':
       return { ...charged, contested: [...charged.contested, ...(done.contested ?? [])], stage: 'measure' };
     case 'weed': {
@@ -146,7 +156,18 @@ function applyRedCheck(
   }
   const vacuous = checked.passing.filter((name) => state.newTests.includes(name));
   events.push({ kind: 'red_check', vacuous, failing: checked.failing });
-  return { ...state, vacuous, failing: checked.failing, stage: 'implement' };
+  const seen = state.redBeforeGreen ?? { newTests: [], seenRed: [] };
+  return {
+    ...state,
+    vacuous,
+    failing: checked.failing,
+    stage: 'implement',
+    redBeforeGreen: {
+      ...seen,
+      seenRed: union(seen.seenRed, checked.failing),
+      seenGreen: union(seen.seenGreen ?? [], vacuous),
+    },
+  };
 }
 
 type Measured = Extract<LoopObservation, { kind: 'measured' }>;
@@ -168,4 +189,8 @@ function applyMeasurement(state: LoopState, measured: Measured, config: LoopConf
     stage:
       stillFailing && inInnerLoop && implementable && state.contested.length === 0 ? 'implement' : 'weed',
   };
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
 }

@@ -41,6 +41,16 @@ export function measured(
   };
 }
 
+/** The witness passing at a convergence gate. */
+export const WITNESS_PASS: LoopObservation = {
+  kind: 'witnessed',
+  verdict: 'PASS',
+  summary: 'witness: PASS · checks 4/4',
+  violations: [],
+  failing: [],
+  restored: [],
+};
+
 /** Describes an action in a short string, for readable traces. */
 export function describeAction(action: LoopAction): string {
   switch (action.kind) {
@@ -60,7 +70,12 @@ export function describeAction(action: LoopAction): string {
 export function simulate(
   config: LoopConfig,
   respond: (action: LoopAction, state: LoopState, step: number) => LoopObservation,
-  options: { readonly elapsedMs?: (step: number) => number; readonly state?: LoopState } = {},
+  options: {
+    readonly elapsedMs?: (step: number) => number;
+    readonly state?: LoopState;
+    /** Answers the convergence gate; by default the witness passes. */
+    readonly witness?: (state: LoopState, step: number) => LoopObservation;
+  } = {},
 ): { trace: string[]; state: LoopState; actions: LoopAction[] } {
   let state = options.state ?? initialLoopState();
   let observation: LoopObservation = { kind: 'start' };
@@ -72,7 +87,10 @@ export function simulate(
     actions.push(decision.action);
     trace.push(describeAction(decision.action));
     if (decision.action.kind === 'terminal') break;
-    observation = respond(decision.action, state, step);
+    observation =
+      decision.action.kind === 'witness'
+        ? (options.witness?.(state, step) ?? WITNESS_PASS)
+        : respond(decision.action, state, step);
   }
   return { trace, state, actions };
 }

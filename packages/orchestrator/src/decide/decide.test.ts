@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFitsBudget, decide } from './decide.js';
-import { measured, simulate, testConfig } from './decide.test-helpers.js';
+import { measured, simulate, testConfig, WITNESS_PASS } from './decide.test-helpers.js';
 import type { LoopAction, LoopObservation } from './loop-action.js';
 import { initialLoopState, type LoopState } from './loop-state.js';
 
@@ -37,6 +37,7 @@ describe('decide: spec-first', () => {
       'implement',
       'measure',
       'weed',
+      'witness',
       'terminal:converged',
     ]);
     expect(state.verdicts).toHaveLength(1);
@@ -91,6 +92,7 @@ describe('decide: spec-first', () => {
       'implement',
       'measure',
       'weed',
+      'witness',
       'terminal:converged',
     ]);
     const tend = actions[2] as Extract<LoopAction, { kind: 'phase' }>;
@@ -125,6 +127,7 @@ describe('decide: spec-first', () => {
       'implement',
       'measure',
       'weed',
+      'witness',
       'terminal:converged',
     ]);
   });
@@ -245,7 +248,7 @@ describe('decide: caps', () => {
       if (action.kind === 'phase') return ok(action.phase);
       return { kind: 'red_checked', passing: [], failing: [] };
     });
-    expect(trace).toEqual(['elicit', 'elicit', 'measure', 'weed', 'terminal:converged']);
+    expect(trace).toEqual(['elicit', 'elicit', 'measure', 'weed', 'witness', 'terminal:converged']);
   });
 
   it('ends as cancelled on a cancel observation', () => {
@@ -333,6 +336,7 @@ describe('decide: code-first', () => {
       'distill',
       'measure',
       'weed',
+      'witness',
       'terminal:converged',
     ]);
   });
@@ -355,7 +359,7 @@ describe('decide: decomposition', () => {
 
   it('plans after the first gather and hands a multi-slice goal to the slice loops', () => {
     const { trace } = simulate(testConfig({ entry: 'tend', decompose: true }), world(3));
-    expect(trace).toEqual(['tend', 'plan', 'run_slices', 'terminal:converged']);
+    expect(trace).toEqual(['tend', 'plan', 'run_slices', 'witness', 'terminal:converged']);
   });
 
   it('carries a slice that did not converge up as the run terminal state', () => {
@@ -369,11 +373,151 @@ describe('decide: decomposition', () => {
 
   it('keeps a single-slice goal in the one loop', () => {
     const { trace } = simulate(testConfig({ entry: 'tend', decompose: true }), world(1));
-    expect(trace).toEqual(['tend', 'plan', 'propagate', 'measure', 'weed', 'terminal:converged']);
+    expect(trace).toEqual(['tend', 'plan', 'propagate', 'measure', 'weed', 'witness', 'terminal:converged']);
   });
 
   it('starts slice loops by propagating the parent spec change', () => {
     const { trace } = simulate(testConfig({ entry: 'weed', startWithPropagate: true }), world(1));
-    expect(trace).toEqual(['propagate', 'measure', 'weed', 'terminal:converged']);
+    expect(trace).toEqual(['propagate', 'measure', 'weed', 'witness', 'terminal:converged']);
+  });
+});
+
+describe('decide: the witness gate (convergence is declared on its verdict)', () => {
+  const fail = (
+    violations: { violation: string; routing: string }[],
+    failing: string[] = [],
+  ): LoopObservation => ({
+    kind: 'witnessed',
+    verdict: 'FAIL',
+    summary: 'witness: FAIL',
+    violations,
+    failing,
+    restored: [],
+  });
+  // Tick 1 reads as converged (its measure is green); a later tick converges honestly.
+  const world = (action: LoopAction): LoopObservation => {
+    if (action.kind === 'phase' && action.phase === 'elicit') return ok('elicit', { specChanged: true });
+    if (action.kind === 'phase' && action.phase === 'propagate') return ok('propagate', { newTests: ['a'] });
+    if (action.kind === 'red_check') return { kind: 'red_checked', passing: [], failing: ['a'] };
+    if (action.kind === 'measure') return measured([]);
+    if (action.kind === 'phase') return ok(action.phase);
+    throw new Error(`unexpected ${action.kind}`);
+  };
+
+  it('routes a tampered test to revert + propagate and goes on; a later PASS converges', () => {
+    const { trace, state, actions } = simulate(testConfig(), world, {
+      witness: (s) =>
+        s.tick === 1
+          ? fail([{ violation: 'test/a.test.js edited after propagate', routing: 'revert + propagate' }])
+          : WITNESS_PASS,
+    });
+    expect(trace).toEqual([
+      'elicit',
+      'propagate',
+      'red_check',
+      'implement',
+      'measure',
+      'weed',
+      'witness',
+      'propagate',
+      'red_check',
+      'implement',
+      'measure',
+      'weed',
+      'witness',
+      'terminal:converged',
+    ]);
+    const second = actions.filter((a) => a.kind === 'phase' && a.phase === 'propagate')[1];
+    expect(second?.kind === 'phase' && second.focus.reasons).toEqual([
+      'witness: test/a.test.js edited after propagate → revert + propagate',
+    ]);
+    expect(state.witness).toEqual({
+      tick: 2,
+      verdict: 'PASS',
+      summary: WITNESS_PASS.kind === 'witnessed' ? WITNESS_PASS.summary : '',
+    });
+    expect(state.terminal?.reason).toBe('the convergence invariant holds, and the witness passed');
+  });
+
+  it('a FAIL every time never converges: the caps end the run', () => {
+    const { trace, state } = simulate(testConfig({ caps: { maxTicks: 3 } }), world, {
+      witness: () => fail([{ violation: 'tests do not pass on re-run', routing: 'implement' }], ['a']),
+    });
+    expect(trace.filter((t) => t === 'witness').length).toBeGreaterThan(0);
+    expect(trace.at(-1)).not.toBe('terminal:converged');
+    expect(state.terminal?.state).toMatch(/max_ticks|no_progress/);
+    expect(state.witness?.verdict).toBe('FAIL');
+  });
+
+  it('sends the re-run failures to implement in the next tick', () => {
+    const { actions } = simulate(testConfig({ caps: { maxTicks: 2 } }), world, {
+      witness: (s) =>
+        s.tick === 1 ? fail([{ violation: 'a fails', routing: 'implement' }], ['a']) : WITNESS_PASS,
+    });
+    const implements_ = actions.filter(
+      (a): a is Extract<LoopAction, { kind: 'phase' }> => a.kind === 'phase' && a.phase === 'implement',
+    );
+    expect(implements_.at(-1)?.focus.failing).toEqual(['a']);
+  });
+
+  it('stops awaiting input on a violation routed to escalate, and fails loudly when INCONCLUSIVE', () => {
+    const escalated = simulate(testConfig(), world, {
+      witness: () =>
+        fail([{ violation: 'blocking question downgraded to parked: Who?', routing: 'escalate' }]),
+    });
+    expect(escalated.state.terminal).toEqual({
+      state: 'awaiting_input',
+      reason: 'the witness found: blocking question downgraded to parked: Who?',
+    });
+    const inconclusive = simulate(testConfig(), world, {
+      witness: () => ({
+        ...fail([]),
+        verdict: 'INCONCLUSIVE',
+        summary: 'witness: INCONCLUSIVE · checks 0/6',
+      }),
+    });
+    expect(inconclusive.state.terminal?.state).toBe('failed');
+    expect(inconclusive.state.terminal?.reason).toContain('INCONCLUSIVE');
+  });
+
+  it('a decomposed run whose whole-run witness fails goes back to its slices', () => {
+    let witnessed = 0;
+    const { trace } = simulate(
+      testConfig({ entry: 'tend', decompose: true }),
+      (action) => {
+        if (action.kind === 'phase') return ok(action.phase, { specChanged: true });
+        if (action.kind === 'plan') return { kind: 'planned', slices: 2 };
+        return { kind: 'slices_done' };
+      },
+      {
+        witness: () =>
+          ++witnessed === 1 ? fail([{ violation: 'x edited', routing: 'revert + propagate' }]) : WITNESS_PASS,
+      },
+    );
+    expect(trace).toEqual([
+      'tend',
+      'plan',
+      'run_slices',
+      'witness',
+      'run_slices',
+      'witness',
+      'terminal:converged',
+    ]);
+  });
+
+  it('records every phase with its tick and the reason it was chosen, and the red-before-green evidence', () => {
+    const { state } = simulate(testConfig(), world);
+    expect(state.phaseLog).toEqual([
+      { tick: 1, name: 'elicit', reason: 'entry: elicit' },
+      { tick: 1, name: 'propagate', reason: 'the spec changed' },
+      { tick: 1, name: 'implement', reason: '1 failing test(s)' },
+      { tick: 1, name: 'weed', reason: 'verify: spec and code alignment after the measure' },
+      {
+        tick: 1,
+        name: 'witness',
+        reason: 'the convergence invariant holds; the witness re-derives it from ground truth',
+      },
+    ]);
+    expect(state.redBeforeGreen).toEqual({ newTests: ['a'], seenRed: ['a'], seenGreen: [] });
   });
 });

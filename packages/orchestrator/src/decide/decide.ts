@@ -61,9 +61,18 @@ const STAGES: Readonly<Record<Stage, StageHandler>> = {
   red_check: redCheck,
   implement,
   measure,
-  weed: (state, config, events) => agentAction(state, config, events, 'weed', {}),
+  weed: (state, config, events) =>
+    agentAction(state, config, events, 'weed', {}, 'verify: spec and code alignment after the measure'),
   evaluate,
   escalate,
+  witness: (state) => ({
+    state: logPhase(
+      state,
+      'witness',
+      'the convergence invariant holds; the witness re-derives it from ground truth',
+    ),
+    action: { kind: 'witness' },
+  }),
   done: (state) => ({
     state: { ...state, terminal: state.terminal ?? { state: 'failed', reason: 'run already ended' } },
   }),
@@ -120,7 +129,14 @@ function gather(state: LoopState, config: LoopConfig, events: LoopEvent[]): Stag
     ...(state.answered.length > 0 ? { answered: state.answered } : {}),
     ...(phase === 'tend' ? { divergences: state.divergences.filter(needsTend) } : {}),
   };
-  return agentAction(state, config, events, phase, focus);
+  return agentAction(state, config, events, phase, focus, gatherReason(state, config, phase));
+}
+
+function gatherReason(state: LoopState, config: LoopConfig, phase: 'elicit' | 'distill' | 'tend'): string {
+  if (state.answered.length > 0) return `${String(state.answered.length)} answer(s) to write into the spec`;
+  if (state.route.gather === undefined && state.tick === 1) return `entry: ${config.entry}`;
+  if (state.route.reasons.length > 0) return state.route.reasons.join('; ');
+  return phase === 'distill' ? 'code-first: a fresh distill pass must find nothing new' : `route: ${phase}`;
 }
 
 function plan(state: LoopState, config: LoopConfig): StageOutcome {
@@ -132,10 +148,19 @@ function plan(state: LoopState, config: LoopConfig): StageOutcome {
 function propagate(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
   const needed = state.specChanged || (state.tick > 1 && state.route.propagate);
   if (!needed) return { state: { ...state, stage: 'implement' } };
-  return agentAction(state, config, events, 'propagate', {
-    reasons: state.route.reasons,
-    vacuous: state.route.vacuous ?? [],
-  });
+  const reason = state.specChanged
+    ? 'the spec changed'
+    : state.route.reasons.length > 0
+      ? state.route.reasons.join('; ')
+      : 'route: propagate';
+  return agentAction(
+    state,
+    config,
+    events,
+    'propagate',
+    { reasons: state.route.reasons, vacuous: state.route.vacuous ?? [] },
+    reason,
+  );
 }
 
 function redCheck(state: LoopState): StageOutcome {
@@ -151,7 +176,18 @@ function implement(state: LoopState, config: LoopConfig, events: LoopEvent[]): S
     config.mode === 'spec-first' || state.innerAttempts > 0 || state.route.implement ? targets : [];
   if (testsToFix.length === 0 && codeBugs.length === 0) return { state: { ...state, stage: 'measure' } };
   const next: LoopState = state.innerAttempts === 0 ? { ...state, fixTargets: testsToFix } : state;
-  return agentAction(next, config, events, 'implement', { failing: testsToFix, divergences: codeBugs });
+  const reason = [
+    ...(testsToFix.length > 0 ? [`${String(testsToFix.length)} failing test(s)`] : []),
+    ...(codeBugs.length > 0 ? [`weed: ${String(codeBugs.length)} code bug(s)`] : []),
+  ].join('; ');
+  return agentAction(
+    next,
+    config,
+    events,
+    'implement',
+    { failing: testsToFix, divergences: codeBugs },
+    reason,
+  );
 }
 
 function measure(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome {
@@ -194,10 +230,8 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
     history: [...state.history, summary],
     verdicts: [...state.verdicts, tickVerdict],
   };
-  if (verdict.converged)
-    return {
-      state: { ...recorded, terminal: { state: 'converged', reason: 'the convergence invariant holds' } },
-    };
+  // The run's own reading says converged; convergence is declared on the witness's verdict, not on it.
+  if (verdict.converged) return { state: { ...recorded, stage: 'witness' } };
   const stall = detectStall(recorded.history, {
     noProgressTicks: config.caps.noProgressTicks,
     oscillation: true,
@@ -278,12 +312,21 @@ function agentAction(
   events: LoopEvent[],
   phase: LoopPhase,
   focus: PhaseFocus,
+  reason: string,
 ): StageOutcome {
   const clock = wallClockExceeded(state, config, events);
   if (clock !== undefined) return clock;
   const budget = budgetExceeded(state, config, events);
   if (budget !== undefined) return budget;
-  return { state, action: { kind: 'phase', phase, focus } };
+  return { state: logPhase(state, phase, reason), action: { kind: 'phase', phase, focus } };
+}
+
+/** Records a phase the loop chose and why; a choice repeated on resume (same tick, phase and reason) once. */
+function logPhase(state: LoopState, name: string, reason: string): LoopState {
+  const log = state.phaseLog ?? [];
+  const last = log.at(-1);
+  if (last?.tick === state.tick && last.name === name && last.reason === reason) return state;
+  return { ...state, phaseLog: [...log, { tick: state.tick, name, reason }] };
 }
 
 function wallClockExceeded(

@@ -1,7 +1,7 @@
 import type { PortFailure } from '@allium-loop/ledger';
 import type { Observation } from '@allium-loop/evaluator';
 import type { TerminalState } from '../terminal-state.js';
-import type { Divergence, LoopPhase, TickVerdict } from './loop-state.js';
+import type { Divergence, LoopPhase, TickVerdict, WitnessViolationRoute } from './loop-state.js';
 
 /** What the phase should focus on, handed to its worker's prompt. */
 export interface PhaseFocus {
@@ -38,6 +38,8 @@ export type LoopAction =
   | { readonly kind: 'run_slices' }
   /** Ask the user the blocking questions (interactive runs only). */
   | { readonly kind: 'ask'; readonly questions: readonly string[] }
+  /** The convergence gate: run the engine's deterministic witness over ground truth (no model). */
+  | { readonly kind: 'witness' }
   | { readonly kind: 'terminal'; readonly state: TerminalState; readonly reason: string };
 
 /** Facts `decide` reports for the journal alongside its action. */
@@ -68,6 +70,8 @@ export type LoopObservation =
       readonly specChanged?: boolean;
       /** Gather phases: ids of blocking questions the worker raised. */
       readonly blocking?: readonly string[];
+      /** Gather phases: texts of the parked questions the worker reported (all of the spec's open ones). */
+      readonly parked?: readonly string[];
       /** Distill: new findings this pass. */
       readonly distillNew?: number;
       /** Propagate: the test names generated. */
@@ -93,6 +97,18 @@ export type LoopObservation =
         readonly state: TerminalState;
         readonly reason: string;
       };
+    }
+  /**
+   * The witness ran: its verdict, each violation with its routing, the tests its re-run saw failing, and the
+   * generated tests the driver restored from the engine's copies because their hash had changed.
+   */
+  | {
+      readonly kind: 'witnessed';
+      readonly verdict: 'PASS' | 'FAIL' | 'INCONCLUSIVE';
+      readonly summary: string;
+      readonly violations: readonly WitnessViolationRoute[];
+      readonly failing: readonly string[];
+      readonly restored: readonly string[];
     }
   | { readonly kind: 'cancelled' }
   /** The wall-clock cap passed during an action, which the driver then aborted. */

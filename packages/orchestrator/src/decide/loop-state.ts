@@ -50,6 +50,8 @@ export interface LoopConfig {
   readonly decompose?: boolean;
   /** Slice loops: the spec was already changed by the parent's gather, so tick 1 starts by propagating. */
   readonly startWithPropagate?: boolean;
+  /** Flat ticks in a row before the stall warning is shown (upstream `stall_warning_ticks`, default 1). */
+  readonly stallWarningTicks?: number;
 }
 
 /** A weed divergence, as classified by the weed worker. */
@@ -83,6 +85,8 @@ export type Stage =
   | 'weed'
   | 'evaluate'
   | 'escalate'
+  /** The invariant holds: the engine's witness must pass before the loop may declare convergence. */
+  | 'witness'
   | 'done';
 
 /** The verdict of a finished tick, as recorded in the ledger. */
@@ -144,6 +148,44 @@ export interface LoopState {
   readonly appliedCall?: string;
   /** Set once the goal was planned: how many slices it split into. */
   readonly slices?: number;
+  /**
+   * Spec-first: every test name propagate generated during this loop, those a red-check saw fail before implement
+   * ran, and those it saw already green (flagged as covered or vacuous) — the witness's red-before-green evidence.
+   */
+  readonly redBeforeGreen?: RedBeforeGreen;
+  /** The parked questions the last gather phase reported (it lists every open question then in the spec). */
+  readonly parkedReported?: readonly string[];
+  /** Every phase and engine step the loop chose, with its tick and why: the routing half of the trace. */
+  readonly phaseLog?: readonly PhaseChoice[];
+  /** The last witness verdict at this loop's convergence gate. */
+  readonly witness?: WitnessOutcome;
+}
+
+/** Red-check observations of the tests propagate generated. */
+export interface RedBeforeGreen {
+  readonly newTests: readonly string[];
+  readonly seenRed: readonly string[];
+  readonly seenGreen?: readonly string[];
+}
+
+/** A phase the loop chose to run, in which tick, and why (a trace entry's `phases[]`). */
+export interface PhaseChoice {
+  readonly tick: number;
+  readonly name: string;
+  readonly reason: string;
+}
+
+/** The witness's verdict at a convergence gate, as the loop keeps it. */
+export interface WitnessOutcome {
+  readonly tick: number;
+  readonly verdict: 'PASS' | 'FAIL' | 'INCONCLUSIVE';
+  readonly summary: string;
+}
+
+/** A violation the witness found, and the phase its `routing` names (upstream witness-result `violations[]`). */
+export interface WitnessViolationRoute {
+  readonly violation: string;
+  readonly routing: string;
 }
 
 /** The state of a run that has not started. */

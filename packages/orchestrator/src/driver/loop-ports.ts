@@ -1,6 +1,7 @@
+import type { TestTerm, WeedTerm, WitnessResult } from '@allium-loop/evaluator';
 import type { JournalEvent, ProtectedTest, Question } from '@allium-loop/ledger';
 import type { LoopObservation, PhaseFocus } from '../decide/loop-action.js';
-import type { LoopPhase } from '../decide/loop-state.js';
+import type { LoopPhase, RedBeforeGreen } from '../decide/loop-state.js';
 
 /** One agent phase the driver asks its ports to run. */
 export interface PhaseRequest {
@@ -67,6 +68,18 @@ export interface LoopPorts {
    * the result file it left is valid, so the phase is not run twice; `undefined` to run it again.
    */
   reconcile(request: PhaseRequest): Promise<PhaseReport | undefined>;
+  /**
+   * The convergence gate: the engine's deterministic witness (no model) re-runs the tests, re-hashes the generated
+   * tests, compares the claim with that ground truth and writes its record. It fixes nothing.
+   */
+  witness(request: WitnessRequest): Promise<WitnessReport>;
+  /**
+   * Restores generated tests from the engine's copies (the loop's answer to a witness that found them edited);
+   * returns the paths restored. A copy whose own hash no longer matches is not used.
+   */
+  restoreTests(tests: readonly ProtectedTest[]): Promise<readonly string[]>;
+  /** Replaces the run's trace file (`.allium-loop/<slug>.trace.jsonl`) with `text`, atomically. */
+  writeTrace?(text: string): Promise<void>;
   /** Asks blocking questions on a terminal; `undefined` when the user declined. */
   ask?(
     questions: readonly Question[],
@@ -84,6 +97,40 @@ export interface LoopPorts {
     name: string,
     knownTree?: string,
   ): Promise<{ readonly ref: string; readonly object: string } | undefined>;
+}
+
+/** What the run itself recorded for the scope being witnessed: the claim the witness checks against ground truth. */
+export interface WitnessClaim {
+  readonly tick: number;
+  readonly mode: 'spec-first' | 'code-first';
+  /** The test result the run recorded at its last measure. */
+  readonly recorded?: TestTerm;
+  /** The weed verdict recorded for the witnessed tick (for a decomposed run, the integration pass's). */
+  readonly weed?: WeedTerm;
+  /** Code-first: new findings of the last distill pass. */
+  readonly distillNew?: number;
+  /** The parked questions the run last reported (each gather phase lists all of the spec's). */
+  readonly parkedReported: readonly string[];
+  /** Spec-first: test names propagate generated, and those a red-check saw fail (or already green) first. */
+  readonly redBeforeGreen?: RedBeforeGreen;
+}
+
+/** The witness at one convergence gate: the run's, or a slice's. */
+export interface WitnessRequest {
+  /** The slice whose gate this is; absent for the run (or the assembled whole of a decomposed run). */
+  readonly slice?: string;
+  readonly claim: WitnessClaim;
+  readonly signal: AbortSignal;
+}
+
+/** The witness's verdict, the tests its re-run saw failing, and generated tests whose hash changed. */
+export interface WitnessReport {
+  /** The record, exactly as written to its `record_path` (upstream witness-result schema). */
+  readonly result: WitnessResult;
+  /** Failing test names on the witness's re-run (empty when the counts were unreadable). */
+  readonly failing: readonly string[];
+  /** Protected tests whose content no longer matches the hash propagate recorded. */
+  readonly tampered: readonly ProtectedTest[];
 }
 
 /** One slice of a decomposed goal, as the driver runs it. */

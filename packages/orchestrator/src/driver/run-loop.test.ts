@@ -1,9 +1,18 @@
 import { AlliumLoopError } from '@allium-loop/errors';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import { createLedger, createMemoryLedgerStore, pendingIntents, type Ledger } from '@allium-loop/ledger';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
-import type { LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
+import type {
+  LoopPorts,
+  MeasureReport,
+  PhaseReport,
+  PhaseRequest,
+  WitnessReport,
+  WitnessRequest,
+} from './loop-ports.js';
 import { specRecord } from './ledger-sync.js';
 import { runLoop, type LoopProgress } from './run-loop.js';
 
@@ -72,7 +81,25 @@ function scriptedPorts(calls: string[], overrides: Partial<LoopPorts> = {}): Loo
     redCheck: async () => ({ passing: [], failing: ['LendBook lends'] }),
     measure: async () => measure(fixed ? [] : ['LendBook lends']),
     reconcile: async () => undefined,
+    witness: async (request) => passingWitness(request),
+    restoreTests: async (tests) => tests.map((t) => t.path),
     ...overrides,
+  };
+}
+
+/** A witness that passes, its record as the upstream schema spells it. */
+function passingWitness(request: WitnessRequest): WitnessReport {
+  return {
+    result: {
+      phase: 'witness',
+      verdict: 'PASS',
+      checks: [{ name: 'tests-pass', result: 'pass', ground_truth: 'runner exit 0, 2/2 passed' }],
+      violations: [],
+      record_path: '.allium-loop/add-lending.witness.json',
+      summary: `witness: PASS · checks 1/1 · tick ${String(request.claim.tick)}`,
+    },
+    failing: [],
+    tampered: [],
   };
 }
 
@@ -85,6 +112,15 @@ async function start(goal = 'add lending') {
 }
 
 const clock = { now: () => 1_000 };
+
+const validateTrace = new Ajv({ allErrors: true, strict: false }).compile(
+  JSON.parse(
+    readFileSync(
+      new URL('../../../../docs/schemas/upstream/trace-entry.schema.json', import.meta.url),
+      'utf8',
+    ),
+  ) as object,
+);
 
 describe('runLoop', () => {
   it('drives the scripted project to convergence and records everything in the ledger and journal', async () => {
@@ -113,6 +149,107 @@ describe('runLoop', () => {
     expect(loaded.ok && loaded.value.ledger.terminal?.state).toBe('converged');
     const journal = await store.readJournal('add-lending');
     expect(journal.events.map((e) => e.type)).toContain('terminal');
+  });
+
+  it('converges only on the witness: a FAIL restores the edited test, journals it, routes propagate; then PASS', async () => {
+    const { store, lease, ledger } = await start();
+    const calls: string[] = [];
+    const restored: string[] = [];
+    const protectedTest = {
+      path: 'test/lend.test.js',
+      sha256: 'a'.repeat(64),
+      storedCopy: 'add-lending/protected/test/lend.test.js.orig',
+      recordedAtTick: 1,
+    };
+    let witnessed = 0;
+    const progress: LoopProgress[] = [];
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config,
+      ports: scriptedPorts(calls, {
+        witness: async (request) => {
+          witnessed += 1;
+          if (witnessed > 1) return passingWitness(request);
+          return {
+            result: {
+              phase: 'witness',
+              verdict: 'FAIL',
+              checks: [
+                {
+                  name: 'no-test-weakened',
+                  result: 'fail',
+                  ground_truth: 'sha256 mismatch on test/lend.test.js',
+                },
+              ],
+              violations: [
+                { violation: 'test/lend.test.js edited after propagate', routing: 'revert + propagate' },
+              ],
+              record_path: '.allium-loop/add-lending.witness.json',
+              summary: 'witness: FAIL · no-test-weakened',
+            },
+            failing: [],
+            tampered: [protectedTest],
+          };
+        },
+        restoreTests: async (tests) => {
+          restored.push(...tests.map((t) => t.path));
+          return tests.map((t) => t.path);
+        },
+      }),
+      clock,
+      signal: new AbortController().signal,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(final.terminal?.state).toBe('converged');
+    expect(witnessed).toBe(2);
+    expect(restored).toEqual(['test/lend.test.js']);
+    expect(calls).toContain('tick-2/propagate/1');
+    const journal = (await store.readJournal('add-lending')).events;
+    expect(journal).toContainEqual(
+      expect.objectContaining({ type: 'violation', kind: 'witness_generated_test_changed', reverted: true }),
+    );
+    expect(
+      journal.flatMap((e) => ('data' in e && e.type === 'x-loop.witness' ? [e.data['verdict']] : [])),
+    ).toEqual(['FAIL', 'PASS']);
+    expect(progress).toContainEqual({ kind: 'marker', text: 'witness: FAIL · no-test-weakened' });
+  });
+
+  it('says a flat tick out loud at once, and rewrites the trace after every tick (each line schema-valid)', async () => {
+    const { store, lease, ledger } = await start();
+    const traces: string[] = [];
+    const progress: LoopProgress[] = [];
+    const final = await runLoop({
+      store,
+      lease,
+      ledger,
+      config: { ...config, caps: { ...config.caps, maxTicks: 3, noProgressTicks: 5, maxFixAttempts: 10 } },
+      ports: scriptedPorts([], {
+        // Stuck: implement never fixes the failing test.
+        measure: async () => measure(['LendBook lends']),
+        writeTrace: async (text) => {
+          traces.push(text);
+        },
+      }),
+      clock,
+      signal: new AbortController().signal,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(final.terminal?.state).toBe('max_ticks');
+    const warnings = progress.flatMap((p) => (p.kind === 'marker' && p.text.startsWith('⚠') ? [p.text] : []));
+    expect(warnings).toEqual([
+      '⚠ tick 2 · no progress — tests stuck at 2/3 for 2 ticks',
+      '⚠ tick 3 · no progress — tests stuck at 2/3 for 3 ticks',
+    ]);
+    const journal = (await store.readJournal('add-lending')).events;
+    expect(journal.filter((e) => e.type === 'note' && e.message.startsWith('⚠'))).toHaveLength(2);
+    const lines = (traces.at(-1) ?? '')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(validateTrace(line), JSON.stringify(validateTrace.errors)).toBe(true);
   });
 
   it('accepts a valid result left by an interrupted call instead of running the phase again', async () => {

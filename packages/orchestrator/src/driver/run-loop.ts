@@ -8,6 +8,7 @@ import {
   type Question,
 } from '@allium-loop/ledger';
 import { INTEGRATION_ID } from '@allium-loop/decomposer';
+import { stallWarning } from '@allium-loop/evaluator';
 import { decide } from '../decide/decide.js';
 import type { LoopAction, LoopObservation, SliceFocus } from '../decide/loop-action.js';
 import { initialLoopState, type LoopConfig, type LoopPhase, type LoopState } from '../decide/loop-state.js';
@@ -22,6 +23,8 @@ import {
 } from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
 import { rollUpSlices } from './slice-roll-up.js';
+import { runWitnessStep } from './witness-step.js';
+import { loopTrace, renderTrace, runTrace } from './trace.js';
 import {
   DEFAULT_BACKOFF,
   describeFailure,
@@ -70,6 +73,7 @@ const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
   ask: '→ Escalate: blocking questions',
   plan: '→ Plan: slices from the spec change',
   run_slices: '→ Slices: each as its own loop, then the integration pass',
+  witness: '→ Witness: re-run the tests, re-hash the generated tests, check the claim',
   terminal: '',
 };
 
@@ -187,6 +191,7 @@ class LoopDriver {
           journal,
         );
       await this.persist(ledger, journal);
+      if (decision.events.some((event) => event.kind === 'tick_recorded')) await this.afterTick();
       if (decision.action.kind === 'terminal') return this.ledger;
       this.progress({
         kind: 'marker',
@@ -272,6 +277,8 @@ class LoopDriver {
         return await this.plan();
       case 'run_slices':
         return await this.runSlices();
+      case 'witness':
+        return await this.witness();
     }
   }
 
@@ -597,6 +604,62 @@ class LoopDriver {
       );
     }
     return { kind: 'planned', slices: slices.length };
+  }
+
+  /** The convergence gate of this loop (or of the whole decomposed run): the witness, then what it routes. */
+  private async witness(): Promise<LoopObservation> {
+    const step = await runWitnessStep({
+      ports: this.options.ports,
+      ledger: this.ledger,
+      state: this.state,
+      config: this.options.config,
+      ...(this.options.slice === undefined ? {} : { slice: this.options.slice.id }),
+      integrationId: INTEGRATION,
+      signal: this.options.signal,
+      at: this.now(),
+    });
+    await this.persist(step.ledger, step.events);
+    const prefix = this.options.slice === undefined ? '' : `[${this.options.slice.id}] `;
+    this.progress({ kind: 'marker', text: `${prefix}${step.observation.summary}` });
+    await this.writeTrace();
+    return step.observation;
+  }
+
+  /**
+   * After a tick is recorded: the run's trace file is rewritten, and a flat tick is said out loud at once (upstream
+   * §13: `⚠ tick 4 · no progress — …`), long before the no-progress cap stops the run.
+   */
+  private async afterTick(): Promise<void> {
+    await this.writeTrace();
+    const slice = this.options.slice;
+    const entries = loopTrace(this.state, this.ledger.intents, {
+      prefix: slice === undefined ? '' : `slice:${slice.id}/`,
+    });
+    const warning = stallWarning(entries, this.options.config.stallWarningTicks ?? 1);
+    if (warning === undefined || this.state.terminal?.state === 'converged') return;
+    const text = slice === undefined ? warning : `[${slice.id}] ${warning}`;
+    this.progress({ kind: 'marker', text });
+    await this.persist(this.ledger, [
+      {
+        type: 'note',
+        at: this.now().toISOString(),
+        tick: this.state.tick,
+        message: text,
+        data: { stall: true },
+      },
+    ]);
+  }
+
+  /** Rewrites `.allium-loop/<slug>.trace.jsonl` from the ledger; a failure to write it is said, never fatal. */
+  private async writeTrace(): Promise<void> {
+    const write = this.options.ports.writeTrace;
+    if (write === undefined) return;
+    await write(renderTrace(runTrace(this.ledger))).catch((error: unknown) => {
+      this.progress({
+        kind: 'marker',
+        text: `trace not written: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    });
   }
 
   /** Runs each slice not yet converged as its own loop, in plan order, then the integration pass. */

@@ -3,10 +3,11 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
-import type { Ledger } from '@allium-loop/ledger';
+import { writeFileAtomic, type Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
 import {
+  applyReverts,
   createSpecReader,
   createTestRunner,
   parseWorkerResult,
@@ -29,6 +30,7 @@ import { plannedSlices } from '../driver/planned-slices.js';
 import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
+import { runWitnessGate, traceFilePath } from './witness-gate.js';
 
 /** What {@link createProjectPorts} needs to act on a real project. */
 export interface ProjectPortsOptions {
@@ -179,6 +181,35 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       };
       return report;
     },
+    async witness(request) {
+      const ledger = options.ledger();
+      return runWitnessGate({
+        cwd,
+        slug,
+        ...(request.slice === undefined ? {} : { slice: request.slice }),
+        command: options.testCommand,
+        testTimeoutMs: options.testTimeoutMs,
+        ...(options.env === undefined ? {} : { env: options.env }),
+        protectedTests: ledger.protectedTests,
+        blockingQuestions: blockingQuestionTexts(ledger),
+        claim: request.claim,
+      });
+    },
+    async writeTrace(text) {
+      await writeFileAtomic(join(cwd, traceFilePath(slug)), text);
+    },
+    async restoreTests(tests) {
+      const outcomes = await applyReverts(
+        cwd,
+        tests.map((t) => ({
+          kind: 'restore_from_store' as const,
+          path: t.path,
+          storedCopy: t.storedCopy,
+          sha256: t.sha256,
+        })),
+      );
+      return outcomes.filter((o) => o.applied).map((o) => o.action.path);
+    },
     async reconcile(request) {
       return reconcileResult(cwd, request, options.ledger());
     },
@@ -270,6 +301,7 @@ function describeResult(
           ok: true,
           specChanged,
           blocking,
+          parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
           ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
         },
         questions,
