@@ -86,7 +86,12 @@ describe('the activity readers and tracker', () => {
   it('counts a Claude message once however many content blocks repeat its usage, and prices known models', () => {
     const message = (id: string, content: unknown[], output: number) => ({
       type: 'assistant',
-      message: { id, model: 'claude-sonnet-4', content, usage: { input_tokens: 1000, output_tokens: output } },
+      message: {
+        id,
+        model: 'claude-sonnet-4',
+        content,
+        usage: { input_tokens: 1000, output_tokens: output },
+      },
     });
     const seen = replay(
       [
@@ -123,10 +128,15 @@ describe('the activity readers and tracker', () => {
   it('says nothing for events without activity, and nothing again when nothing changed', () => {
     expect(readClaudeActivity({ type: 'user', message: { content: [] } })).toBeUndefined();
     expect(readClaudeActivity({ type: 'result', usage: { input_tokens: 1 } })).toBeUndefined();
-    expect(readCodexActivity({ type: 'item.completed', item: { type: 'agent_message', text: 'x' } })).toBeUndefined();
+    expect(
+      readCodexActivity({ type: 'item.completed', item: { type: 'agent_message', text: 'x' } }),
+    ).toBeUndefined();
     expect(readCodexActivity({ type: 'item.started', item: { type: 'reasoning' } })).toBeUndefined();
     const seen = replay(
-      [{ type: 'item.started', item: { type: 'mcp_tool_call', server: 'fs', tool: 'read' } }, { type: 'turn.started' }],
+      [
+        { type: 'item.started', item: { type: 'mcp_tool_call', server: 'fs', tool: 'read' } },
+        { type: 'turn.started' },
+      ],
       readCodexActivity,
     );
     expect(seen).toEqual([{ tool: 'fs.read' }]);

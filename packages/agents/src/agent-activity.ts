@@ -63,14 +63,20 @@ export function readClaudeActivity(event: Record<string, unknown>): ActivityUpda
     const target = key === undefined ? undefined : stringOrUndefined(objectOrEmpty(part['input'])[key]);
     tool = target === undefined ? { name } : { name, target };
   }
-  const tokens = message['usage'] === undefined ? undefined : readClaudeUsage(objectOrEmpty(message['usage']));
+  const tokens =
+    message['usage'] === undefined ? undefined : readClaudeUsage(objectOrEmpty(message['usage']));
   const id = stringOrUndefined(message['id']);
   const model = stringOrUndefined(message['model']);
   return build(
     tool,
     tokens === undefined || Object.keys(tokens).length === 0
       ? undefined
-      : { mode: 'replace', tokens, ...(id === undefined ? {} : { id }), ...(model === undefined ? {} : { model }) },
+      : {
+          mode: 'replace',
+          tokens,
+          ...(id === undefined ? {} : { id }),
+          ...(model === undefined ? {} : { model }),
+        },
   );
 }
 
@@ -94,14 +100,18 @@ export function readCodexActivity(event: Record<string, unknown>): ActivityUpdat
       const more = changes.length > 1 ? ` (+${String(changes.length - 1)})` : '';
       const path = stringOrUndefined(first['path']);
       return build(
-        withTarget(stringOrUndefined(first['kind']) ?? 'edit', path === undefined ? undefined : `${path}${more}`),
+        withTarget(
+          stringOrUndefined(first['kind']) ?? 'edit',
+          path === undefined ? undefined : `${path}${more}`,
+        ),
         undefined,
       );
     }
     case 'mcp_tool_call':
       return build(
         withTarget(
-          [stringOrUndefined(item['server']), stringOrUndefined(item['tool'])].filter(Boolean).join('.') || 'mcp',
+          [stringOrUndefined(item['server']), stringOrUndefined(item['tool'])].filter(Boolean).join('.') ||
+            'mcp',
           undefined,
         ),
         undefined,

@@ -85,6 +85,7 @@ async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
     const progress = progressFor(io, outputMode(parsed.values));
     const settings = runSettings(parsed.values, config, io, {
       onProgress: progress.loop,
+      onActivity: progress.activity,
       announce: progress.announce,
     });
     return guarded(io, progress, async () =>
@@ -152,6 +153,7 @@ export function resumeCommand(): Command {
         const progress = progressFor(io, outputMode(parsed.values));
         const settings = runSettings(parsed.values, config, io, {
           onProgress: progress.loop,
+          onActivity: progress.activity,
           announce: progress.announce,
         });
         const withDrift = onDrift === undefined ? settings : { ...settings, onDrift: onDrift as DriftPolicy };

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
 import { makeProject, startCli } from '../e2e/e2e.test-helpers.js';
-import { createProgressRenderer, formatElapsed } from './progress-renderer.js';
+import { createProgressRenderer, formatElapsed, formatTokens } from './progress-renderer.js';
 
 const exec = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
@@ -161,5 +161,101 @@ describe('the renderer itself', () => {
     expect(io.out()).toContain('[slice-a] tick 1 · tests 1/2 · $0.10\n');
     expect(io.out().endsWith('⏵ implement [slice-a] · tick 2 · $0.50\n')).toBe(false);
     expect(formatElapsed(65_000)).toBe('1m05s');
+  });
+});
+
+describe('agent activity and test runs in the status', () => {
+  const at = new Date(0).toISOString();
+  const begin = {
+    kind: 'event',
+    event: { type: 'intent_begun', at, tick: 2, key: 'k', phase: 'implement', action: 'agent-call' },
+  } as const;
+  const end = {
+    kind: 'event',
+    event: { type: 'intent_ended', at, tick: 2, key: 'k', status: 'succeeded' },
+  } as const;
+  const tests = (round: number, passed: number, failed: number) =>
+    ({
+      kind: 'event',
+      event: { type: 'x-loop.tests', at, tick: 2, data: { round, passed, failed, skipped: 0 } },
+    }) as const;
+
+  it('on a terminal: the tool in use, the tokens so far and the spend with the running estimate', () => {
+    let now = 0;
+    const io = { ...createRecordingIo('/x'), isTTY: true, columns: () => 200, now: () => now };
+    const progress = createProgressRenderer(io, {
+      mode: 'text',
+      heartbeatMs: 3_600_000,
+      redrawMs: 3_600_000,
+    });
+    progress.loop({ kind: 'tick', line: '[slice-x] tick 1 · tests 1/2 · $0.10' });
+    progress.loop({ kind: 'event', event: { type: 'tick_recorded', at, tick: 1, line: 'l', usd: 0.5 } });
+    // Activity outside a call (a late line of an ended call) is ignored.
+    progress.activity({ tool: 'Bash stale', tokens: 1 });
+    progress.loop(begin);
+    now = 12_000;
+    progress.activity({ tool: 'Edit src/x.ts', tokens: 3210, costUsd: 0.04 });
+    progress.loop(tests(1, 7, 2));
+    expect(io.out()).toContain(
+      '⏵ implement [slice-x] · agent call 12s · Edit src/x.ts · 3.2k tok · tick 2 · tests 7/9 · $0.54',
+    );
+    expect(io.out()).not.toContain('Bash stale');
+    // On a terminal the count lives in the status line, not in a line of its own.
+    expect(io.out()).not.toContain('after implement round');
+    progress.loop(end);
+    progress.loop(begin);
+    progress.activity({ tool: 'Read a.ts', tokens: 10 });
+    // The ended call's estimate still counts; the new call's tokens have no price, so the spend is a lower bound.
+    expect(io.out()).toContain(
+      '⏵ implement [slice-x] · agent call 0s · Read a.ts · 10 tok · tick 2 · tests 7/9 · ≥$0.54',
+    );
+    progress.loop(end);
+    progress.loop({ kind: 'event', event: { type: 'tick_recorded', at, tick: 2, line: 'l', usd: 0.6 } });
+    progress.loop({ kind: 'event', event: { type: 'note', at, tick: 2, message: 'm' } });
+    // The tick's recorded spend replaces the estimates.
+    expect(io.out().split('\n').at(-2)).toMatch(/⏵ implement \[slice-x\] · tick 2 · tests 7\/9 · \$0\.60$/);
+    progress.close();
+    expect(formatTokens(950)).toBe('950 tok');
+    expect(formatTokens(1_400_000)).toBe('1.4M tok');
+  });
+
+  it('without a terminal: a plain line per test run, and the activity in the heartbeat', () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const io = { ...createRecordingIo('/x'), isTTY: false, now: () => now };
+      const progress = createProgressRenderer(io, { mode: 'text', heartbeatMs: 30_000 });
+      progress.loop(begin);
+      progress.activity({ tool: 'Bash npm test', tokens: 1500, costUsd: 0.01 });
+      progress.loop(tests(1, 7, 2));
+      now = 30_000;
+      vi.advanceTimersByTime(30_000);
+      progress.loop(end);
+      progress.loop(tests(2, 9, 0));
+      progress.close();
+      const lines = io.out().split('\n');
+      expect(lines).toContain('    tests 7/9 after implement round 1');
+      expect(lines).toContain('    tests 9/9 after implement round 2');
+      expect(lines).toContain(
+        '… implement · agent call 30s · Bash npm test · 1.5k tok · tick 2 · tests 7/9 · $0.01',
+      );
+      expect(io.out()).not.toMatch(/\u001b/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('--json: test runs are NDJSON journal events; activity adds nothing to stdout', () => {
+    const io = { ...createRecordingIo('/x'), isTTY: false };
+    const progress = createProgressRenderer(io, { mode: 'json' });
+    progress.loop(begin);
+    progress.activity({ tool: 'Edit src/x.ts', tokens: 10 });
+    progress.loop(tests(1, 7, 2));
+    progress.close();
+    const lines = io.out().trim().split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
+      'intent_begun',
+      'x-loop.tests',
+    ]);
   });
 });
