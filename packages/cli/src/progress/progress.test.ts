@@ -7,6 +7,14 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
 import { makeProject, startCli } from '../e2e/e2e.test-helpers.js';
+import {
+  REAL_CLIS,
+  agentConfigFor,
+  announceSkips,
+  configureProject,
+  envFor,
+  useScriptedModel,
+} from '../real-agents/real-agents.test-helpers.js';
 import { createProgressRenderer, formatElapsed, formatTokens } from './progress-renderer.js';
 
 const exec = promisify(execFile);
@@ -101,6 +109,84 @@ describe('the status line on a real terminal (tmux)', () => {
     process.stdout.write(`\n--- real-pty screen during the call ---\n${later}\n--- at the end ---\n${end}\n`);
   });
 });
+
+announceSkips();
+const REAL_CLAUDE = REAL_CLIS.find((cli) => cli.name === 'claude')!;
+
+describe(
+  'the status line with the real claude against the scripted model (tmux)',
+  { timeout: 600_000 },
+  () => {
+    // A tmux server of its own, so nothing of another tmux user is touched and all of it goes at the end.
+    const socket = `allium-loop-progress-claude-${String(process.pid)}`;
+    const tmux = (...args: string[]) => exec('tmux', ['-L', socket, ...args]);
+    const model = useScriptedModel();
+    afterAll(async () => {
+      await tmux('kill-server').catch(() => undefined);
+    });
+
+    it.skipIf('skipReason' in REAL_CLAUDE)(
+      'shows the tool the agent is using, streamed by the CLI while its call runs',
+      async () => {
+        const cwd = await makeProject({ 'README.md': 'x\n' });
+        const side = await mkdtemp(join(tmpdir(), 'allium-loop-progress-'));
+        const gate = join(side, 'release');
+        model().setScript([
+          {
+            name: 'slow implement',
+            match: 'make done.txt',
+            actions: [
+              { kind: 'write', path: 'notes.txt', content: 'started\n' },
+              // The call stays in this tool until the test releases it: the status line is captured meanwhile.
+              { kind: 'shell', command: `until [ -f ${gate} ]; do sleep 0.2; done; echo yes > done.txt` },
+            ],
+            finalText: 'Done.',
+          },
+        ]);
+        await configureProject(cwd, agentConfigFor(REAL_CLAUDE));
+        const env = await envFor('claude', model());
+        const command = [
+          'env',
+          ...Object.entries({ ...env, FORCE_COLOR: '0' }).map(([name, value]) => `${name}=${value}`),
+          process.execPath,
+          '--conditions=development',
+          '--import',
+          TSX,
+          MAIN,
+          'run',
+          'make done.txt',
+          '--verify',
+          'test -f done.txt',
+        ]
+          .map(quote)
+          .join(' ');
+        await tmux(
+          'new-session',
+          '-d',
+          '-s',
+          'claude',
+          '-x',
+          '200',
+          '-y',
+          '40',
+          '-c',
+          cwd,
+          `${command}; echo "EXIT=$?"; sleep 3600`,
+        );
+        const screen = async () => (await tmux('capture-pane', '-p', '-t', 'claude')).stdout;
+        const during = await waitFor(screen, /⏵ step · agent call \d+s · Bash until \[ -f /);
+        expect(during.split('\n').filter((line) => line.includes('⏵'))).toHaveLength(1);
+        // The tokens the CLI streamed so far are shown beside the tool.
+        expect(during).toMatch(/· Bash until [^·]*· [\d.]+k? tok · /);
+        await writeFile(gate, '');
+        const end = await waitFor(screen, /EXIT=\d+/);
+        expect(end, end).toContain('EXIT=0');
+        expect(end).not.toContain('⏵');
+        process.stdout.write(`\n--- real claude, real pty: screen during the call ---\n${during.trimEnd()}\n`);
+      },
+    );
+  },
+);
 
 describe('without a terminal', () => {
   it('prints a plain heartbeat line at a steady interval while a call runs, and no escape codes', async () => {
