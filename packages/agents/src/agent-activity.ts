@@ -219,7 +219,6 @@ function describeTool(tool: NonNullable<ActivityUpdate['tool']>, options: Activi
       ? undefined
       : (tool.target.startsWith(prefix) ? tool.target.slice(prefix.length) : tool.target).split('\n')[0];
   const text = options.redact(target === undefined || target === '' ? tool.name : `${tool.name} ${target}`);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a terminal
   const printable = text
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
     .replace(/ {2,}/g, ' ')
