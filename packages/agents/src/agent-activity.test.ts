@@ -12,6 +12,7 @@ import {
 } from './agent-activity.js';
 import { createClaudeAgentRunner, createClaudeParser } from './claude-agent.js';
 import { createCodexParser } from './codex-agent.js';
+import { prepareFakeCall } from './describe-agent-runner.test-helpers.js';
 import { DEFAULT_PRICE_TABLE } from './price-table.js';
 import type { ProcessRunResult } from './process-runner.js';
 
@@ -206,5 +207,35 @@ describe('activity while the call runs (process runner delivering lines as they 
     const result = await call;
     expect(result.outcome).toBe('ok');
     expect(result.costUsd).toBe(0.04);
+  });
+});
+
+describe('activity over a long stream', () => {
+  it('follows 20 MB of streamed events (tens of thousands) with running totals, and the report is unchanged', async () => {
+    let updates = 0;
+    let latest: AgentActivity | undefined;
+    const call = await prepareFakeCall({
+      behaviour: 'huge-output',
+      outputBytes: 20 * 1024 * 1024,
+      authEnv: 'ANTHROPIC_API_KEY',
+      timeoutMs: 600_000,
+      create: (setup) =>
+        createClaudeAgentRunner(
+          { kind: 'claude', envAllow: setup.envAllow, killGraceMs: setup.killGraceMs },
+          {
+            env: setup.env,
+            onActivity: (activity) => {
+              updates += 1;
+              latest = activity;
+            },
+          },
+        ),
+    });
+    const result = await call.runner.run(call.request);
+    expect(result.outcome).toBe('ok');
+    expect(result.costUsd).toBe(0.0123);
+    // One output token per streamed event of about 1 KiB, each counted once.
+    expect(updates).toBeGreaterThan(15_000);
+    expect(latest?.tokens).toBe(updates);
   });
 });

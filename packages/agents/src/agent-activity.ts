@@ -179,33 +179,46 @@ export interface ActivityTrackerOptions {
  * relative to the working directory, redacted and cut to {@link MAX_TOOL_CHARS}.
  */
 export function createActivityTracker(options: ActivityTrackerOptions): (update: ActivityUpdate) => void {
-  const byId = new Map<string, { tokens: TokenUsage; model: string | undefined }>();
-  const added: { tokens: TokenUsage; model: string | undefined }[] = [];
+  // Running totals (a call may stream tens of thousands of events): a replaced usage is taken out, then the new one
+  // added in. `unpriced` counts the usages whose model has no price.
+  const byId = new Map<string, Counted>();
+  const totals = { usages: 0, tokens: 0, usd: 0, unpriced: 0 };
+  const count = (entry: Counted, sign: 1 | -1): void => {
+    totals.usages += sign;
+    totals.tokens += sign * entry.tokens;
+    if (entry.usd === undefined) totals.unpriced += sign;
+    else totals.usd += sign * entry.usd;
+  };
   let tool: string | undefined;
   let last = '';
   return (update) => {
     if (update.tool !== undefined) tool = describeTool(update.tool, options);
     if (update.usage !== undefined) {
-      const entry = { tokens: update.usage.tokens, model: update.usage.model };
-      if (update.usage.mode === 'replace' && update.usage.id !== undefined) byId.set(update.usage.id, entry);
-      else added.push(entry);
+      const { tokens, model, id, mode } = update.usage;
+      const entry: Counted = { tokens: totalTokens(tokens), usd: priceTokens(options.prices, model, tokens) };
+      if (mode === 'replace' && id !== undefined) {
+        const before = byId.get(id);
+        if (before !== undefined) count(before, -1);
+        byId.set(id, entry);
+      }
+      count(entry, 1);
     }
-    const usages = [...byId.values(), ...added];
-    const tokens = usages.reduce((sum, u) => sum + totalTokens(u.tokens), 0);
-    const prices = usages.map((u) => priceTokens(options.prices, u.model, u.tokens));
-    const costUsd = prices.some((p) => p === undefined)
-      ? undefined
-      : prices.reduce<number>((sum, p) => sum + (p ?? 0), 0);
     const activity: AgentActivity = {
       ...(tool === undefined ? {} : { tool }),
-      ...(usages.length === 0 ? {} : { tokens }),
-      ...(costUsd === undefined || usages.length === 0 ? {} : { costUsd }),
+      ...(totals.usages === 0 ? {} : { tokens: totals.tokens }),
+      ...(totals.usages === 0 || totals.unpriced > 0 ? {} : { costUsd: totals.usd }),
     };
     const key = JSON.stringify(activity);
     if (key === last) return;
     last = key;
     options.onActivity(activity);
   };
+}
+
+/** One usage as it counts toward the totals. */
+interface Counted {
+  readonly tokens: number;
+  readonly usd: number | undefined;
 }
 
 function totalTokens(tokens: TokenUsage): number {
