@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   // Answered here, without loading the CLI, so `--version` starts as fast as Node itself (tools/bench/startup).
-  // The text is the CLI's own (`run-cli.ts`), read from the same package.json; bin.test.ts holds them equal.
+  // The text is the CLI's own (`run-cli.ts`), read from the same package.json; main.test.ts holds them equal.
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`allium-loop ${version}\n`);
 } else {

@@ -135,7 +135,8 @@ function testsMeasured(data: unknown): string | undefined {
 function describeTestRun(event: JournalEvent): string | undefined {
   if (event.type !== 'x-loop.tests') return undefined;
   const round = (event.data as { round?: unknown } | undefined)?.round;
-  return `${testsMeasured(event.data) ?? 'tests ?/?'}${typeof round === 'number' ? ` after implement round ${String(round)}` : ''}`;
+  const counts = testsMeasured(event.data) ?? 'tests ?/?';
+  return typeof round === 'number' && round > 0 ? `${counts} after implement round ${String(round)}` : counts;
 }
 
 /** Folds one journal event into the status. */
