@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,11 +118,12 @@ describe(
   { timeout: 600_000 },
   () => {
     // A tmux server of its own, so nothing of another tmux user is touched and all of it goes at the end.
-    const socket = `allium-loop-progress-claude-${String(process.pid)}`;
-    const tmux = (...args: string[]) => exec('tmux', ['-L', socket, ...args]);
+    const socket = join(tmpdir(), `allium-loop-progress-claude-${String(process.pid)}.sock`);
+    const tmux = (...args: string[]) => exec('tmux', ['-S', socket, ...args]);
     const model = useScriptedModel();
     afterAll(async () => {
       await tmux('kill-server').catch(() => undefined);
+      await rm(socket, { force: true });
     });
 
     it.skipIf('skipReason' in REAL_CLAUDE)(
