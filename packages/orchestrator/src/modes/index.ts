@@ -72,4 +72,4 @@ export {
   waitForRateLimit,
   type RateLimitWait,
   type RateLimitWaitOptions,
-} from './wait-for-rate-limit.js';
+} from '../driver/wait-for-rate-limit.js';
