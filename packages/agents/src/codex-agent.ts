@@ -67,6 +67,8 @@ export function createCodexParser(
   let tokens: TokenUsage | undefined;
   let turns = 0;
   let failure: string | undefined;
+  /** An `error` event not (yet) followed by a completed turn: Codex prints one per retry it makes itself. */
+  let pendingError: string | undefined;
   let sessionId: string | undefined;
   return {
     onLine(line) {
@@ -75,12 +77,14 @@ export function createCodexParser(
       const type = event['type'];
       if (type === 'thread.started') sessionId = stringOrUndefined(event['thread_id']);
       if (type === 'turn.completed') {
+        // Codex got past its own retries ("Reconnecting... 1/5 (… 429 …)"): those errors did not end the call.
+        pendingError = undefined;
         turns += 1;
         tokens = addTokenUsage(tokens, readCodexUsage(objectOrEmpty(event['usage'])));
       }
       if (type === 'turn.failed')
         failure = stringOrUndefined(objectOrEmpty(event['error'])['message']) ?? 'turn failed';
-      if (type === 'error') failure ??= stringOrUndefined(event['message']);
+      if (type === 'error') pendingError ??= stringOrUndefined(event['message']);
       if (activity === undefined) return;
       const update = readCodexActivity(event);
       // Codex names no model in its events: the configured one prices the estimate, as it prices the report.
@@ -92,18 +96,19 @@ export function createCodexParser(
         );
     },
     finish: () => {
+      const failed = failure ?? pendingError;
       const outcome: AgentOutcome | undefined =
-        failure === undefined ? undefined : isRateLimitMessage(failure) ? 'rate_limited' : 'api_error';
-      const authFailed = outcome === 'api_error' && failure !== undefined && isAuthFailureMessage(failure);
+        failed === undefined ? undefined : isRateLimitMessage(failed) ? 'rate_limited' : 'api_error';
+      const authFailed = outcome === 'api_error' && failed !== undefined && isAuthFailureMessage(failed);
       return buildReport({
         outcome,
-        finalResult: turns > 0 || failure !== undefined ? 'present' : 'missing',
+        finalResult: turns > 0 || failed !== undefined ? 'present' : 'missing',
         tokens,
         costUsd: tokens === undefined ? undefined : priceTokens(prices, model, tokens),
         turns: turns > 0 ? turns : undefined,
         sessionId,
         authFailure: authFailed ? true : undefined,
-        detail: authFailed && failure !== undefined ? authFailureDetail(failure, CODEX_AUTH_HINT) : failure,
+        detail: authFailed && failed !== undefined ? authFailureDetail(failed, CODEX_AUTH_HINT) : failed,
       });
     },
   };
