@@ -67,7 +67,14 @@ describe('activity read from recordings of the real CLIs', () => {
 
   it('the final reports stay what they were when activity is read alongside', () => {
     for (const [events, parser, plain] of [
-      [readRecording('claude-stream-json.jsonl'), createClaudeParser(() => 0, () => undefined), createClaudeParser(() => 0)],
+      [
+        readRecording('claude-stream-json.jsonl'),
+        createClaudeParser(
+          () => 0,
+          () => undefined,
+        ),
+        createClaudeParser(() => 0),
+      ],
       [
         readRecording('codex-json.jsonl'),
         createCodexParser('gpt-5', DEFAULT_PRICE_TABLE, () => undefined),
