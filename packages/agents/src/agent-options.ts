@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AgentActivity } from './agent-activity.js';
 import { DEFAULT_CAPTURE_LIMITS, type CaptureLimits } from './process-runner.js';
 import { DEFAULT_PRICE_TABLE, priceTableSchema, type PriceTable } from './price-table.js';
 
@@ -28,10 +29,18 @@ export const commonAgentOptionsSchema = z.object({
 /** Options every agent kind accepts. */
 export type CommonAgentOptions = z.infer<typeof commonAgentOptionsSchema>;
 
-/** What the runtime supplies that is not configuration: the environment the agent's variables come from. */
+/**
+ * What the runtime supplies that is not configuration: the environment the agent's variables come from, and where
+ * the agent's live activity goes.
+ */
 export interface AgentRuntime {
   /** Source of PATH, HOME and auth variables; defaults to `process.env`. Only allowed names are passed on. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Receives the running call's activity (tool in use, tokens so far) as its CLI streams it, for adapters whose
+   * CLI streams events (`claude` in stream-json, `codex`). Called synchronously while output arrives.
+   */
+  readonly onActivity?: (activity: AgentActivity) => void;
 }
 
 /** Common options with defaults applied. */
@@ -43,6 +52,7 @@ export interface ResolvedCommonOptions {
   readonly transcriptDir: string | undefined;
   readonly prices: PriceTable;
   readonly env: Readonly<Record<string, string | undefined>>;
+  readonly onActivity: ((activity: AgentActivity) => void) | undefined;
 }
 
 /** Default grace period between SIGTERM and SIGKILL. */
@@ -65,5 +75,6 @@ export function resolveCommonOptions(
     transcriptDir: options.transcriptDir,
     prices: { ...DEFAULT_PRICE_TABLE, ...options.prices },
     env: runtime.env ?? process.env,
+    onActivity: runtime.onActivity,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readClaudeActivity, readClaudeUsage, type ActivityUpdate } from './agent-activity.js';
 import type { AgentRuntime } from './agent-options.js';
 import { commonAgentOptionsSchema, resolveCommonOptions } from './agent-options.js';
 import {
@@ -15,7 +16,6 @@ import {
 } from './agent-report.js';
 import type { AgentOutcome, AgentRunner, AgentRunRequest } from './agent-runner.js';
 import { createCliAgentRunner, type CliAdapterSpec } from './cli-agent-runner.js';
-import { compactUsage } from './price-table.js';
 
 /** Options of the `claude` adapter (Claude Code in print mode). */
 export const claudeOptionsSchema = commonAgentOptionsSchema.extend({
@@ -79,9 +79,13 @@ export function buildClaudeArgs(options: ClaudeOptions, request: AgentRunRequest
 /**
  * Reads Claude's output: the `system/init` event (session id), `system/api_retry` events (the wait Claude Code
  * chose after a 429, from the server's `retry-after`) and the final `result` object, which is the last line in
- * stream-json and the only line in json mode. `now` stamps the result line (epoch ms).
+ * stream-json and the only line in json mode. `now` stamps the result line (epoch ms). `activity` receives the tool
+ * calls and usage of the stream-json `assistant` events as they arrive.
  */
-export function createClaudeParser(now: () => number = Date.now): AgentOutputParser {
+export function createClaudeParser(
+  now: () => number = Date.now,
+  activity?: (update: ActivityUpdate) => void,
+): AgentOutputParser {
   let result: Record<string, unknown> | undefined;
   let resultAt = 0;
   let sessionId: string | undefined;
@@ -97,6 +101,9 @@ export function createClaudeParser(now: () => number = Date.now): AgentOutputPar
       if (event['type'] === 'system') sessionId ??= stringOrUndefined(event['session_id']);
       if (event['subtype'] === 'api_retry' && event['error_status'] === 429)
         retryDelayMs = numberOrUndefined(event['retry_delay_ms']);
+      if (activity === undefined) return;
+      const update = readClaudeActivity(event);
+      if (update !== undefined) activity(update);
     },
     finish: () =>
       result === undefined
@@ -133,12 +140,7 @@ function readClaudeResult(
     outcome,
     finalResult: 'present',
     costUsd: numberOrUndefined(result['total_cost_usd']) ?? numberOrUndefined(result['total_cost']),
-    tokens: compactUsage({
-      input: numberOrUndefined(usage['input_tokens']),
-      output: numberOrUndefined(usage['output_tokens']),
-      cacheRead: numberOrUndefined(usage['cache_read_input_tokens']),
-      cacheWrite: numberOrUndefined(usage['cache_creation_input_tokens']),
-    }),
+    tokens: readClaudeUsage(usage),
     turns: numberOrUndefined(result['num_turns']),
     sessionId: stringOrUndefined(result['session_id']) ?? initSession,
     rateLimitResetAt: outcome === 'rate_limited' ? (resetTime(text ?? '') ?? retryResetAt) : undefined,
@@ -179,7 +181,7 @@ export function createClaudeAgentRunner(options: ClaudeOptions, runtime?: AgentR
       'Install Claude Code: npm install -g @anthropic-ai/claude-code (then run `claude` once to log in).',
     authEnv: CLAUDE_AUTH_ENV,
     buildInvocation: (request) => ({ args: buildClaudeArgs(options, request), stdin: request.prompt }),
-    createParser: () => createClaudeParser(),
+    createParser: (_request, _files, activity) => createClaudeParser(Date.now, activity),
   };
   return createCliAgentRunner(spec, resolveCommonOptions(options, runtime));
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedactor } from '@allium-loop/ledger';
+import { createActivityTracker, type ActivityUpdate } from './agent-activity.js';
 import { buildAgentEnv } from './agent-env.js';
 import type { ResolvedCommonOptions } from './agent-options.js';
 import { decideOutcome, type AgentOutputParser, type AgentReport } from './agent-report.js';
@@ -32,7 +33,15 @@ export interface CliAdapterSpec {
   /** Auth and config variables the CLI needs, passed through by name. */
   readonly authEnv: readonly string[];
   buildInvocation(request: AgentRunRequest, files: CallFiles): CliInvocation;
-  createParser(request: AgentRunRequest, files: CallFiles): AgentOutputParser;
+  /**
+   * The call's output parser. `activity`, when the runtime wants live activity, takes what the parser reads from
+   * each streamed event (see `agent-activity.ts`); the final report must not depend on it.
+   */
+  createParser(
+    request: AgentRunRequest,
+    files: CallFiles,
+    activity?: (update: ActivityUpdate) => void,
+  ): AgentOutputParser;
   /** Extra transcript sections read after the call (e.g. Codex's last message file). */
   readSections?(files: CallFiles): Promise<Record<string, string>>;
 }
@@ -72,7 +81,16 @@ async function runCall(
   const call: AgentRunRequest = prompt === request.prompt ? request : { ...request, prompt };
   await writeFile(files.promptFile, call.prompt, { encoding: 'utf8', mode: 0o600 });
   const invocation = spec.buildInvocation(call, files);
-  const parser = spec.createParser(call, files);
+  const activity =
+    common.onActivity === undefined
+      ? undefined
+      : createActivityTracker({
+          cwd: request.cwd,
+          prices: common.prices,
+          redact: (text) => redactor.text(text),
+          onActivity: common.onActivity,
+        });
+  const parser = spec.createParser(call, files, activity);
   const env = buildAgentEnv(common.env, [...spec.authEnv, ...common.envAllow]);
   const file = common.binary ?? spec.binary;
   const startedAt = new Date();

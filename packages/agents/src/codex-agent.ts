@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readCodexActivity, readCodexUsage, type ActivityUpdate } from './agent-activity.js';
 import { commonAgentOptionsSchema, resolveCommonOptions, type AgentRuntime } from './agent-options.js';
 import {
   authFailureDetail,
   buildReport,
   isAuthFailureMessage,
   isRateLimitMessage,
-  numberOrUndefined,
   objectOrEmpty,
   parseJsonObject,
   stringOrUndefined,
@@ -15,7 +15,7 @@ import {
 } from './agent-report.js';
 import type { AgentOutcome, AgentRunner, AgentRunRequest, TokenUsage } from './agent-runner.js';
 import { createCliAgentRunner, type CallFiles } from './cli-agent-runner.js';
-import { addTokenUsage, compactUsage, priceTokens, type PriceTable } from './price-table.js';
+import { addTokenUsage, priceTokens, type PriceTable } from './price-table.js';
 
 /** Options of the `codex` adapter (`codex exec`). */
 export const codexOptionsSchema = commonAgentOptionsSchema.extend({
@@ -56,9 +56,14 @@ export function buildCodexArgs(options: CodexOptions, request: AgentRunRequest, 
 
 /**
  * Reads Codex's JSONL events: `thread.started` (session), `turn.completed` (usage, summed over turns),
- * `turn.failed` and `error` (the failure). Tokens are priced with `prices` under `model`.
+ * `turn.failed` and `error` (the failure). Tokens are priced with `prices` under `model`. `activity` receives the
+ * items started (commands, file changes, tool calls) and each turn's usage as they arrive.
  */
-export function createCodexParser(model: string | undefined, prices: PriceTable): AgentOutputParser {
+export function createCodexParser(
+  model: string | undefined,
+  prices: PriceTable,
+  activity?: (update: ActivityUpdate) => void,
+): AgentOutputParser {
   let tokens: TokenUsage | undefined;
   let turns = 0;
   let failure: string | undefined;
@@ -80,6 +85,15 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
       if (type === 'turn.failed')
         failure = stringOrUndefined(objectOrEmpty(event['error'])['message']) ?? 'turn failed';
       if (type === 'error') pendingError ??= stringOrUndefined(event['message']);
+      if (activity === undefined) return;
+      const update = readCodexActivity(event);
+      // Codex names no model in its events: the configured one prices the estimate, as it prices the report.
+      if (update !== undefined)
+        activity(
+          update.usage === undefined || model === undefined
+            ? update
+            : { ...update, usage: { ...update.usage, model } },
+        );
     },
     finish: () => {
       const failed = failure ?? pendingError;
@@ -100,17 +114,6 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
   };
 }
 
-/** Codex counts cached tokens inside `input_tokens`; ours keeps them apart. */
-function readCodexUsage(usage: Record<string, unknown>): TokenUsage {
-  const input = numberOrUndefined(usage['input_tokens']);
-  const cached = numberOrUndefined(usage['cached_input_tokens']);
-  return compactUsage({
-    input: input === undefined ? undefined : input - (cached ?? 0),
-    cacheRead: cached,
-    output: numberOrUndefined(usage['output_tokens']),
-  });
-}
-
 /** The `codex` adapter. */
 export function createCodexAgentRunner(options: CodexOptions, runtime?: AgentRuntime): AgentRunner {
   const common = resolveCommonOptions(options, runtime);
@@ -125,7 +128,7 @@ export function createCodexAgentRunner(options: CodexOptions, runtime?: AgentRun
         args: buildCodexArgs(options, request, files),
         stdin: request.prompt,
       }),
-      createParser: () => createCodexParser(options.model, common.prices),
+      createParser: (_request, _files, activity) => createCodexParser(options.model, common.prices, activity),
       readSections: async (files) => {
         const text = await readFile(join(files.scratchDir, LAST_MESSAGE_FILE), 'utf8').catch(() => undefined);
         return text === undefined ? {} : { 'last message': text.slice(0, 64 * 1024) };

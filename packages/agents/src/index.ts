@@ -11,6 +11,7 @@ export {
   type OutputStats,
   type TokenUsage,
 } from './agent-runner.js';
+export type { AgentActivity } from './agent-activity.js';
 export {
   AgentBinaryNotFoundError,
   AgentConfigError,

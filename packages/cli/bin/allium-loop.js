@@ -1,19 +1,30 @@
 #!/usr/bin/env node
-// The `allium-loop` executable inside this repository. It is committed (not built) so that `npm ci` links
-// node_modules/.bin/allium-loop before anything is built; it then loads the built CLI from dist/.
-const entry = new URL('../dist/main.js', import.meta.url);
-try {
-  await import(entry.href);
-} catch (error) {
-  const missing =
-    error !== null &&
-    typeof error === 'object' &&
-    error.code === 'ERR_MODULE_NOT_FOUND' &&
-    String(error.message).includes('dist/main.js');
-  if (!missing) throw error;
-  process.stderr.write(
-    'allium-loop: the CLI is not built yet (packages/cli/dist/main.js is missing).\n' +
-      'Run `npm run build` at the repository root, then try again.\n',
-  );
-  process.exitCode = 1;
+// The `allium-loop` executable, in this repository and in the published package alike. It is committed (not built)
+// so that `npm ci` links node_modules/.bin/allium-loop before anything is built; it then loads the built CLI from
+// dist/.
+import { readFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  // Answered here, without loading the CLI, so `--version` starts as fast as Node itself (tools/bench/startup).
+  // The text is the CLI's own (`run-cli.ts`), read from the same package.json; main.test.ts holds them equal.
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`allium-loop ${version}\n`);
+} else {
+  const entry = new URL('../dist/main.js', import.meta.url);
+  try {
+    await import(entry.href);
+  } catch (error) {
+    const missing =
+      error !== null &&
+      typeof error === 'object' &&
+      error.code === 'ERR_MODULE_NOT_FOUND' &&
+      String(error.message).includes('dist/main.js');
+    if (!missing) throw error;
+    process.stderr.write(
+      'allium-loop: the CLI is not built yet (packages/cli/dist/main.js is missing).\n' +
+        'Run `npm run build` at the repository root, then try again.\n',
+    );
+    process.exitCode = 1;
+  }
 }

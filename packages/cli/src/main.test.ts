@@ -1,24 +1,31 @@
 import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const execFileAsync = promisify(execFile);
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+const SHIM = fileURLToPath(new URL('../bin/allium-loop.js', import.meta.url));
 
-/** Runs the real CLI entry as a child process, from source, the way `node` would run the built one. */
-async function runMain(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs `node` with `args` as a child process. */
+async function runNode(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(
-      process.execPath,
-      ['--conditions=development', '--import', 'tsx', main, ...args],
-      { env: { ...process.env, FORCE_COLOR: '0' } },
-    );
+    const { stdout, stderr } = await execFileAsync(process.execPath, args, {
+      env: { ...process.env, FORCE_COLOR: '0' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+/** Runs the real CLI entry as a child process, from source, the way `node` would run the built one. */
+function runMain(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runNode(['--conditions=development', '--import', 'tsx', main, ...args]);
 }
 
 describe('allium-loop as a process', () => {
@@ -32,5 +39,29 @@ describe('allium-loop as a process', () => {
     const result = await runMain('frobnicate');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown command 'frobnicate'");
+  });
+});
+
+describe('the bin shim', () => {
+  it('answers --version and -v itself, without loading the CLI, with the very text the CLI prints', async () => {
+    // A copy of the shim beside a package.json and no dist/: only an answer that loads nothing else succeeds.
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-bin-'));
+    await mkdir(join(dir, 'bin'));
+    await copyFile(SHIM, join(dir, 'bin', 'allium-loop.js'));
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', version: '7.8.9' }));
+    const bin = join(dir, 'bin', 'allium-loop.js');
+    for (const flag of ['--version', '-v'])
+      expect(await runNode([bin, flag])).toEqual({ code: 0, stdout: 'allium-loop 7.8.9\n', stderr: '' });
+    // Anything else needs the CLI, which is missing here: the shim says how to build it.
+    const help = await runNode([bin, '--help']);
+    expect(help.code).toBe(1);
+    expect(help.stderr).toContain('the CLI is not built yet');
+    const both = await runNode([bin, '--version', '--help']);
+    expect(both.stderr).toContain('the CLI is not built yet');
+
+    const own = await runNode([SHIM, '--version']);
+    const cli = await runMain('--version');
+    expect(cli.code).toBe(0);
+    expect(own).toEqual(cli);
   });
 });

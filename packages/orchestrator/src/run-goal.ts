@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRunner, type AgentRunner } from '@allium-loop/agents';
+import { createAgentRunner, type AgentActivity, type AgentRunner } from '@allium-loop/agents';
 import { detectEntry, type EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError } from '@allium-loop/errors';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
@@ -57,6 +57,8 @@ export interface RunSettings {
   readonly signal: AbortSignal;
   readonly clock: Clock;
   readonly onProgress?: (progress: LoopProgress) => void;
+  /** The running agent call's activity (tool in use, tokens so far), for CLIs that stream it. */
+  readonly onActivity?: (activity: AgentActivity) => void;
   /** Announces decisions the user should see once (entry path, test command, lease takeover). */
   readonly announce?: (line: string) => void;
   readonly ask?: LoopPorts['ask'];
@@ -345,7 +347,10 @@ function harnessNote(harness: HarnessRecord, outside: string | undefined, at: st
 /** Builds the agent runner once to validate its configuration; a wrong setting throws before any write. */
 function checkAgent(agent: unknown, settings: RunSettings, slug: string): AgentRunner {
   try {
-    return createAgentRunner(withRunDefaults(agent, settings.cwd, slug), { env: settings.env });
+    return createAgentRunner(withRunDefaults(agent, settings.cwd, slug), {
+      env: settings.env,
+      ...(settings.onActivity === undefined ? {} : { onActivity: settings.onActivity }),
+    });
   } catch (error) {
     if (!AlliumLoopError.is(error)) throw error;
     const kind =

@@ -93,6 +93,7 @@ export function demoCommand(): Command {
           signal: io.signal ?? new AbortController().signal,
           clock: { now: io.now ?? (() => Date.now()) },
           onProgress: progress.loop,
+          onActivity: progress.activity,
           announce: progress.announce,
         });
         const code = finish(progress, outcome);

@@ -154,6 +154,7 @@ export async function resumeModeRun(
     ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
     ...(deps.createAgent === undefined ? {} : { createAgent: deps.createAgent }),
     onProgress: progress.mode,
+    onActivity: progress.activity,
     announce: progress.announce,
   };
   return report(io, progress, () => resumeModeRun_(slug, settings));
@@ -193,6 +194,7 @@ async function planModeRun(
     ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
     ...(deps.createAgent === undefined ? {} : { createAgent: deps.createAgent }),
     onProgress: progress.mode,
+    onActivity: progress.activity,
     announce: progress.announce,
   };
   // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.

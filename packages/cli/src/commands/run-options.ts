@@ -95,13 +95,13 @@ export function capsFromFlags(
 
 /**
  * Builds the spec loop's settings from flags, the config file and the terminal. Throws {@link FlagError} on bad
- * values. Output goes through `onProgress` and `announce`, which the caller's progress renderer provides.
+ * values. Output goes through `onProgress`, `onActivity` and `announce`, which the caller's progress renderer provides.
  */
 export function runSettings(
   values: RunFlagValues,
   config: Config,
   io: CliIo,
-  output: Pick<RunSettings, 'onProgress' | 'announce'>,
+  output: Pick<RunSettings, 'onProgress' | 'onActivity' | 'announce'>,
 ): RunSettings {
   const interactive = io.isTTY && io.prompt !== undefined;
   const prompt = interactive ? io.prompt : undefined;

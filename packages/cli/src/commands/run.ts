@@ -121,6 +121,7 @@ async function driveRun(
     const progress = progressFor(io, outputMode(parsed.values));
     const settings = runSettings(parsed.values, config, io, {
       onProgress: progress.loop,
+      onActivity: progress.activity,
       announce: progress.announce,
     });
     return guarded(io, progress, async () => finish(progress, await start(settings)));
@@ -211,6 +212,7 @@ export function resumeCommand(): Command {
         const progress = progressFor(io, outputMode(parsed.values));
         const settings = runSettings(parsed.values, config, io, {
           onProgress: progress.loop,
+          onActivity: progress.activity,
           announce: progress.announce,
         });
         const withDrift = onDrift === undefined ? settings : { ...settings, onDrift: onDrift as DriftPolicy };

@@ -258,6 +258,16 @@ describe('loop flows through the CLI', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('red-check: 3 new test(s) fail first');
     expect(run.stdout).toMatch(/\[cycle:entity-lifecycle:Book\] tick 1 · tests 5\/5 · weed dirty\(1\)/);
+    // The test count of the run between the two implement rounds is printed before the second round starts.
+    const lines = run.stdout.split('\n');
+    const rounds = lines.flatMap((line, i) =>
+      line === '[cycle:entity-lifecycle:Book] → Act: implement' ? [i] : [],
+    );
+    const between = lines.indexOf('    tests 4/5 after implement round 1');
+    expect(rounds.length).toBeGreaterThanOrEqual(2);
+    expect(between).toBeGreaterThan(rounds[0]!);
+    expect(between).toBeLessThan(rounds[1]!);
+    expect(lines.indexOf('    tests 5/5 after implement round 2')).toBeGreaterThan(rounds[1]!);
     expect(run.stdout).toMatch(/\[cycle:entity-lifecycle:Book\] tick 2 · tests 5\/5 · weed clean/);
     expect(run.stdout).toContain('[integration]');
     expect(run.stdout).toContain('converged after');

@@ -1,3 +1,4 @@
+import type { AgentActivity } from '@allium-loop/agents';
 import type { JournalEvent } from '@allium-loop/ledger';
 import { formatUsd, type LoopProgress, type ModeProgress } from '@allium-loop/orchestrator';
 import { createLogUpdate } from 'log-update';
@@ -12,6 +13,8 @@ export interface ProgressRenderer {
   readonly loop: (progress: LoopProgress) => void;
   /** Loop-mode progress (lines and journal events). */
   readonly mode: (progress: ModeProgress) => void;
+  /** The running agent call's activity (tool in use, tokens so far), as its CLI streams it. */
+  readonly activity: (activity: AgentActivity) => void;
   /** A one-off announcement (entry point, test command, slug, lease takeover). */
   readonly announce: (line: string) => void;
   /** The final report: printed in text and quiet mode, never in JSON mode. */
@@ -29,14 +32,21 @@ export interface ProgressOptions {
   readonly redrawMs?: number;
 }
 
-/** What the status line knows: the latest phase, slice, call, activity, tests and spend. */
-interface Status {
+/** What the status line knows: the latest phase, slice, call and its activity, tests, spend and notable event. */
+export interface Status {
   phase?: string | undefined;
   slice?: string | undefined;
   callStartedAt?: number | undefined;
+  /** The running call's activity, as its CLI streams it. */
+  call?: AgentActivity | undefined;
   tick?: number | undefined;
   tests?: string | undefined;
-  usd?: string | undefined;
+  /** Spend the ledger recorded at the latest tick (`null`: not known). */
+  spentUsd?: number | null | undefined;
+  /** Estimated cost of the calls ended since that tick (their CLI's running estimate, when it had one). */
+  unrecordedUsd?: number | undefined;
+  /** A call since that tick streamed tokens but no price: the spend shown is a lower bound (`≥$0.42`). */
+  unrecordedUnknown?: boolean | undefined;
   activity?: string | undefined;
 }
 
@@ -47,14 +57,32 @@ export function formatElapsed(ms: number): string {
   return minutes > 0 ? `${String(minutes)}m${String(seconds % 60).padStart(2, '0')}s` : `${String(seconds)}s`;
 }
 
-/** The status line: `⏵ implement [slice-a] · agent call 1m05s · tick 3 · tests 14/17 · $0.42 · red-check: …`. */
+/** `950 tok`, `3.2k tok`, `1.4M tok`. */
+export function formatTokens(tokens: number): string {
+  if (tokens < 1000) return `${String(tokens)} tok`;
+  if (tokens < 1_000_000) return `${(tokens / 1000).toFixed(1)}k tok`;
+  return `${(tokens / 1_000_000).toFixed(1)}M tok`;
+}
+
+/**
+ * The status line: `⏵ implement [slice-a] · agent call 12s · Edit src/x.ts · 3.2k tok · tick 3 · tests 14/17 ·
+ * $0.42 · red-check: …`. The spend is the ledger's at the latest tick plus the running estimate of the calls since.
+ */
 export function formatStatus(status: Status, now: number): string {
   const parts = [`⏵ ${status.phase ?? 'starting'}${status.slice === undefined ? '' : ` [${status.slice}]`}`];
-  if (status.callStartedAt !== undefined)
+  if (status.callStartedAt !== undefined) {
     parts.push(`agent call ${formatElapsed(now - status.callStartedAt)}`);
+    if (status.call?.tool !== undefined) parts.push(status.call.tool);
+    if (status.call?.tokens !== undefined) parts.push(formatTokens(status.call.tokens));
+  }
   if (status.tick !== undefined) parts.push(`tick ${String(status.tick)}`);
   if (status.tests !== undefined) parts.push(status.tests);
-  parts.push(status.usd ?? '$0.00');
+  const usd = (status.spentUsd ?? 0) + (status.unrecordedUsd ?? 0) + (status.call?.costUsd ?? 0);
+  const unknown =
+    status.spentUsd === null ||
+    status.unrecordedUnknown === true ||
+    (status.call?.tokens !== undefined && status.call.costUsd === undefined);
+  parts.push(formatUsd(usd, unknown ? 1 : 0));
   if (status.activity !== undefined) parts.push(status.activity);
   return parts.join(' · ');
 }
@@ -87,22 +115,56 @@ function testsOf(event: JournalEvent): string | undefined {
     : 'tests ?/?';
 }
 
+/** A call ended: its running estimate counts toward the spend until the next tick records the real figure. */
+function endCall(status: Status): void {
+  const call = status.call;
+  status.call = undefined;
+  if (call?.tokens === undefined) return;
+  if (call.costUsd === undefined) status.unrecordedUnknown = true;
+  else status.unrecordedUsd = (status.unrecordedUsd ?? 0) + call.costUsd;
+}
+
+/** `tests 7/9` from the data of an `x-loop.tests` event (a test run between implement rounds). */
+function testsMeasured(data: unknown): string | undefined {
+  const counts = data as { passed?: unknown; failed?: unknown } | undefined;
+  if (typeof counts?.passed !== 'number' || typeof counts.failed !== 'number') return 'tests ?/?';
+  return `tests ${String(counts.passed)}/${String(counts.passed + counts.failed)}`;
+}
+
+/** The plain line a test run between implement rounds prints without a terminal. */
+function describeTestRun(event: JournalEvent): string | undefined {
+  if (event.type !== 'x-loop.tests') return undefined;
+  const round = (event.data as { round?: unknown } | undefined)?.round;
+  const counts = testsMeasured(event.data) ?? 'tests ?/?';
+  return typeof round === 'number' && round > 0 ? `${counts} after implement round ${String(round)}` : counts;
+}
+
 /** Folds one journal event into the status. */
 function observe(status: Status, event: JournalEvent, now: number): void {
   if (event.tick !== undefined) status.tick = event.tick;
   switch (event.type) {
     case 'intent_begun':
       status.phase = event.phase;
-      if (event.action === 'agent-call') status.callStartedAt = now;
+      if (event.action === 'agent-call') {
+        status.callStartedAt = now;
+        status.call = undefined;
+      }
       break;
     case 'phase_started':
       status.phase = event.phase;
       break;
     case 'intent_ended':
       status.callStartedAt = undefined;
+      endCall(status);
       break;
     case 'tick_recorded':
-      if (event.usd !== undefined) status.usd = formatUsd(event.usd);
+      // The ledger's spend now includes the calls whose running estimates were added since the last tick.
+      if (event.usd !== undefined) status.spentUsd = event.usd;
+      status.unrecordedUsd = undefined;
+      status.unrecordedUnknown = undefined;
+      break;
+    case 'x-loop.tests':
+      status.tests = testsMeasured(event.data) ?? status.tests;
       break;
     default:
       status.tests = testsOf(event) ?? status.tests;
@@ -167,7 +229,8 @@ export function createProgressRenderer(io: CliIo, options: ProgressOptions): Pro
       io.stdout(`${JSON.stringify(event)}\n`);
       return;
     }
-    const line = describeEvent(event);
+    // On a terminal the status line shows the test count of each run; a log gets a plain line for it.
+    const line = describeEvent(event) ?? (live ? undefined : describeTestRun(event));
     if (options.mode === 'text' && line !== undefined) print(`    ${line}\n`);
     redraw();
   };
@@ -186,6 +249,13 @@ export function createProgressRenderer(io: CliIo, options: ProgressOptions): Pro
       if (progress.kind === 'event') onEvent(progress.event);
       else if (options.mode === 'json') io.stderr(`${progress.text}\n`);
       else onLine(progress.text);
+    },
+    activity: (activity) => {
+      if (status.callStartedAt === undefined) return;
+      const newTool = activity.tool !== status.call?.tool;
+      status.call = activity;
+      // A new tool is worth showing at once; token counts (many per second) wait for the next redraw.
+      if (newTool) redraw();
     },
     announce: (line) => {
       if (options.mode === 'json') io.stderr(`${line}\n`);

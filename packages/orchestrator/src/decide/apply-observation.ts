@@ -59,7 +59,7 @@ export function applyObservation(
     case 'red_checked':
       return applyRedCheck(state, observation, config, events);
     case 'measured':
-      return applyMeasurement(state, observation, config);
+      return applyMeasurement(state, observation, config, events);
     case 'planned':
       return { ...state, slices: observation.slices, stage: observation.slices > 1 ? 'slices' : 'propagate' };
     case 'slices_done':
@@ -172,8 +172,21 @@ function applyRedCheck(
 
 type Measured = Extract<LoopObservation, { kind: 'measured' }>;
 
-function applyMeasurement(state: LoopState, measured: Measured, config: LoopConfig): LoopState {
+function applyMeasurement(
+  state: LoopState,
+  measured: Measured,
+  config: LoopConfig,
+  events: LoopEvent[],
+): LoopState {
   const tests = measured.measurement.tests;
+  // Every test run is shown as it happens, including those between the inner implement rounds of a tick.
+  events.push({
+    kind: 'tests_measured',
+    round: state.innerAttempts,
+    ...(tests.counts === 'known'
+      ? { counts: { passed: tests.passed, failed: tests.failed, skipped: tests.skipped } }
+      : {}),
+  });
   const failing = tests.counts === 'known' ? tests.failing : state.failing;
   const base: LoopState = {
     ...state,

@@ -1,6 +1,6 @@
 import { DEFAULT_POLICY, type Observation } from '@allium-loop/evaluator';
 import { decide } from './decide.js';
-import type { LoopAction, LoopObservation } from './loop-action.js';
+import type { LoopAction, LoopEvent, LoopObservation } from './loop-action.js';
 import { DEFAULT_CAPS, initialLoopState, type LoopConfig, type LoopState } from './loop-state.js';
 
 /** A loop config for tests: spec-first from elicit, default caps, non-interactive. */
@@ -76,14 +76,16 @@ export function simulate(
     /** Answers the convergence gate; by default the witness passes. */
     readonly witness?: (state: LoopState, step: number) => LoopObservation;
   } = {},
-): { trace: string[]; state: LoopState; actions: LoopAction[] } {
+): { trace: string[]; state: LoopState; actions: LoopAction[]; events: LoopEvent[] } {
   let state = options.state ?? initialLoopState();
   let observation: LoopObservation = { kind: 'start' };
   const trace: string[] = [];
   const actions: LoopAction[] = [];
+  const events: LoopEvent[] = [];
   for (let step = 0; step < 200; step += 1) {
     const decision = decide(state, observation, config, { elapsedMs: options.elapsedMs?.(step) ?? 0 });
     state = decision.state;
+    events.push(...decision.events);
     actions.push(decision.action);
     trace.push(describeAction(decision.action));
     if (decision.action.kind === 'terminal') break;
@@ -92,5 +94,5 @@ export function simulate(
         ? (options.witness?.(state, step) ?? WITNESS_PASS)
         : respond(decision.action, state, step);
   }
-  return { trace, state, actions };
+  return { trace, state, actions, events };
 }

@@ -44,6 +44,43 @@ describe('decide: spec-first', () => {
     expect(state.tick).toBe(1);
   });
 
+  it('reports the test count of every test run, including the one between two implement rounds', () => {
+    let measures = 0;
+    const respond = (action: LoopAction): LoopObservation => {
+      if (action.kind === 'phase' && action.phase === 'elicit') return ok('elicit', { specChanged: true });
+      if (action.kind === 'phase' && action.phase === 'propagate')
+        return ok('propagate', { newTests: ['a', 'b'] });
+      if (action.kind === 'red_check') return { kind: 'red_checked', passing: [], failing: ['a', 'b'] };
+      if (action.kind === 'phase' && action.phase === 'implement') return ok('implement');
+      if (action.kind === 'measure') return measured(++measures === 1 ? ['b'] : [], 7 + measures);
+      if (action.kind === 'phase' && action.phase === 'weed') return ok('weed', { divergences: [] });
+      throw new Error(`unexpected ${action.kind}`);
+    };
+    const { trace, events } = simulate(testConfig(), respond);
+    expect(trace.slice(3, 7)).toEqual(['implement', 'measure', 'implement', 'measure']);
+    expect(events.filter((e) => e.kind === 'tests_measured')).toEqual([
+      { kind: 'tests_measured', round: 1, counts: { passed: 8, failed: 1, skipped: 0 } },
+      { kind: 'tests_measured', round: 2, counts: { passed: 9, failed: 0, skipped: 0 } },
+    ]);
+    // The decision that starts the second implement round carries the first count (journaled before the call).
+    measures = 0;
+    let state = initialLoopState();
+    let observation: LoopObservation = { kind: 'start' };
+    for (let step = 0; step < 20; step += 1) {
+      const decision = decide(state, observation, testConfig(), { elapsedMs: 0 });
+      state = decision.state;
+      if (measures === 1 && decision.action.kind === 'phase') {
+        expect(decision.action.phase).toBe('implement');
+        expect(decision.events).toEqual([
+          { kind: 'tests_measured', round: 1, counts: { passed: 8, failed: 1, skipped: 0 } },
+        ]);
+        return;
+      }
+      observation = respond(decision.action);
+    }
+    throw new Error('no second implement round');
+  });
+
   it('never carries a new test that was already green into implement', () => {
     const { actions } = simulate(testConfig(), (action) => {
       if (action.kind === 'phase' && action.phase === 'elicit') return ok('elicit', { specChanged: true });

@@ -48,6 +48,12 @@ export type LoopEvent =
   | { readonly kind: 'tick_recorded'; readonly verdict: TickVerdict }
   | { readonly kind: 'phase_retry'; readonly phase: LoopPhase; readonly reason: string }
   | { readonly kind: 'red_check'; readonly vacuous: readonly string[]; readonly failing: readonly string[] }
+  /** A test run measured the tree: after the implement rounds so far this tick (`round`, 0 when none ran). */
+  | {
+      readonly kind: 'tests_measured';
+      readonly round: number;
+      readonly counts?: { readonly passed: number; readonly failed: number; readonly skipped: number };
+    }
   | {
       readonly kind: 'cap_reached';
       readonly cap: string;

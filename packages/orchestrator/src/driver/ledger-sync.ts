@@ -163,6 +163,12 @@ export function toJournal(events: readonly LoopEvent[], tick: number, at: Date):
           ...stamp,
           data: { vacuous: [...event.vacuous], failing: [...event.failing] },
         };
+      case 'tests_measured':
+        return {
+          type: 'x-loop.tests',
+          ...stamp,
+          data: { round: event.round, ...(event.counts === undefined ? {} : { ...event.counts }) },
+        };
       case 'tick_recorded':
         return {
           type: 'note',

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRunner, type AgentRunner } from '@allium-loop/agents';
+import { createAgentRunner, type AgentActivity, type AgentRunner } from '@allium-loop/agents';
 import { AlliumLoopError } from '@allium-loop/errors';
 import {
   chooseSlug,
@@ -37,6 +37,8 @@ export interface ModeRunSettings {
   /** Builds the runner from the configuration; default `createAgentRunner`. */
   readonly createAgent?: (config: unknown) => AgentRunner;
   readonly onProgress?: (progress: ModeProgress) => void;
+  /** The running agent call's activity (tool in use, tokens so far), for CLIs that stream it. */
+  readonly onActivity?: (activity: AgentActivity) => void;
   /** One-off announcements (slug, resume, lease takeover). */
   readonly announce?: (line: string) => void;
 }
@@ -186,9 +188,14 @@ async function driveModeRun(
   resumed: boolean,
 ): Promise<ModeRunOutcome> {
   const stored = storedRun(ledger);
-  const agent = (settings.createAgent ?? ((config) => createAgentRunner(config, { env: settings.env })))(
-    stored.agent,
-  );
+  const agent = (
+    settings.createAgent ??
+    ((config) =>
+      createAgentRunner(config, {
+        env: settings.env,
+        ...(settings.onActivity === undefined ? {} : { onActivity: settings.onActivity }),
+      }))
+  )(stored.agent);
   const at = new Date(settings.clock.now()).toISOString();
   await store.append(lease, [
     {
