@@ -60,7 +60,9 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
       git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'a commit the user made after the crash');
       const resumed = await runCli(['resume', SLUG], dir);
       expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(3);
-      expect(resumed.stdout).toContain(`HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} →`);
+      expect(resumed.stdout).toContain(
+        `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} →`,
+      );
       expect(resumed.stdout).toMatch(/tick 1 was interrupted before it was scored: rolled back 2 file\(s\)/);
       expect(existsSync(join(dir, 'half-done.txt'))).toBe(false);
       expect(await readFile(join(dir, 'score.txt'), 'utf8')).toBe('20\n');
@@ -129,7 +131,9 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
       });
       const run = await runCli(climbArgs(plan.command, 2), dir);
       expect(run.code, `${run.stdout}${run.stderr}`).toBe(3);
-      const state = (await readLedger(dir, SLUG))['modeState']['verify'] as { best: { commit: string; tick: number } };
+      const state = (await readLedger(dir, SLUG))['modeState']['verify'] as {
+        best: { commit: string; tick: number };
+      };
       expect(state.best.tick).toBe(1);
       expect(git(dir, 'rev-parse', BEST)).toBe(state.best.commit);
       expect(run.stdout).toContain(`best score 20 at tick 1 (${state.best.commit.slice(0, 12)})`);

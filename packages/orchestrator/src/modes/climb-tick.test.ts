@@ -14,7 +14,11 @@ describe('hill-climb ticks', () => {
     await writeFiles(dir, { 'src.txt': 'line\nthe user adds a line between ticks\n' });
     const open = await openTick(scope, 'demo', 1, best!.commit);
     expect(await gitOut(dir, 'rev-parse', climbRefs('demo').pending)).toBe(open.before);
-    await writeFiles(dir, { 'score.txt': '5\n', 'src.txt': 'rewritten by the agent\n', 'junk.txt': 'junk\n' });
+    await writeFiles(dir, {
+      'score.txt': '5\n',
+      'src.txt': 'rewritten by the agent\n',
+      'junk.txt': 'junk\n',
+    });
     const edits = await tickEdits(scope, 'demo', open);
     expect([...edits.paths].sort()).toEqual(['junk.txt', 'score.txt', 'src.txt']);
     await writeFiles(dir, { 'bench.log': 'written by the verify command\n' });
@@ -23,7 +27,9 @@ describe('hill-climb ticks', () => {
     expect(await readFile(join(dir, 'src.txt'), 'utf8')).toBe('line\nthe user adds a line between ticks\n');
     expect(existsSync(join(dir, 'junk.txt'))).toBe(false);
     expect(await readFile(join(dir, 'bench.log'), 'utf8')).toBe('written by the verify command\n');
-    expect(await gitOut(dir, 'show', `${climbRefs('demo').reverted(1)}:src.txt`)).toBe('rewritten by the agent');
+    expect(await gitOut(dir, 'show', `${climbRefs('demo').reverted(1)}:src.txt`)).toBe(
+      'rewritten by the agent',
+    );
   });
 
   it('puts back refs that do not name what the ledger recorded (moved or deleted), and reports each', async () => {

@@ -53,14 +53,16 @@ export async function openTick(
     climbRefs(slug).pending,
     `allium-loop ${slug} before tick ${String(tick)}`,
   );
-  if (made === undefined) throw new Error(`cannot open tick ${String(tick)}: ${scope.cwd} is not in a git work tree`);
+  if (made === undefined)
+    throw new Error(`cannot open tick ${String(tick)}: ${scope.cwd} is not in a git work tree`);
   return { tick, before: made.commit, best };
 }
 
 /** Snapshots the tree now and names the paths changed since the tick opened (the engine's own log left out). */
 export async function tickEdits(scope: CheckpointScope, slug: string, open: OpenTick): Promise<TickEdits> {
   const after = await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`);
-  if (after === undefined) throw new Error(`cannot snapshot tick ${String(open.tick)}: ${scope.cwd} is not in git`);
+  if (after === undefined)
+    throw new Error(`cannot snapshot tick ${String(open.tick)}: ${scope.cwd} is not in git`);
   return { after: after.commit, paths: await touchedPaths(scope, open.before, after.commit) };
 }
 

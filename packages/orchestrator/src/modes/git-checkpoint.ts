@@ -194,7 +194,11 @@ async function requireTop(scope: CheckpointScope, what: string): Promise<string>
 
 /** Removes `folder` (relative to `top`) and its parents while they are empty; never `top` itself. */
 async function removeEmptyFolders(top: string, folder: string): Promise<void> {
-  for (let current = folder; current !== '.' && current !== '' && current !== '/'; current = dirname(current)) {
+  for (
+    let current = folder;
+    current !== '.' && current !== '' && current !== '/';
+    current = dirname(current)
+  ) {
     const entries = await readdir(join(top, current)).catch(() => undefined);
     if (entries === undefined || entries.length > 0) return;
     await rmdir(join(top, current)).catch(() => undefined);

@@ -21,14 +21,14 @@ const CLIMB = {
 function settings(
   cwd: string,
   responses: FakeAgentScript[],
-  hooks: { between?: () => Promise<void>; lines?: string[] } = {},
+  hooks: { between?: () => Promise<void>; lines?: string[]; controller?: AbortController } = {},
 ): ModeRunSettings {
   return {
     cwd,
     agent: { kind: 'command', argv: ['unused'] },
     caps: { maxTicks: 2 },
     env: { PATH: process.env['PATH'] },
-    signal: new AbortController().signal,
+    signal: (hooks.controller ?? new AbortController()).signal,
     clock: { now: () => Date.now() },
     // The pause between ticks is where a user edits files while the run goes on.
     sleep: async () => hooks.between?.(),
@@ -56,7 +56,10 @@ describe('hill-climb runs (real git, real verify command, scripted agent in proc
       CLIMB,
       settings(
         cwd,
-        [{ files: { 'score.txt': '20\n' } }, { files: { 'score.txt': '5\n', 'src.txt': 'agent\n', 'junk.txt': 'x\n' } }],
+        [
+          { files: { 'score.txt': '20\n' } },
+          { files: { 'score.txt': '5\n', 'src.txt': 'agent\n', 'junk.txt': 'x\n' } },
+        ],
         {
           between: async () => {
             await writeFile(join(cwd, 'README.md'), 'readme, edited by the user\n');
@@ -73,9 +76,15 @@ describe('hill-climb runs (real git, real verify command, scripted agent in proc
     expect(await readFile(join(cwd, 'notes.txt'), 'utf8')).toBe('a note the user is writing\n');
     expect(await readFile(join(cwd, 'src.txt'), 'utf8')).toBe('code, edited by the user\n');
     const reverted = (await journal(cwd)).find((e) => e['type'] === 'x-verify.reverted');
-    expect((reverted?.['data'] as { paths: string[] }).paths.sort()).toEqual(['junk.txt', 'score.txt', 'src.txt']);
+    expect((reverted?.['data'] as { paths: string[] }).paths.sort()).toEqual([
+      'junk.txt',
+      'score.txt',
+      'src.txt',
+    ]);
     expect(await gitOut(cwd, 'show', `refs/allium-loop/${SLUG}/reverted-2:src.txt`)).toBe('agent');
-    expect(await gitOut(cwd, 'for-each-ref', '--format=%(refname)', `refs/allium-loop/${SLUG}/pending`)).toBe('');
+    expect(await gitOut(cwd, 'for-each-ref', '--format=%(refname)', `refs/allium-loop/${SLUG}/pending`)).toBe(
+      '',
+    );
   });
 
   it('a tick a crash left open is rolled back on resume: its unscored edits never reach the best checkpoint', async () => {
@@ -93,14 +102,40 @@ describe('hill-climb runs (real git, real verify command, scripted agent in proc
     expect(resumed.ledger.terminal?.state).toBe('max_ticks');
     expect(existsSync(join(cwd, 'half-done.txt'))).toBe(false);
     const best = await gitOut(cwd, 'rev-parse', `refs/allium-loop/${SLUG}/best`);
-    expect((await gitOut(cwd, 'ls-tree', '-r', '--name-only', best)).split('\n')).not.toContain('half-done.txt');
-    expect(await gitOut(cwd, 'show', `${best}:score.txt`)).toBe('20');
-    expect(lines.some((l) => /tick 1 was interrupted before it was scored: rolled back 2 file\(s\)/.test(l))).toBe(
-      true,
+    expect((await gitOut(cwd, 'ls-tree', '-r', '--name-only', best)).split('\n')).not.toContain(
+      'half-done.txt',
     );
+    expect(await gitOut(cwd, 'show', `${best}:score.txt`)).toBe('20');
+    expect(
+      lines.some((l) => /tick 1 was interrupted before it was scored: rolled back 2 file\(s\)/.test(l)),
+    ).toBe(true);
     expect(await gitOut(cwd, 'show', `refs/allium-loop/${SLUG}/reverted-1:half-done.txt`)).toBe('unscored');
     const rolled = (await journal(cwd)).find((e) => e['type'] === 'x-verify.rolled_back');
     expect(rolled?.['data']).toMatchObject({ tick: 1, why: 'interrupted' });
+  });
+
+  it('a run stopped inside a tick (Ctrl-C during the agent step) rolls the tick back before it ends', async () => {
+    const cwd = await makeGitRepo({ 'score.txt': '10\n' });
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const run = await startModeRun(
+      'raise the score',
+      CLIMB,
+      settings(
+        cwd,
+        [{ effect: () => controller.abort(), files: { 'score.txt': '99\n', 'unscored.txt': 'x\n' } }],
+        { controller, lines },
+      ),
+    );
+    expect(run.ledger.terminal?.state).toBe('cancelled');
+    expect(await readFile(join(cwd, 'score.txt'), 'utf8')).toBe('10\n');
+    expect(existsSync(join(cwd, 'unscored.txt'))).toBe(false);
+    expect(lines).toContain(
+      `tick 1 was stopped before it was scored: rolled back 2 file(s) (score.txt, unscored.txt); its edits are kept under refs/allium-loop/${SLUG}/reverted-1`,
+    );
+    const state = run.ledger.modeState['verify'] as unknown as { pending: unknown; best: { tick: number } };
+    expect(state.pending).toBeNull();
+    expect(state.best.tick).toBe(0);
   });
 
   it('a best ref the agent moves is a violation, journaled and put back where the ledger says', async () => {
@@ -112,13 +147,21 @@ describe('hill-climb runs (real git, real verify command, scripted agent in proc
       },
       files: { 'score.txt': '5\n' },
     };
-    const run = await startModeRun('raise the score', CLIMB, settings(cwd, [{ files: { 'score.txt': '20\n' } }, forge]));
+    const run = await startModeRun(
+      'raise the score',
+      CLIMB,
+      settings(cwd, [{ files: { 'score.txt': '20\n' } }, forge]),
+    );
     const best = run.ledger.modeState['verify'] as unknown as { best: { commit: string; tick: number } };
     expect(best.best.tick).toBe(1);
     expect(await gitOut(cwd, 'rev-parse', `refs/allium-loop/${SLUG}/best`)).toBe(best.best.commit);
     expect(run.summary).toContain(`(${best.best.commit.slice(0, 12)})`);
     const violation = (await journal(cwd)).find((e) => e['type'] === 'violation');
-    expect(violation).toMatchObject({ kind: 'checkpoint_ref_moved', path: `refs/allium-loop/${SLUG}/best`, reverted: true });
+    expect(violation).toMatchObject({
+      kind: 'checkpoint_ref_moved',
+      path: `refs/allium-loop/${SLUG}/best`,
+      reverted: true,
+    });
     expect(String(violation?.['detail'])).toContain(`was moved to ${head}`);
   });
 });

@@ -11,10 +11,17 @@ describe('touchedPaths', () => {
     const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
     await writeFiles(dir, { 'README.md': 'the user edits this before the tick\n' });
     const before = await snapshotWorkingTree(scope, 'before');
-    await writeFiles(dir, { 'code.js': 'v2 by the agent\n', 'added.js': 'new\n', '.allium-loop/x.json': '{}' });
+    await writeFiles(dir, {
+      'code.js': 'v2 by the agent\n',
+      'added.js': 'new\n',
+      '.allium-loop/x.json': '{}',
+    });
     const after = await snapshotWorkingTree(scope, 'after');
     await writeFiles(dir, { 'notes.txt': 'the user writes this after the call\n' });
-    expect((await touchedPaths(scope, before!.commit, after!.commit, [])).sort()).toEqual(['added.js', 'code.js']);
+    expect((await touchedPaths(scope, before!.commit, after!.commit, [])).sort()).toEqual([
+      'added.js',
+      'code.js',
+    ]);
   });
 
   it("leaves out the engine's own output file (a log redirected into the repository), known by its inode", async () => {
@@ -30,7 +37,10 @@ describe('touchedPaths', () => {
       const outputs = engineOutputFiles([log.fd]);
       expect(outputs).toHaveLength(1);
       expect(await touchedPaths(scope, before!.commit, after!.commit, outputs)).toEqual(['code.js']);
-      expect((await touchedPaths(scope, before!.commit, after!.commit, [])).sort()).toEqual(['code.js', 'run.log']);
+      expect((await touchedPaths(scope, before!.commit, after!.commit, [])).sort()).toEqual([
+        'code.js',
+        'run.log',
+      ]);
     } finally {
       await log.close();
     }

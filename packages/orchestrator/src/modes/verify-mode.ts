@@ -122,7 +122,8 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     session.say(`→ tick ${String(tick)}: agent step`);
     const step = await session.callAgent('step', 'step', verifyPrompt(session.ledger.goal, state));
     if (step.kind === 'stop') return end(step.stop);
-    const edits = state.pending == null ? undefined : await tickEdits(scope, session.ledger.slug, state.pending);
+    const edits =
+      state.pending == null ? undefined : await tickEdits(scope, session.ledger.slug, state.pending);
     const edited = await guardCommand(session, state.config.command, state.fingerprint ?? {});
     if (edited !== undefined) return end(edited);
     session.say(`→ tick ${String(tick)}: ${state.config.command}`);
