@@ -3,12 +3,17 @@ import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseLedger } from '@allium-loop/ledger';
 import { makeProject, readJournal, readLedger, runCli, startCli } from '../e2e/e2e.test-helpers.js';
-import { recordFigure, writePlan } from './reliability.test-helpers.js';
+import { recordFigure, seeded, waitForJournal, writePlan } from './reliability.test-helpers.js';
 
 const GOAL = 'raise the score';
 const SLUG = 'raise-the-score';
 const BEST = `refs/allium-loop/${SLUG}/best`;
+const KILLS = Number(process.env['RELIABILITY_CLIMB_KILLS'] ?? 12);
+const SEED = Number(process.env['RELIABILITY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+/** The longest wait after a process's first journal line before it is killed. */
+const MAX_DELAY_MS = 4000;
 
 /** A hill-climb run of `--max-ticks` ticks whose score is the number in score.txt, and the `command` agent. */
 function climbArgs(agentCommand: string, ticks: number, verify = 'echo "score: $(cat score.txt)"'): string[] {
@@ -144,6 +149,92 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
       await recordFigure(
         'hill-climb-best-ref',
         `best ref forged to ${forged.slice(0, 12)} by the agent: 1 violation journaled and shown, the ref back on the ledger's best (tick 1)`,
+      );
+    },
+  );
+
+  it(
+    `${String(KILLS)} kills -9 at random moments of a hill-climb run, each followed by resume: every checkpoint holds what its tick scored, the tree and best agree with the ledger`,
+    { timeout: 900_000 },
+    async () => {
+      console.log(
+        `hill-climb kill test: seed ${String(SEED)} (RELIABILITY_SEED=${String(SEED)} replays the delays)`,
+      );
+      const random = seeded(SEED);
+      const dir = await makeProject({ 'score.txt': '10\n' });
+      // Scores alternate up and down, so kills land in kept and in reverted ticks; each call leaves a trail file.
+      const scores = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? 20 + i * 10 : 5 + i));
+      const plan = await writePlan(dir, {
+        step: scores.map((score, i) => ({
+          write: { 'score.txt': `${String(score)}\n`, 'trail.txt': `call ${String(i + 1)}\n` },
+        })),
+      });
+      const ticks = 8;
+      let kills = 0;
+      let resumes = 0;
+      for (;;) {
+        const started = await readLedger(dir, SLUG).then(
+          () => true,
+          () => false,
+        );
+        const args = started ? ['resume', SLUG] : climbArgs(plan.command, ticks);
+        if (started) resumes += 1;
+        const before = (await readJournal(dir, SLUG).catch(() => [])).length;
+        const { child, done } = startCli(args, dir);
+        if (kills < KILLS) {
+          let exited = false;
+          void done.then(() => (exited = true));
+          await Promise.race([waitForJournal(dir, SLUG, (events) => events.length > before, 120_000), done]);
+          await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * MAX_DELAY_MS)));
+          if (!exited) child.kill('SIGKILL');
+        }
+        const run = await done;
+        const text = await readFile(join(dir, '.allium-loop', `${SLUG}.json`), 'utf8').catch(() => undefined);
+        if (text !== undefined) {
+          const parsed = parseLedger(JSON.parse(text));
+          expect(parsed.ok, parsed.ok ? '' : parsed.issues.join('; ')).toBe(true);
+        }
+        if (run.signal === 'SIGKILL') {
+          kills += 1;
+          continue;
+        }
+        expect(run.code, `${dir}\n${run.stdout}${run.stderr}`).toBe(3);
+        break;
+      }
+      const ledger = await readLedger(dir, SLUG);
+      const state = ledger['modeState']['verify'] as {
+        baseline: { score: number };
+        best: { score: number; tick: number; commit: string };
+        ticks: { tick: number; score: number | null; kept: boolean }[];
+        pending?: unknown;
+      };
+      expect(ledger['tick']).toBe(ticks);
+      expect(state.pending ?? null).toBeNull();
+      const checkpoints = ledger['checkpoints'] as { tick: number; ref: string; object: string }[];
+      // Every kept tick's checkpoint holds the score that tick measured, and the ref names the recorded commit.
+      for (const record of state.ticks.filter((t) => t.kept)) {
+        const checkpoint = checkpoints.find((c) => c.tick === record.tick);
+        expect(checkpoint, `tick ${String(record.tick)} kept without a checkpoint`).toBeDefined();
+        expect(git(dir, 'show', `${checkpoint!.object}:score.txt`)).toBe(String(record.score));
+        expect(git(dir, 'rev-parse', checkpoint!.ref)).toBe(checkpoint!.object);
+      }
+      const keptScores = state.ticks.filter((t) => t.kept).map((t) => t.score ?? 0);
+      expect(state.best.score).toBe(Math.max(state.baseline.score, ...keptScores));
+      expect(git(dir, 'rev-parse', BEST)).toBe(state.best.commit);
+      expect(git(dir, 'show', `${BEST}:score.txt`)).toBe(String(state.best.score));
+      // The tree is the best checkpoint: no unscored edit of an interrupted tick survived.
+      expect(await readFile(join(dir, 'score.txt'), 'utf8')).toBe(`${String(state.best.score)}\n`);
+      const trail = existsSync(join(dir, 'trail.txt'))
+        ? await readFile(join(dir, 'trail.txt'), 'utf8')
+        : null;
+      expect(trail).toBe(state.best.tick === 0 ? null : `${git(dir, 'show', `${BEST}:trail.txt`)}\n`);
+      expect(git(dir, 'for-each-ref', '--format=%(refname)', `refs/allium-loop/${SLUG}/pending`)).toBe('');
+      const violations = (await readJournal(dir, SLUG)).filter((e) => e['type'] === 'violation');
+      expect(violations).toEqual([]);
+      await recordFigure(
+        'hill-climb-kills',
+        `${String(kills)} kills -9 at random moments of an ${String(ticks)}-tick hill-climb (${String(resumes)} resumes, seed ${String(SEED)}): every kept checkpoint holds its scored tick, best and tree agree with the ledger, 0 unscored edits kept, 0 false violations`,
+        { kills, seed: SEED },
       );
     },
   );
