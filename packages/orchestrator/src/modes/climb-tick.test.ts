@@ -21,7 +21,10 @@ describe('hill-climb ticks', () => {
     });
     const edits = await tickEdits(scope, 'demo', open);
     expect([...edits.paths].sort()).toEqual(['junk.txt', 'score.txt', 'src.txt']);
-    await writeFiles(dir, { 'bench.log': 'written by the verify command\n' });
+    await writeFiles(dir, {
+      'bench.log': 'written by the verify command\n',
+      'score.txt': '5\nthe user edits this while the verify command runs\n',
+    });
     await revertTick(scope, 'demo', open, edits);
     expect(await readFile(join(dir, 'score.txt'), 'utf8')).toBe('10\n');
     expect(await readFile(join(dir, 'src.txt'), 'utf8')).toBe('line\nthe user adds a line between ticks\n');
@@ -29,6 +32,10 @@ describe('hill-climb ticks', () => {
     expect(await readFile(join(dir, 'bench.log'), 'utf8')).toBe('written by the verify command\n');
     expect(await gitOut(dir, 'show', `${climbRefs('demo').reverted(1)}:src.txt`)).toBe(
       'rewritten by the agent',
+    );
+    // An edit made to a touched path after the call is not lost: the reverted ref holds the tree as it was.
+    expect(await gitOut(dir, 'show', `${climbRefs('demo').reverted(1)}:score.txt`)).toBe(
+      '5\nthe user edits this while the verify command runs',
     );
   });
 

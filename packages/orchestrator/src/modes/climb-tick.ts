@@ -69,16 +69,23 @@ export async function tickEdits(scope: CheckpointScope, slug: string, open: Open
 /**
  * Undoes a tick's own edits: only the paths it touched get the content they had when the tick opened (created
  * files are deleted, deleted ones come back); nothing else in the tree is written. What was undone stays
- * reachable under `refs/allium-loop/<slug>/reverted-<tick>`.
+ * reachable under `refs/allium-loop/<slug>/reverted-<tick>`: the tree as it was just before the revert (`edits`
+ * fresh from {@link tickEdits}, or a new snapshot when `fresh` is false), so an edit someone made to one of those
+ * paths after the agent's call is kept there too.
  */
 export async function revertTick(
   scope: CheckpointScope,
   slug: string,
   open: OpenTick,
   edits: TickEdits,
+  fresh = false,
 ): Promise<void> {
+  if (edits.paths.length === 0) return;
+  const kept = fresh
+    ? edits.after
+    : (await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`))?.commit;
   await restorePaths(scope, open.before, edits.paths);
-  if (edits.paths.length > 0) await pointRef(scope, climbRefs(slug).reverted(open.tick), edits.after);
+  if (kept !== undefined) await pointRef(scope, climbRefs(slug).reverted(open.tick), kept);
 }
 
 /** Drops the `…/pending` ref once the tick's record is saved. */
@@ -101,7 +108,7 @@ export async function rollBackOpenTick(
   const slug = session.ledger.slug;
   const refs = climbRefs(slug);
   const edits = await tickEdits(scope, slug, open);
-  await revertTick(scope, slug, open, edits);
+  await revertTick(scope, slug, open, edits, true);
   await pointRef(scope, refs.best, open.best);
   const own = session.ledger.checkpoints.filter((c) => c.tick >= open.tick).map((c) => c.ref);
   for (const ref of new Set([refs.tick(open.tick), ...own])) await deleteRef(scope, ref);
