@@ -4,6 +4,7 @@ import {
   createCheckpoint,
   deleteRef,
   listRefs,
+  pathsMatch,
   pointRef,
   restorePaths,
   snapshotWorkingTree,
@@ -70,8 +71,8 @@ export async function tickEdits(scope: CheckpointScope, slug: string, open: Open
  * Undoes a tick's own edits: only the paths it touched get the content they had when the tick opened (created
  * files are deleted, deleted ones come back); nothing else in the tree is written. What was undone stays
  * reachable under `refs/allium-loop/<slug>/reverted-<tick>`: the tree as it was just before the revert (`edits`
- * fresh from {@link tickEdits}, or a new snapshot when `fresh` is false), so an edit someone made to one of those
- * paths after the agent's call is kept there too.
+ * when `fresh` or when those paths still hold what it recorded, else a new snapshot), so an edit someone made to
+ * one of those paths after the agent's call is kept there too.
  */
 export async function revertTick(
   scope: CheckpointScope,
@@ -81,9 +82,10 @@ export async function revertTick(
   fresh = false,
 ): Promise<void> {
   if (edits.paths.length === 0) return;
-  const kept = fresh
-    ? edits.after
-    : (await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`))?.commit;
+  const kept =
+    fresh || (await pathsMatch(scope, edits.after, edits.paths))
+      ? edits.after
+      : (await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`))?.commit;
   await restorePaths(scope, open.before, edits.paths);
   if (kept !== undefined) await pointRef(scope, climbRefs(slug).reverted(open.tick), kept);
 }

@@ -8,6 +8,7 @@ import {
   changedPaths,
   createCheckpoint,
   listRefs,
+  pathsMatch,
   restoreCheckpoint,
   restorePaths,
   snapshotWorkingTree,
@@ -117,6 +118,21 @@ describe('git checkpoints', () => {
     await restorePaths(scope, before!.commit, await changedPaths(scope, before!.commit, after!.commit));
     expect(await readFile(join(dir, 'p.txt'), 'utf8')).toBe('file\n');
     expect(await readFile(join(dir, 'q/inner.txt'), 'utf8')).toBe('inner\n');
+  });
+
+  it('tells whether named paths still hold what a snapshot recorded (content, presence), hashing only those', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    const scope = { cwd: dir, exclude: [] };
+    await writeFiles(dir, { 'new.txt': 'new\n' });
+    const snap = await snapshotWorkingTree(scope, 'snap');
+    expect(await pathsMatch(scope, snap!.commit, ['a.txt', 'new.txt', 'never.txt'])).toBe(true);
+    await writeFiles(dir, { 'b.txt': 'changed\n' });
+    expect(await pathsMatch(scope, snap!.commit, ['a.txt', 'new.txt'])).toBe(true);
+    expect(await pathsMatch(scope, snap!.commit, ['a.txt', 'b.txt'])).toBe(false);
+    await rm(join(dir, 'new.txt'));
+    expect(await pathsMatch(scope, snap!.commit, ['new.txt'])).toBe(false);
+    await writeFiles(dir, { 'never.txt': 'appeared\n' });
+    expect(await pathsMatch(scope, snap!.commit, ['never.txt'])).toBe(false);
   });
 
   it('returns undefined outside a git work tree', async () => {

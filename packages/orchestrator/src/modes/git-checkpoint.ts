@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
@@ -166,6 +166,51 @@ export async function restorePaths(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether each of `paths` (relative to the repository's top) still has the content `commit` holds for it — a
+ * regular file with the same blob, or absent from both. Hashes only those paths; anything else (a symlink, a
+ * folder) counts as changed.
+ */
+export async function pathsMatch(
+  scope: CheckpointScope,
+  commit: string,
+  paths: readonly string[],
+): Promise<boolean> {
+  if (paths.length === 0) return true;
+  // Many paths, or a name `--stdin-paths` cannot carry: say "changed", and let the caller take a snapshot.
+  if (paths.length > 1000 || paths.some((path) => path.includes('\n'))) return false;
+  const top = await requireTop(scope, `compare paths with ${commit}`);
+  const listed = await git(top, [
+    '--literal-pathspecs',
+    'ls-tree',
+    '-r',
+    '-z',
+    '--full-tree',
+    commit,
+    '--',
+    ...paths,
+  ]);
+  const held = new Map<string, string>();
+  for (const entry of listed.split('\0')) {
+    const match = /^100(?:644|755) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (match !== null) held.set(match[2]!, match[1]!);
+    else if (entry !== '') return false;
+  }
+  const present: string[] = [];
+  for (const path of paths) {
+    const stat = await lstat(join(top, path)).catch(() => undefined);
+    if (stat === undefined) {
+      if (held.has(path)) return false;
+    } else if (!stat.isFile() || !held.has(path)) return false;
+    else present.push(path);
+  }
+  if (present.length === 0) return true;
+  const hashes = (await git(top, ['hash-object', '--stdin-paths'], {}, `${present.join('\n')}\n`)).split(
+    '\n',
+  );
+  return present.every((path, i) => hashes[i] === held.get(path));
 }
 
 /** The refs under `prefix` (e.g. `refs/allium-loop/<slug>/`) and the commits they name. */
