@@ -8,7 +8,7 @@ export default defineConfig({
     // The end-to-end files mostly wait on child processes, so three run side by side even on two cores.
     maxWorkers: 3,
     // End-to-end runs start several CLI processes each; a slow shared machine must not fail them.
-    testTimeout: 180_000,
+    testTimeout: 600_000,
     hookTimeout: 60_000,
   },
 });

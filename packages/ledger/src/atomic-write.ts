@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** The temp-file name used while `path` is written: hidden, unique, in the same directory, ending in `.tmp`. */
@@ -35,7 +35,7 @@ export async function writeNewFileSynced(path: string, text: string): Promise<vo
 export type CommitGuard = (commit: () => Promise<void>) => Promise<void>;
 
 /**
- * Replaces `path` with `text` atomically: a temp file in the same directory, fsync, the rename (run through
+ * Replaces `path` with `text` atomically (creating its folder): a temp file in the same directory, fsync, the rename (run through
  * `guard`, which may refuse by throwing), fsync of the directory. A crash leaves either the old or the new
  * content, plus at most a temp file. When anything throws, the temp file is removed and `path` is unchanged.
  */
@@ -44,6 +44,7 @@ export async function writeFileAtomic(
   text: string,
   guard: CommitGuard = (commit) => commit(),
 ): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
   const temp = tempPathFor(path);
   try {
     await writeNewFileSynced(temp, text);

@@ -1,3 +1,4 @@
+import type { LoopStateRecord } from './loop-state-schema.js';
 import {
   LEDGER_SCHEMA_VERSION,
   LedgerSchema,
@@ -24,11 +25,14 @@ export interface NewLedgerInput {
   readonly caps?: Partial<Caps>;
   /** The creation time (the caller's clock). */
   readonly now: Date;
+  /** The loop state to start from; default an empty spec-loop state. A mode run passes its stored settings. */
+  readonly modeState?: LoopStateRecord;
 }
 
 /**
  * Builds the ledger of a fresh run: status `running`, tick 0, nothing spent, every list empty.
- * Throws a zod error when the input is invalid (an empty goal, a malformed slug, a non-positive cap).
+ * Throws a zod error when the input is invalid (an empty goal, a malformed slug, a non-positive cap, a mode run
+ * without its settings in `modeState`).
  */
 export function createLedger(input: NewLedgerInput): Ledger {
   const at = input.now.toISOString();
@@ -60,6 +64,6 @@ export function createLedger(input: NewLedgerInput): Ledger {
     intents: [],
     checkpoints: [],
     history: [],
-    modeState: {},
+    modeState: input.modeState ?? { kind: input.mode },
   });
 }

@@ -107,7 +107,27 @@ export {
   type EnsureGitIgnoredOptions,
   type GitIgnoreOutcome,
 } from './ensure-git-ignored.js';
+export { writeFileAtomic } from './atomic-write.js';
 export { LEDGER_JSON_SCHEMA_PATH, renderLedgerJsonSchema } from './ledger-json-schema.js';
+export {
+  LoopStateSchema,
+  ModeSpecSchema,
+  SpecLoopStateSchema,
+  SpecRunConfigSchema,
+  StateFileModeStateSchema,
+  StoryModeStateSchema,
+  VerifyModeStateSchema,
+  type LoopStateRecord,
+  type ModeSpec,
+  type SpecLoopState,
+  type SpecRunConfig,
+  type StateFileModeConfig,
+  type StateFileModeState,
+  type StoryModeConfig,
+  type StoryModeState,
+  type VerifyModeConfig,
+  type VerifyModeState,
+} from './loop-state-schema.js';
 export { formatIssuePath, formatIssues, parseLedger } from './parse-ledger.js';
 export { createRedactor, isSecretEnvName, REDACTED, type Redactor } from './redact.js';
 export { baseSlug, chooseSlug, normalizeGoal, type SlugChoice, type SlugOccupant } from './slug.js';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { JsonRecordSchema } from './json-value.js';
+import { JsonRecordSchema, sortKeysDeep } from './json-value.js';
+import { LoopStateSchema, type LoopStateRecord } from './loop-state-schema.js';
 import { TickVerdictSchema } from './verdict-schema.js';
 
 /** The schema version this package writes. Older documents are migrated on load (see `migrateLedger`). */
-export const LEDGER_SCHEMA_VERSION = 1;
+export const LEDGER_SCHEMA_VERSION = 2;
 
 const Count = z.number().int().nonnegative();
 const Timestamp = z.iso.datetime();
@@ -55,6 +56,8 @@ export const CapsSchema = z.object({
   wallClockMs: z.number().int().positive().optional(),
   /** Cost cap in USD; absent = none. */
   budgetUsd: z.number().positive().optional(),
+  /** The most one agent call may cost: passed to CLIs that accept a budget, and the worst case of the pre-flight. */
+  maxCallUsd: z.number().positive().optional(),
   agentTimeoutMs: z.number().int().positive(),
   testTimeoutMs: z.number().int().positive(),
 });
@@ -151,31 +154,36 @@ export const HistoryEntrySchema = z.object({
 });
 
 /** The ledger: everything a fresh process needs to continue a run. The single source of truth for its shape. */
-export const LedgerSchema = z.object({
-  schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
-  goal: z.string().min(1),
-  slug: SlugSchema,
-  mode: RunModeSchema,
-  entry: EntrySchema.nullable(),
-  status: z.enum(['running', 'terminal']),
-  terminal: TerminalSchema.nullable(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  caps: CapsSchema,
-  spent: SpentSchema,
-  /** The last tick started (0 before the first). */
-  tick: Count,
-  activeInnerLoop: InnerLoopSchema.nullable(),
-  verdicts: z.array(TickVerdictSchema),
-  questions: z.array(QuestionSchema),
-  subGoals: z.array(SubGoalSchema),
-  protectedTests: z.array(ProtectedTestSchema),
-  intents: z.array(IntentSchema),
-  checkpoints: z.array(CheckpointSchema),
-  history: z.array(HistoryEntrySchema),
-  /** State owned by the running mode (verify hill-climb scores, stories progress …); free-form. */
-  modeState: JsonRecordSchema,
-});
+export const LedgerSchema = z
+  .object({
+    schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
+    goal: z.string().min(1),
+    slug: SlugSchema,
+    mode: RunModeSchema,
+    entry: EntrySchema.nullable(),
+    status: z.enum(['running', 'terminal']),
+    terminal: TerminalSchema.nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    caps: CapsSchema,
+    spent: SpentSchema,
+    /** The last tick started (0 before the first). */
+    tick: Count,
+    activeInnerLoop: InnerLoopSchema.nullable(),
+    verdicts: z.array(TickVerdictSchema),
+    questions: z.array(QuestionSchema),
+    subGoals: z.array(SubGoalSchema),
+    protectedTests: z.array(ProtectedTestSchema),
+    intents: z.array(IntentSchema),
+    checkpoints: z.array(CheckpointSchema),
+    history: z.array(HistoryEntrySchema),
+    /** The loop state of the run, typed by loop kind (`kind` equals `mode`): see `loop-state-schema.ts`. */
+    modeState: LoopStateSchema.overwrite((state) => sortKeysDeep(state) as LoopStateRecord),
+  })
+  .refine((ledger) => ledger.modeState.kind === ledger.mode, {
+    message: 'the loop state is of another kind than the run mode',
+    path: ['modeState', 'kind'],
+  });
 
 /** Run mode. */
 export type RunMode = z.infer<typeof RunModeSchema>;

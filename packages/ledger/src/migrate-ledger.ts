@@ -9,8 +9,22 @@ export interface LedgerMigration {
   readonly migrate: (document: Readonly<Record<string, unknown>>) => Record<string, unknown>;
 }
 
-/** The real migration chain. Empty while version 1 is the only released shape; append steps, never edit them. */
-export const LEDGER_MIGRATIONS: readonly LedgerMigration[] = [];
+/**
+ * The real migration chain; append steps, never edit them.
+ * - 1 → 2: the free-form `modeState` becomes the typed loop state, a union on `kind` (the run's `mode`); its keys
+ *   stay where release 0.1.0 wrote them. Whether their content is valid is then checked by the schema.
+ */
+export const LEDGER_MIGRATIONS: readonly LedgerMigration[] = [
+  {
+    from: 1,
+    migrate: (document) => {
+      const modeState = document['modeState'];
+      if (typeof modeState !== 'object' || modeState === null || Array.isArray(modeState))
+        throw new Error('modeState is not an object');
+      return { ...document, modeState: { ...modeState, kind: document['mode'] } };
+    },
+  },
+];
 
 /** A ledger decoded from storage, and the version it was written in when that was older than the current one. */
 export interface DecodedLedger {

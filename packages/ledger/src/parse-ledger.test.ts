@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLedger, DEFAULT_CAPS } from './create-ledger.js';
-import { decodeLedger, type LedgerMigration } from './migrate-ledger.js';
+import { decodeLedger, LEDGER_MIGRATIONS, type LedgerMigration } from './migrate-ledger.js';
 import { formatIssuePath, parseLedger } from './parse-ledger.js';
 import { sampleLedger } from './testing/sample-ledger.js';
 
@@ -76,6 +76,13 @@ describe('createLedger', () => {
       mode: 'verify',
       caps: { maxTicks: 9, budgetUsd: 2 },
       now: new Date(0),
+      modeState: {
+        kind: 'verify',
+        run: {
+          spec: { mode: 'verify', config: { command: 'true', intervalMs: 0 }, defaultCaps: {} },
+          agent: {},
+        },
+      },
     });
     expect(ledger.caps.maxTicks).toBe(9);
     expect(ledger.caps.budgetUsd).toBe(2);
@@ -126,12 +133,12 @@ describe('decodeLedger (migration chain)', () => {
   };
 
   it('migrates an older document to the current version and reports where it came from', () => {
-    const decoded = decodeLedger(v0, [v0to1]);
+    const decoded = decodeLedger(v0, [v0to1, ...LEDGER_MIGRATIONS]);
     expect(decoded.ok).toBe(true);
     if (!decoded.ok) return;
     expect(decoded.value.migratedFrom).toBe(0);
     expect(decoded.value.ledger).toMatchObject({
-      schemaVersion: 1,
+      schemaVersion: 2,
       tick: 3,
       caps: { maxTicks: 8 },
       spent: { usd: 1.25 },
@@ -157,7 +164,7 @@ describe('decodeLedger (migration chain)', () => {
   });
 
   it('refuses documents from a newer allium-loop and documents without a version', () => {
-    const newer = decodeLedger({ ...sampleLedger(), schemaVersion: 2 });
+    const newer = decodeLedger({ ...sampleLedger(), schemaVersion: 3 });
     expect(!newer.ok && newer.issues[0]).toMatch(/newer allium-loop/);
     const unversioned = decodeLedger({ goal: 'x' });
     expect(!unversioned.ok && unversioned.issues[0]).toMatch(/^schemaVersion: missing/);
@@ -165,12 +172,51 @@ describe('decodeLedger (migration chain)', () => {
 
   it('validates the migrated result against the current schema', () => {
     const broken: LedgerMigration = { from: 0, migrate: (doc) => ({ ...doc }) };
-    const decoded = decodeLedger(v0, [broken]);
+    const decoded = decodeLedger(v0, [broken, ...LEDGER_MIGRATIONS]);
     expect(decoded.ok).toBe(false);
   });
 
   it('leaves current documents alone', () => {
     const decoded = decodeLedger(JSON.parse(JSON.stringify(sampleLedger())));
     expect(decoded.ok && decoded.value.migratedFrom).toBeUndefined();
+  });
+
+  it('1 → 2: a release-0.1.0 ledger gets its loop kind from its mode, and its loop state is checked', () => {
+    const { modeState: _typed, ...current } = JSON.parse(JSON.stringify(sampleLedger())) as Record<
+      string,
+      unknown
+    >;
+    const v1 = {
+      ...current,
+      schemaVersion: 1,
+      mode: 'verify',
+      modeState: {
+        run: {
+          spec: { mode: 'verify', config: { command: 'make check', intervalMs: 0 }, defaultCaps: {} },
+          agent: {},
+        },
+        verify: null,
+      },
+    };
+    // `verify: null` was never written by 0.1.0 (it writes the state or nothing): the loop state is corrupt.
+    const corrupt = decodeLedger(v1);
+    expect(corrupt.ok).toBe(false);
+    expect(!corrupt.ok && corrupt.issues.join('\n')).toMatch(/modeState\.verify/);
+    const { verify: _null, ...modeState } = v1.modeState;
+    const decoded = decodeLedger({ ...v1, modeState });
+    expect(decoded.ok && decoded.value.migratedFrom).toBe(1);
+    expect(decoded.ok && decoded.value.ledger.modeState).toEqual({ kind: 'verify', run: modeState.run });
+  });
+
+  it('refuses a loop state of another kind than the run mode', () => {
+    const ledger = JSON.parse(JSON.stringify(sampleLedger())) as Record<string, unknown>;
+    const decoded = decodeLedger({ ...ledger, mode: 'stories' });
+    expect(!decoded.ok && decoded.issues.join('\n')).toMatch(/modeState\.kind/);
+  });
+
+  it('refuses a spec loop state that is not one (a corrupt loop state is a corrupt ledger)', () => {
+    const ledger = JSON.parse(JSON.stringify(sampleLedger())) as Record<string, unknown>;
+    const decoded = decodeLedger({ ...ledger, modeState: { kind: 'spec', loop: { tick: 'three' } } });
+    expect(!decoded.ok && decoded.issues.join('\n')).toMatch(/modeState\.loop/);
   });
 });

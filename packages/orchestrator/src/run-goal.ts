@@ -12,6 +12,7 @@ import {
   type Lease,
   type Ledger,
   type LedgerStore,
+  type SpecRunConfig,
 } from '@allium-loop/ledger';
 import {
   discoverTestCommand,
@@ -28,6 +29,7 @@ import {
 } from '@allium-loop/verify';
 import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './decide/loop-state.js';
 import type { Clock, LoopPorts } from './driver/loop-ports.js';
+import { specRecord } from './driver/ledger-sync.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
 import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drift.js';
 import { ignoreStateDir } from './project/ignore-state-dir.js';
@@ -149,13 +151,14 @@ export async function startRun(
         overridden: entryOverride !== undefined,
       },
       modeState: {
+        kind: 'spec',
         config: {
           caps: { ...caps },
           strictQuestions: settings.strictQuestions,
           testCommand: { ...testCommand },
-          agent: agentConfig as Record<string, unknown>,
+          agent: JSON.parse(JSON.stringify(agentConfig)) as Record<string, unknown>,
         },
-        harness: harness as unknown as Record<string, unknown>,
+        harness: JSON.parse(JSON.stringify(harness)) as Record<string, unknown>,
       },
     };
     const outside = await saveHarnessRecord(settings.cwd, choice.slug, harness, settings.env);
@@ -216,12 +219,12 @@ export async function resumeRun(
         host: hostname(),
       },
     ]);
-    const stored = ledger.modeState['config'] as { testCommand?: TestCommand } | undefined;
+    const stored = specRecord(ledger).config;
     const testCommand = stored?.testCommand ?? (await resolveTestCommand(settings));
     // The copy outside the project wins over the ledger's (which an agent can reach).
     const harness =
       (await loadHarnessRecord(settings.cwd, slug, settings.env))?.record ??
-      parseHarnessRecord(ledger.modeState['harness']);
+      parseHarnessRecord(specRecord(ledger).harness);
     return driveSpecRun(store, lease, ledger, settings, testCommand, harness);
   });
 }
@@ -243,16 +246,9 @@ export async function loadRecordedRun(store: LedgerStore, slug: string, cwd: str
 /** The agent a new run uses when none is given. */
 const DEFAULT_AGENT = { kind: 'claude' };
 
-interface StoredConfig {
-  readonly caps?: LoopCaps;
-  readonly strictQuestions?: boolean;
-  readonly agent?: unknown;
-  readonly testCommand?: TestCommand;
-}
-
-function storedConfig(ledger: Ledger): StoredConfig {
-  const config = ledger.modeState['config'];
-  return typeof config === 'object' && config !== null ? (config as StoredConfig) : {};
+/** The settings a spec run recorded when it started (none for a run that crashed before recording them). */
+function storedConfig(ledger: Ledger): Partial<SpecRunConfig> {
+  return specRecord(ledger).config ?? {};
 }
 
 /**
@@ -260,6 +256,7 @@ function storedConfig(ledger: Ledger): StoredConfig {
  * agent and test timeouts replace the recorded ones and are recorded, so they hold for later resumes too.
  */
 function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
+  const record = specRecord(ledger);
   const stored = storedConfig(ledger);
   const { agentTimeoutMs, testTimeoutMs, ...given } = settings.caps;
   const caps: LoopCaps = { ...(stored.caps ?? loopCaps(settings)), ...given };
@@ -276,12 +273,16 @@ function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
       ...(testTimeoutMs === undefined ? {} : { testTimeoutMs }),
     },
     modeState: {
-      ...ledger.modeState,
-      config: {
-        ...(ledger.modeState['config'] as Record<string, unknown> | undefined),
-        caps: { ...caps },
-        agent: (settings.agent ?? stored.agent ?? DEFAULT_AGENT) as Record<string, unknown>,
-      },
+      ...record,
+      ...(record.config === undefined
+        ? {}
+        : {
+            config: {
+              ...record.config,
+              caps: { ...caps },
+              agent: JSON.parse(JSON.stringify(settings.agent ?? record.config.agent)) as Record<string, unknown>,
+            },
+          }),
     },
   };
 }
@@ -474,7 +475,8 @@ async function handleDrift(ledger: Ledger, settings: RunSettings): Promise<Ledge
     await resetToCheckpoint(settings.cwd, drift);
     settings.announce?.(`Restored the files of ${drift.ref}.`);
   }
-  const loop = ledger.modeState['loop'] as Record<string, unknown> | undefined;
-  if (loop === undefined || !['weed', 'evaluate'].includes(String(loop['stage']))) return ledger;
-  return { ...ledger, modeState: { ...ledger.modeState, loop: { ...loop, stage: 'measure' } } };
+  const record = specRecord(ledger);
+  const loop = record.loop;
+  if (loop === undefined || !['weed', 'evaluate'].includes(loop.stage)) return ledger;
+  return { ...ledger, modeState: { ...record, loop: { ...loop, stage: 'measure' } } };
 }

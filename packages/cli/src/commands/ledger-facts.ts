@@ -19,7 +19,8 @@ export async function readRecordedHarness(
   for (const slug of await store.list()) {
     const loaded = await store.load(slug);
     if (!loaded.ok) continue;
-    const record = parseHarnessRecord(loaded.value.ledger.modeState['harness']);
+    const state = loaded.value.ledger.modeState;
+    const record = parseHarnessRecord(state.kind === 'spec' ? state.harness : undefined);
     if (record !== undefined && (latest === undefined || loaded.value.ledger.updatedAt > latest.at))
       latest = { record, slug, at: loaded.value.ledger.updatedAt };
   }

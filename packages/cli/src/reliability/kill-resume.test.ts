@@ -201,7 +201,7 @@ async function chain(
 describe('kill -9 of the supervisor at random moments, each followed by resume in a fresh process', () => {
   it(
     `${String(KILLS)} kills across runs converge to the uninterrupted run's final state`,
-    { timeout: 600_000 },
+    { timeout: 1_800_000 },
     async () => {
       console.log(
         `reliability kill suite: seed ${String(SEED)} (RELIABILITY_SEED=${String(SEED)} replays it), ${String(KILLS)} kills, ${String(CHAINS)} chains`,

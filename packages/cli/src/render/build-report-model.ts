@@ -1,6 +1,5 @@
 import { assignWaves } from '@allium-loop/decomposer';
 import type { JournalEvent, Ledger } from '@allium-loop/ledger';
-import type { StoryModeState, VerifyModeState } from '@allium-loop/orchestrator';
 import { readLoopState } from '@allium-loop/orchestrator';
 import type {
   CapRow,
@@ -83,8 +82,9 @@ function capsOf(ledger: Ledger, events: readonly JournalEvent[], ticks: readonly
 }
 
 function verifyView(ledger: Ledger): VerifyView | null {
-  const state = ledger.modeState['verify'] as VerifyModeState | undefined;
-  if (ledger.mode !== 'verify' || state === undefined) return null;
+  const record = ledger.modeState;
+  const state = record.kind === 'verify' ? record.verify : undefined;
+  if (state === undefined) return null;
   const climb = state.config.hillclimb;
   return {
     command: state.config.command,
@@ -106,8 +106,9 @@ function verifyView(ledger: Ledger): VerifyView | null {
 }
 
 function storiesView(ledger: Ledger): StoriesView | null {
-  const state = ledger.modeState['stories'] as StoryModeState | undefined;
-  if (ledger.mode !== 'stories' || state === undefined) return null;
+  const record = ledger.modeState;
+  const state = record.kind === 'stories' ? record.stories : undefined;
+  if (state === undefined) return null;
   return {
     iterations: state.iterations.map((i) => ({
       tick: i.tick,

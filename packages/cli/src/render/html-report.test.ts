@@ -2,6 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLedger, type Ledger } from '@allium-loop/ledger';
 import { escapeHtml, REPORT_CSP } from '@allium-loop/report-html';
+import { initialLoopState } from '@allium-loop/orchestrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
 import { reportCommand } from '../commands/report.js';
@@ -128,11 +129,27 @@ describe('buildReportModel', () => {
   const artifacts = { witness: null, uncovered: new Map(), hasTrace: false, calls: [] };
 
   it('gives a verify run its own view with kept and reverted ticks', () => {
+    const run = {
+      spec: { mode: 'verify' as const, config: { command: 'node bench.js', intervalMs: 0 }, defaultCaps: {} },
+      agent: { kind: 'replay' },
+    };
     const ledger: Ledger = {
-      ...createLedger({ goal: 'make it fast', slug: 'make-it-fast', mode: 'verify', now: new Date(0) }),
+      ...createLedger({
+        goal: 'make it fast',
+        slug: 'make-it-fast',
+        mode: 'verify',
+        now: new Date(0),
+        modeState: { kind: 'verify', run },
+      }),
       modeState: {
+        kind: 'verify',
+        run,
         verify: {
-          config: { command: 'node bench.js', hillclimb: { score: 'score (\\d+)', direction: 'max' } },
+          config: {
+            command: 'node bench.js',
+            intervalMs: 0,
+            hillclimb: { score: 'score (\\d+)', direction: 'max' },
+          },
           baseline: { exitCode: 1, score: 3, head: null, outputTail: '' },
           best: { score: 9, tick: 2, commit: null },
           ticks: [
@@ -174,8 +191,8 @@ describe('buildReportModel', () => {
   it('marks a flat tick as a stall and ties caps and guard violations to their ticks', () => {
     const base = createLedger({ goal: 'g', slug: 'g', mode: 'spec', now: new Date(0) });
     const observation = {
-      tests: { counts: 'known', passed: 3, failed: 2, skipped: 0, failing: [], exitCode: 1 },
-      weed: { status: 'clean' },
+      tests: { counts: 'known' as const, passed: 3, failed: 2, skipped: 0, failing: [], exitCode: 1 },
+      weed: { status: 'clean' as const },
       structuralErrors: 0,
       openQuestions: { blocking: 0, parked: 0 },
     };
@@ -194,7 +211,7 @@ describe('buildReportModel', () => {
         detail: 'flat',
         at: new Date(0).toISOString(),
       },
-      modeState: { loop: { tick: 2, verdicts: [verdict(1), verdict(2)] } },
+      modeState: { kind: 'spec', loop: { ...initialLoopState(), tick: 2, verdicts: [verdict(1), verdict(2)] } },
     };
     const at = new Date(0).toISOString();
     const model = buildReportModel(

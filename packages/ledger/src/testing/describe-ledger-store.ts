@@ -92,9 +92,21 @@ export function describeLedgerStore(name: string, makeHarness: () => Promise<Led
 
       it('stores a stable key order whatever order the producer used', async () => {
         const lease = await acquire(a);
-        await a.save(lease, sampleLedger('run-one', { modeState: { zeta: 1, alpha: { y: 2, b: 3 } } }));
+        const call = (key: string) => ({
+          key,
+          observation: { kind: 'phase_done' as const, phase: 'weed' as const, ok: true },
+        });
+        await a.save(
+          lease,
+          sampleLedger('run-one', {
+            modeState: { kind: 'spec', lastCalls: { zeta: call('z'), alpha: call('a') } },
+          }),
+        );
         const first = await h.readRawLedger('run-one');
-        await a.save(lease, { ...sampleLedger('run-one'), modeState: { alpha: { b: 3, y: 2 }, zeta: 1 } });
+        await a.save(lease, {
+          ...sampleLedger('run-one'),
+          modeState: { lastCalls: { alpha: call('a'), zeta: call('z') }, kind: 'spec' },
+        });
         expect(await h.readRawLedger('run-one')).toBe(first);
         expect(first?.indexOf('"schemaVersion"')).toBeLessThan(first?.indexOf('"goal"') ?? -1);
         expect(first?.indexOf('"alpha"')).toBeLessThan(first?.indexOf('"zeta"') ?? -1);

@@ -26,6 +26,23 @@ export function applyObservation(
         ...state,
         terminal: { state: 'cancelled', reason: 'cancelled by the user (Ctrl-C / SIGTERM)' },
       };
+    case 'deadline': {
+      const limit = config.caps.wallClockMs ?? 0;
+      events.push({
+        kind: 'cap_reached',
+        cap: 'wallClock',
+        detail: `the wall-clock cap of ${String(limit)} ms passed during a call, which was stopped`,
+        limit,
+        value: state.elapsedMs,
+      });
+      return {
+        ...state,
+        terminal: {
+          state: 'timed_out',
+          reason: `wall-clock cap of ${String(limit)} ms reached during a call`,
+        },
+      };
+    }
     case 'failed':
       return { ...state, terminal: { state: 'failed', reason: observation.reason } };
     case 'phase_done':

@@ -322,12 +322,26 @@ export function callFitsBudget(
   return spent + Math.round(worstCaseUsd * MICRO) <= budget;
 }
 
+/** Why the budget stops the next call (spent, worst case, budget), or `undefined` when its worst case fits. */
+export function budgetStop(
+  caps: { readonly budgetUsd?: number | undefined; readonly maxCallUsd?: number | undefined },
+  spentUsd: number,
+): string | undefined {
+  const budget = caps.budgetUsd;
+  if (budget === undefined || callFitsBudget(spentUsd, caps.maxCallUsd, budget)) return undefined;
+  return `spent $${spentUsd.toFixed(2)}; the next call may cost up to $${(caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
+}
+
 function budgetExceeded(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome | undefined {
-  const budget = config.caps.budgetUsd;
-  if (budget === undefined || callFitsBudget(state.spentUsd, config.caps.maxCallUsd, budget))
-    return undefined;
-  const detail = `spent $${state.spentUsd.toFixed(2)}; the next call may cost up to $${(config.caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
-  events.push({ kind: 'cap_reached', cap: 'budget', detail, limit: budget, value: state.spentUsd });
+  const detail = budgetStop(config.caps, state.spentUsd);
+  if (detail === undefined || config.caps.budgetUsd === undefined) return undefined;
+  events.push({
+    kind: 'cap_reached',
+    cap: 'budget',
+    detail,
+    limit: config.caps.budgetUsd,
+    value: state.spentUsd,
+  });
   return { state: { ...state, terminal: { state: 'budget_exhausted', reason: detail } } };
 }
 

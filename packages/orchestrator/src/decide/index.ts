@@ -1,4 +1,4 @@
-export { callFitsBudget, decide, routeAfter, type Decision } from './decide.js';
+export { budgetStop, callFitsBudget, decide, routeAfter, type Decision } from './decide.js';
 export type {
   LoopAction,
   LoopEvent,

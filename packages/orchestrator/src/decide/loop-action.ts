@@ -94,6 +94,8 @@ export type LoopObservation =
       };
     }
   | { readonly kind: 'cancelled' }
+  /** The wall-clock cap passed during an action, which the driver then aborted. */
+  | { readonly kind: 'deadline' }
   | { readonly kind: 'failed'; readonly reason: string };
 
 /** The clock and spend the driver measured, attached to every observation. */

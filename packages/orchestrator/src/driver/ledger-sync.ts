@@ -1,5 +1,7 @@
+import { AlliumLoopError } from '@allium-loop/errors';
 import type {
   Divergence as LedgerDivergence,
+  LoopStateRecord,
   JournalEvent,
   Ledger,
   TickVerdict as LedgerVerdict,
@@ -16,26 +18,37 @@ const KIND: Readonly<Record<Divergence['classification'], LedgerDivergence['kind
   'intentional-gap': 'intentional_gap',
 };
 
-/** Reads the loop state the driver persisted: `modeState.loop` for the run, `modeState.slices[id]` for a slice. */
-export function readLoopState(ledger: Ledger, sliceId?: string): LoopState | undefined {
-  const loop = sliceId === undefined ? ledger.modeState['loop'] : sliceStates(ledger)[sliceId];
-  return loop === undefined || loop === null ? undefined : (loop as unknown as LoopState);
+type SpecRecord = Extract<LoopStateRecord, { kind: 'spec' }>;
+
+/** The spec loop's part of the ledger; a ledger of another loop kind is refused (the schema ties kind to mode). */
+export function specRecord(ledger: Ledger): SpecRecord {
+  const record = ledger.modeState;
+  if (record.kind !== 'spec')
+    throw new AlliumLoopError(`Run "${ledger.slug}" is a ${record.kind} run, not a spec-loop run.`, {
+      code: 'run.wrong_mode',
+    });
+  return record;
 }
 
-function sliceStates(ledger: Ledger): Record<string, unknown> {
-  const slices = ledger.modeState['slices'];
-  return typeof slices === 'object' && slices !== null ? (slices as Record<string, unknown>) : {};
+/**
+ * Reads the spec loop state the driver persisted: `modeState.loop` for the run, `modeState.slices[id]` for a
+ * slice; `undefined` when there is none, mode runs included (their state is not a spec loop's).
+ */
+export function readLoopState(ledger: Ledger, sliceId?: string): LoopState | undefined {
+  const record = ledger.modeState;
+  if (record.kind !== 'spec') return undefined;
+  return sliceId === undefined ? record.loop : record.slices?.[sliceId];
 }
 
 /** Stores a slice loop's state under `modeState.slices[id]` and mirrors its status into `subGoals`. Pure. */
 export function syncSliceLedger(ledger: Ledger, sliceId: string, state: LoopState, at: Date): Ledger {
   const status =
     state.terminal === undefined ? 'running' : state.terminal.state === 'converged' ? 'converged' : 'failed';
-  const snapshot = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+  const record = specRecord(ledger);
   return {
     ...ledger,
     updatedAt: at.toISOString(),
-    modeState: { ...ledger.modeState, slices: { ...sliceStates(ledger), [sliceId]: snapshot } },
+    modeState: { ...record, slices: { ...record.slices, [sliceId]: state } },
     subGoals: ledger.subGoals.map((goal) =>
       goal.id === sliceId
         ? {
@@ -128,7 +141,7 @@ export function syncLedger(ledger: Ledger, state: LoopState, at: Date, wallMs: n
             detail: state.terminal.reason,
             at: at.toISOString(),
           },
-    modeState: { ...ledger.modeState, loop: JSON.parse(JSON.stringify(state)) as Record<string, unknown> },
+    modeState: { ...specRecord(ledger), loop: state },
   };
 }
 

@@ -36,6 +36,8 @@ export interface PhaseReport {
   readonly stopReason?: string;
   /** Tend only: answered questions it wrote into the spec. */
   readonly appliedQuestions?: readonly string[];
+  /** Set when the agent reported a rate limit: the driver waits it out and runs the phase again (same tick). */
+  readonly rateLimited?: { readonly resetAt?: number };
   /** Propagate only: how the new tests behaved when the worker ran them alone (the red-check's evidence). */
   readonly redCheck?: { readonly passing: readonly string[]; readonly failing: readonly string[] };
 }

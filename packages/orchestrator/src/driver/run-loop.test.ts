@@ -3,6 +3,7 @@ import { createLedger, createMemoryLedgerStore, pendingIntents, type Ledger } fr
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
 import type { LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
+import { specRecord } from './ledger-sync.js';
 import { runLoop, type LoopProgress } from './run-loop.js';
 
 const config: LoopConfig = {
@@ -154,14 +155,11 @@ describe('runLoop', () => {
       intents: stored.value.ledger.intents.map((i) =>
         i.phase === 'implement' ? { ...i, outcome: null } : i,
       ),
-      modeState: {
-        ...stored.value.ledger.modeState,
-        loop: {
-          ...(stored.value.ledger.modeState['loop'] as object),
-          terminal: undefined,
-          stage: 'implement',
-        },
-      },
+      modeState: (() => {
+        const record = specRecord(stored.value.ledger);
+        const { terminal: _terminal, ...loop } = record.loop!;
+        return { ...record, loop: { ...loop, stage: 'implement' as const } };
+      })(),
     };
     const again: string[] = [];
     let fixed = false;
@@ -320,13 +318,13 @@ describe('runLoop: an outcome recorded just before the supervisor stopped', () =
     });
     expect(stopped.terminal?.state).toBe('cancelled');
     expect(calls.at(-1)).toBe('tick-1/weed/1');
-    const loop = stopped.modeState['loop'] as Record<string, unknown>;
-    const { terminal: _terminal, ...reopened } = loop;
+    const record = specRecord(stopped);
+    const { terminal: _terminal, ...reopened } = record.loop!;
     const resumedLedger: Ledger = {
       ...stopped,
       status: 'running',
       terminal: null,
-      modeState: { ...stopped.modeState, loop: reopened },
+      modeState: { ...record, loop: reopened },
     };
     const again: string[] = [];
     const resumed = await runLoop({

@@ -1,7 +1,5 @@
 import { AlliumLoopError } from '@allium-loop/errors';
 import {
-  beginIntent,
-  endIntent,
   pendingIntents,
   type Intent,
   type JournalEvent,
@@ -15,9 +13,21 @@ import { decide } from '../decide/decide.js';
 import type { LoopAction, LoopObservation, SliceFocus } from '../decide/loop-action.js';
 import { initialLoopState, type LoopConfig, type LoopPhase, type LoopState } from '../decide/loop-state.js';
 import { formatTickLine, formatUsd } from './format-tick-line.js';
-import { readLoopState, syncLedger, syncSliceLedger, toJournal, toLedgerVerdict } from './ledger-sync.js';
+import {
+  readLoopState,
+  specRecord,
+  syncLedger,
+  syncSliceLedger,
+  toJournal,
+  toLedgerVerdict,
+} from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
 import { rollUpSlices } from './slice-roll-up.js';
+import { callBudget, callSignal, RunRecord } from './run-record.js';
+import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
+
+/** How often one phase may wait out a rate limit before the run fails. */
+export const MAX_RATE_LIMIT_WAITS = 20;
 
 /** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
 export type LoopProgress =
@@ -37,6 +47,8 @@ export interface RunLoopOptions {
   readonly onProgress?: (progress: LoopProgress) => void;
   /** Called with the ledger after every write, so ports can read the current questions and protected tests. */
   readonly onLedger?: (ledger: Ledger) => void;
+  /** Cancellable sleep for rate-limit waits; default a real timer. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
   readonly slice?: SliceFocus;
 }
@@ -74,8 +86,9 @@ export async function runLoop(options: RunLoopOptions): Promise<Ledger> {
 class LoopDriver {
   private ledger: Ledger;
   private state: LoopState;
-  private readonly startedAt: number;
-  private readonly baseWallMs: number;
+  private readonly record: RunRecord;
+  /** The signal of the action under way: the run's, plus the wall-clock deadline. */
+  private actionSignal: AbortSignal;
   private lastMeasure: MeasureReport | undefined;
   /** The intent key whose outcome the next decision takes in. */
   private observedCall: string | undefined;
@@ -84,8 +97,15 @@ class LoopDriver {
   constructor(private readonly options: RunLoopOptions) {
     this.ledger = options.ledger;
     this.state = readLoopState(options.ledger, options.slice?.id) ?? initialLoopState();
-    this.startedAt = options.clock.now();
-    this.baseWallMs = options.ledger.spent.wallMs;
+    this.actionSignal = options.signal;
+    this.record = new RunRecord({
+      store: options.store,
+      lease: options.lease,
+      ledger: options.ledger,
+      clock: options.clock,
+      ...(options.onLedger === undefined ? {} : { onLedger: options.onLedger }),
+      onEvent: (event) => this.progress({ kind: 'event', event }),
+    });
   }
 
   async run(): Promise<Ledger> {
@@ -147,7 +167,14 @@ class LoopDriver {
           detail: decision.action.reason,
         });
       }
-      if (decision.action.kind === 'terminal') ledger = this.abandonPending(ledger, at, journal);
+      if (decision.action.kind === 'terminal')
+        ledger = this.record.abandon(
+          ledger,
+          (key) => this.inScope(key),
+          'the run ended before this call was re-run',
+          at,
+          journal,
+        );
       await this.persist(ledger, journal);
       if (decision.action.kind === 'terminal') return this.ledger;
       this.progress({
@@ -158,8 +185,26 @@ class LoopDriver {
     }
   }
 
+  /** Runs one action under the wall-clock deadline: a cap that passes during the action aborts it. */
   private async execute(action: Exclude<LoopAction, { kind: 'terminal' }>): Promise<LoopObservation> {
-    const { signal } = this.options;
+    const call = callSignal(
+      this.options.signal,
+      this.record.remainingMs(this.options.config.caps.wallClockMs),
+    );
+    this.actionSignal = call.signal;
+    try {
+      const observation = await this.act(action, call.signal);
+      return call.deadlinePassed() ? { kind: 'deadline' } : observation;
+    } finally {
+      call.dispose();
+      this.actionSignal = this.options.signal;
+    }
+  }
+
+  private async act(
+    action: Exclude<LoopAction, { kind: 'terminal' }>,
+    signal: AbortSignal,
+  ): Promise<LoopObservation> {
     try {
       switch (action.kind) {
         case 'phase':
@@ -191,11 +236,7 @@ class LoopDriver {
   }
 
   private request(phase: LoopPhase, focus: PhaseRequest['focus']): PhaseRequest {
-    const budget = this.options.config.caps.budgetUsd;
-    const remaining = budget === undefined ? undefined : Math.max(0, budget - this.state.spentUsd);
-    const cap = this.options.config.caps.maxCallUsd;
-    const callBudget =
-      remaining === undefined ? cap : cap === undefined ? remaining : Math.min(cap, remaining);
+    const budget = callBudget(this.options.config.caps, this.state.spentUsd);
     const prefix = this.options.slice === undefined ? '' : `slice:${this.options.slice.id}/`;
     const stem = `${prefix}tick-${String(this.state.tick)}/${phase}/`;
     // An interrupted call of this phase is re-run under its own key (so replayed agents replay the same step);
@@ -209,33 +250,111 @@ class LoopDriver {
       focus: this.options.slice === undefined ? focus : { ...focus, slice: this.options.slice },
       tick: this.state.tick,
       key: interrupted?.key ?? `${stem}${String(calls + 1)}`,
-      ...(callBudget === undefined ? {} : { budgetUsd: callBudget }),
-      signal: this.options.signal,
+      ...(budget === undefined ? {} : { budgetUsd: budget }),
+      signal: this.actionSignal,
     };
   }
 
+  /**
+   * Runs one agent phase: the intent is saved first; a rate limit is waited out (shown, journaled, counted against
+   * the wall clock) and the phase run again under the next key of the same tick, without using a retry.
+   */
   private async runPhase(phase: LoopPhase, focus: PhaseRequest['focus']): Promise<LoopObservation> {
-    const request = this.request(phase, focus);
-    const begun = beginIntent(this.ledger, request.key, {
-      tick: request.tick,
-      phase,
-      action: 'agent-call',
-      data: {
-        focus: JSON.parse(JSON.stringify(focus)) as Record<string, unknown>,
-        ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
+    for (let waits = 0; ; waits += 1) {
+      const request = this.request(phase, focus);
+      await this.record.beginCall(
+        this.ledger,
+        request.key,
+        {
+          tick: request.tick,
+          phase,
+          data: {
+            focus: JSON.parse(JSON.stringify(focus)) as Record<string, unknown>,
+            ...(request.budgetUsd === undefined ? {} : { budgetUsd: request.budgetUsd }),
+          },
+        },
+        [{ type: 'phase_started', at: this.now().toISOString(), tick: request.tick, phase }],
+      );
+      this.ledger = this.record.ledger;
+      const report = await this.options.ports.runPhase(request);
+      this.cachedRedCheck = report.redCheck;
+      if (report.rateLimited === undefined || request.signal.aborted) {
+        const observation = await this.recordPhase(request, report, 'succeeded');
+        // Recorded first (intent ended, spend counted), then the run stops: retrying a refused key only burns ticks.
+        return report.stopReason === undefined ? observation : { kind: 'failed', reason: report.stopReason };
+      }
+      if (waits >= MAX_RATE_LIMIT_WAITS) {
+        await this.recordPhase(request, report, 'succeeded');
+        return {
+          kind: 'failed',
+          reason: `rate_limited: the agent stayed rate limited after ${String(MAX_RATE_LIMIT_WAITS)} waits`,
+        };
+      }
+      await this.recordCallOnly(request, report);
+      const waited = await this.waitOutRateLimit(request.tick, report.rateLimited);
+      if (waited !== undefined) return waited;
+    }
+  }
+
+  /** Ends a rate-limited call (its spend counts) without handing its outcome to `decide`. */
+  private async recordCallOnly(request: PhaseRequest, report: PhaseReport): Promise<void> {
+    const at = this.now();
+    const detail = report.observation.detail ?? 'rate limited';
+    const ledger = this.record.endCall(
+      this.ledger,
+      request.key,
+      { ok: false, at, detail },
+      { costUsd: report.costKnown ? report.observation.costUsd : undefined, tokens: report.tokens },
+    );
+    const stamp = { at: at.toISOString(), tick: request.tick };
+    await this.persist(ledger, [
+      {
+        type: 'phase_ended',
+        ...stamp,
+        phase: request.phase,
+        outcome: 'failed',
+        durationMs: report.durationMs,
+        detail,
       },
-      at: this.now(),
-    });
-    const at = this.now().toISOString();
-    await this.persist(begun.ledger, [
-      { type: 'intent_begun', at, tick: request.tick, key: request.key, phase, action: 'agent-call' },
-      { type: 'phase_started', at, tick: request.tick, phase },
+      { type: 'intent_ended', ...stamp, key: request.key, status: 'failed' },
     ]);
-    const report = await this.options.ports.runPhase(request);
-    this.cachedRedCheck = report.redCheck;
-    const observation = await this.recordPhase(request, report, 'succeeded');
-    // Recorded first (intent ended, spend counted), then the run stops: retrying a refused key only burns ticks.
-    return report.stopReason === undefined ? observation : { kind: 'failed', reason: report.stopReason };
+  }
+
+  /** Waits until the reset (never past the wall-clock cap); the observation that ends the phase, if any. */
+  private async waitOutRateLimit(
+    tick: number,
+    limit: { readonly resetAt?: number },
+  ): Promise<LoopObservation | undefined> {
+    const remaining = this.record.remainingMs(this.options.config.caps.wallClockMs);
+    const now = this.options.clock.now();
+    const wait = await waitForRateLimit(
+      {
+        outcome: 'rate_limited',
+        ...(limit.resetAt === undefined ? {} : { rateLimitResetAt: limit.resetAt }),
+      },
+      {
+        now: () => this.options.clock.now(),
+        sleep: this.options.sleep ?? abortableSleep,
+        signal: this.options.signal,
+        ...(remaining === undefined ? {} : { wallClockDeadline: now + remaining }),
+      },
+    );
+    await this.persist(this.ledger, [
+      {
+        type: 'x-loop.rate_limit_wait',
+        at: this.now().toISOString(),
+        tick,
+        data: JSON.parse(
+          JSON.stringify({
+            ...wait,
+            ...(limit.resetAt === undefined ? {} : { resetAt: new Date(limit.resetAt).toISOString() }),
+          }),
+        ) as Record<string, never>,
+      },
+    ]);
+    if (wait.kind === 'aborted') return { kind: 'cancelled' };
+    if (wait.kind === 'deadline') return { kind: 'deadline' };
+    return undefined;
   }
 
   private async recordPhase(
@@ -246,25 +365,26 @@ class LoopDriver {
   ): Promise<LoopObservation> {
     const at = this.now();
     const stamp = { at: at.toISOString(), tick: request.tick };
-    let ledger = endIntent(this.ledger, request.key, {
-      status: report.observation.ok ? 'succeeded' : 'failed',
-      ...(status === 'reconciled'
-        ? { detail: 'reconciled from the result file left by an interrupted run' }
-        : {}),
-      at,
-    });
-    ledger = addSpend(ledger, report);
+    let ledger = this.record.endCall(
+      this.ledger,
+      request.key,
+      {
+        ok: report.observation.ok,
+        at,
+        detail:
+          status === 'reconciled' ? 'reconciled from the result file left by an interrupted run' : undefined,
+      },
+      { costUsd: report.costKnown ? report.observation.costUsd : undefined, tokens: report.tokens },
+    );
     // The outcome is kept with the intent's end, so a supervisor killed before acting on it does not lose it.
+    const record = specRecord(ledger);
     ledger = {
       ...ledger,
       modeState: {
-        ...ledger.modeState,
+        ...record,
         lastCalls: {
-          ...lastCalls(ledger),
-          [this.scopeId()]: {
-            key: request.key,
-            observation: JSON.parse(JSON.stringify(report.observation)) as unknown,
-          },
+          ...record.lastCalls,
+          [this.scopeId()]: { key: request.key, observation: report.observation },
         },
       },
     };
@@ -348,9 +468,8 @@ class LoopDriver {
    * supervisor stopped in between. Its recorded outcome is replayed into the decision instead of running it again.
    */
   private async replayRecordedOutcome(): Promise<LoopObservation> {
-    const last = lastCalls(this.ledger)[this.scopeId()] as
-      { key?: string; observation?: LoopObservation } | undefined;
-    if (last?.key === undefined || last.observation === undefined || last.key === this.state.appliedCall) {
+    const last = specRecord(this.ledger).lastCalls?.[this.scopeId()];
+    if (last === undefined || last.key === this.state.appliedCall) {
       return { kind: 'start' };
     }
     this.observedCall = last.key;
@@ -397,26 +516,6 @@ class LoopDriver {
     return { kind: 'answers', answered: answers.map((a) => a.id) };
   }
 
-  /** Ends this scope's calls that never got an outcome: the run stopped before re-running them. */
-  private abandonPending(ledger: Ledger, at: Date, journal: JournalEvent[]): Ledger {
-    let next = ledger;
-    for (const intent of pendingIntents(ledger).filter((i) => this.inScope(i.key))) {
-      next = endIntent(next, intent.key, {
-        status: 'abandoned',
-        detail: 'the run ended before this call was re-run',
-        at,
-      });
-      journal.push({
-        type: 'intent_ended',
-        at: at.toISOString(),
-        tick: intent.tick,
-        key: intent.key,
-        status: 'abandoned',
-      });
-    }
-    return next;
-  }
-
   private inScope(key: string): boolean {
     const prefix = this.options.slice === undefined ? undefined : `slice:${this.options.slice.id}/`;
     return prefix === undefined ? !key.startsWith('slice:') : key.startsWith(prefix);
@@ -444,7 +543,7 @@ class LoopDriver {
         {
           ...this.ledger,
           subGoals: [...this.ledger.subGoals, ...added],
-          modeState: { ...this.ledger.modeState, plan: { integrationChains: chains } },
+          modeState: { ...specRecord(this.ledger), plan: { integrationChains: chains } },
         },
         [
           {
@@ -483,6 +582,7 @@ class LoopDriver {
       };
       const nested = new LoopDriver({ ...this.options, ledger: this.ledger, config, slice });
       this.ledger = await nested.run();
+      this.record.adopt(this.ledger);
       const state = readLoopState(this.ledger, goal.id);
       this.state = {
         ...this.state,
@@ -530,11 +630,8 @@ class LoopDriver {
   }
 
   private async persist(ledger: Ledger, events: readonly JournalEvent[]): Promise<void> {
-    if (events.length > 0) await this.options.store.append(this.options.lease, events);
-    await this.options.store.save(this.options.lease, ledger);
+    await this.record.persist(ledger, events);
     this.ledger = ledger;
-    this.options.onLedger?.(ledger);
-    for (const event of events) this.progress({ kind: 'event', event });
   }
 
   private progress(progress: LoopProgress): void {
@@ -542,18 +639,12 @@ class LoopDriver {
   }
 
   private now(): Date {
-    return new Date(this.options.clock.now());
+    return this.record.now();
   }
 
   private elapsed(): number {
-    return this.baseWallMs + Math.max(0, this.options.clock.now() - this.startedAt);
+    return this.record.elapsedMs();
   }
-}
-
-/** The last agent call of each loop scope ('' for the run, a slice id for a slice) and its observed outcome. */
-function lastCalls(ledger: Ledger): Record<string, unknown> {
-  const calls = ledger.modeState['lastCalls'];
-  return typeof calls === 'object' && calls !== null ? (calls as Record<string, unknown>) : {};
 }
 
 /** The id of the integration pass in `subGoals` (the decomposer's). */
@@ -561,28 +652,7 @@ export const INTEGRATION = INTEGRATION_ID;
 
 /** The integration pass's chains, as the plan recorded them. */
 function integrationChains(ledger: Ledger): string[][] {
-  const plan = ledger.modeState['plan'] as { integrationChains?: string[][] } | undefined;
-  return plan?.integrationChains ?? [];
-}
-
-function addSpend(ledger: Ledger, report: PhaseReport): Ledger {
-  const cost = report.observation.costUsd;
-  const tokens = report.tokens ?? {};
-  return {
-    ...ledger,
-    spent: {
-      ...ledger.spent,
-      agentCalls: ledger.spent.agentCalls + 1,
-      usd: cost === undefined ? ledger.spent.usd : (ledger.spent.usd ?? 0) + cost,
-      usdUnknownCalls: ledger.spent.usdUnknownCalls + (report.costKnown ? 0 : 1),
-      tokens: {
-        input: ledger.spent.tokens.input + (tokens.input ?? 0),
-        output: ledger.spent.tokens.output + (tokens.output ?? 0),
-        cacheRead: ledger.spent.tokens.cacheRead + (tokens.cacheRead ?? 0),
-        cacheWrite: ledger.spent.tokens.cacheWrite + (tokens.cacheWrite ?? 0),
-      },
-    },
-  };
+  return (specRecord(ledger).plan?.integrationChains ?? []).map((chain) => [...chain]);
 }
 
 function requestFromIntent(intent: Intent, signal: AbortSignal): PhaseRequest {

@@ -17,6 +17,21 @@ import type { ModeSession } from './mode-session.js';
  */
 export type CommandFingerprint = HarnessRecord | Readonly<Record<string, string>>;
 
+/** A fingerprint as the ledger's typed loop state stores it: a JSON object. */
+export function storeFingerprint(fingerprint: CommandFingerprint): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(fingerprint)) as Record<string, unknown>;
+}
+
+/** A fingerprint read back from the ledger: the harness record, or the plain map an older ledger holds. */
+export function readFingerprint(stored: Readonly<Record<string, unknown>>): CommandFingerprint {
+  return (
+    parseHarnessRecord(stored) ??
+    Object.fromEntries(
+      Object.entries(stored).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    )
+  );
+}
+
 /**
  * Fingerprints the user's verify command and everything it runs or reads that is not the code under work (its
  * scripts and what they import or source, the package scripts and Makefile behind it, programs found through a

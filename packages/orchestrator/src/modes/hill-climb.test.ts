@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { FakeAgentRunner, type FakeAgentScript } from '@allium-loop/agents/testing';
 import { describe, expect, it } from 'vitest';
 import { gitOut, makeGitRepo } from './git-checkpoint.test-helpers.js';
+import { loopRecord } from './mode-session.js';
 import { resumeModeRun, startModeRun, type ModeRunSettings } from './run-mode.js';
 
 const SLUG = 'raise-the-score';
@@ -133,9 +134,9 @@ describe('hill-climb runs (real git, real verify command, scripted agent in proc
     expect(lines).toContain(
       `tick 1 was stopped before it was scored: rolled back 2 file(s) (score.txt, unscored.txt); its edits are kept under refs/allium-loop/${SLUG}/reverted-1`,
     );
-    const state = run.ledger.modeState['verify'] as unknown as { pending: unknown; best: { tick: number } };
-    expect(state.pending).toBeNull();
-    expect(state.best.tick).toBe(0);
+    const state = loopRecord(run.ledger, 'verify').verify;
+    expect(state?.pending).toBeNull();
+    expect(state?.best?.tick).toBe(0);
   });
 
   it('a best ref the agent moves is a violation, journaled and put back where the ledger says', async () => {
@@ -152,10 +153,10 @@ describe('hill-climb runs (real git, real verify command, scripted agent in proc
       CLIMB,
       settings(cwd, [{ files: { 'score.txt': '20\n' } }, forge]),
     );
-    const best = run.ledger.modeState['verify'] as unknown as { best: { commit: string; tick: number } };
-    expect(best.best.tick).toBe(1);
-    expect(await gitOut(cwd, 'rev-parse', `refs/allium-loop/${SLUG}/best`)).toBe(best.best.commit);
-    expect(run.summary).toContain(`(${best.best.commit.slice(0, 12)})`);
+    const best = loopRecord(run.ledger, 'verify').verify?.best;
+    expect(best?.tick).toBe(1);
+    expect(await gitOut(cwd, 'rev-parse', `refs/allium-loop/${SLUG}/best`)).toBe(best?.commit);
+    expect(run.summary).toContain(`(${String(best?.commit).slice(0, 12)})`);
     const violation = (await journal(cwd)).find((e) => e['type'] === 'violation');
     expect(violation).toMatchObject({
       kind: 'checkpoint_ref_moved',

@@ -73,4 +73,4 @@ export {
   waitForRateLimit,
   type RateLimitWait,
   type RateLimitWaitOptions,
-} from './wait-for-rate-limit.js';
+} from '../driver/wait-for-rate-limit.js';

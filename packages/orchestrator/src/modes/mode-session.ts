@@ -1,43 +1,71 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
-import {
-  beginIntent,
-  endIntent,
-  pendingIntents,
-  type JournalEvent,
-  type Ledger,
-  type TickVerdict,
-} from '@allium-loop/ledger';
-import { addSpend, seconds } from './add-agent-spend.js';
+import { AlliumLoopError } from '@allium-loop/errors';
+import type { JournalEvent, Ledger, LoopStateRecord, TickVerdict } from '@allium-loop/ledger';
+import { budgetStop } from '../decide/decide.js';
+import { callBudget, callSignal, RunRecord } from '../driver/run-record.js';
 import type { AgentStep, ModeContext, ModeStop, TickMeasure } from './mode-context.js';
-import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
+import { abortableSleep, waitForRateLimit } from '../driver/wait-for-rate-limit.js';
 
 const MAX_RATE_LIMIT_WAITS = 20;
 
+/** Whether a run's typed loop state is of `kind`. */
+export function isLoopKind<K extends LoopStateRecord['kind']>(
+  record: LoopStateRecord,
+  kind: K,
+): record is Extract<LoopStateRecord, { kind: K }> {
+  return record.kind === kind;
+}
+
+/** The loop state of `ledger`, which must be of `kind` (the schema ties it to the run's mode). */
+export function loopRecord<K extends LoopStateRecord['kind']>(
+  ledger: Ledger,
+  kind: K,
+): Extract<LoopStateRecord, { kind: K }> {
+  const record = ledger.modeState;
+  if (!isLoopKind(record, kind))
+    throw new AlliumLoopError(`Run "${ledger.slug}" holds a ${record.kind} loop state, not a ${kind} one.`, {
+      code: 'modes.wrong_mode',
+    });
+  return record;
+}
+
+/** A duration for people: `90 s`, `12 min`. */
+export function seconds(ms: number): string {
+  return ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`;
+}
+
 /**
- * The shared engine of the mode loops: persistence (journal before ledger), caps (ticks, wall clock, budget,
- * Ctrl-C), ticks, agent calls recorded as intents with their spend, rate-limit waits, and the terminal record.
- * Each mode keeps its own state in `ledger.modeState[<mode>]`.
+ * What the mode loops add to the driver's {@link RunRecord} (persistence, intents, spend, wall clock): ticks, the
+ * caps between ticks (Ctrl-C, wall clock, budget pre-flight, ticks), agent calls under the wall-clock deadline and
+ * the budget pre-flight, rate-limit waits, and the terminal record. Each mode keeps its own state in its variant
+ * of the typed loop state (`ledger.modeState`, kind = mode).
  */
 export class ModeSession {
-  private current: Ledger;
-  private readonly startedAt: number;
-  private readonly baseWallMs: number;
+  private readonly record: RunRecord;
 
   constructor(
     private readonly context: ModeContext,
     /** The journal prefix of this mode's extension events: `verify`, `stories`, `state-file`. */
     readonly mode: string,
   ) {
-    this.current = context.ledger;
-    this.startedAt = context.clock.now();
-    this.baseWallMs = context.ledger.spent.wallMs;
+    this.record = new RunRecord({
+      store: context.store,
+      lease: context.lease,
+      ledger: context.ledger,
+      clock: context.clock,
+      onEvent: (event) => this.context.onProgress?.({ kind: 'event', event }),
+    });
   }
 
   /** The ledger as last persisted. */
   get ledger(): Ledger {
-    return this.current;
+    return this.record.ledger;
+  }
+
+  private get current(): Ledger {
+    return this.record.ledger;
   }
 
   /** The working directory of the run. */
@@ -72,12 +100,7 @@ export class ModeSession {
 
   /** Wall-clock time of the run, summed across resumes. */
   elapsedMs(): number {
-    return this.baseWallMs + Math.max(0, this.now() - this.startedAt);
-  }
-
-  /** This mode's state in the ledger. */
-  state<T>(): T | undefined {
-    return this.current.modeState[this.mode] as T | undefined;
+    return this.record.elapsedMs();
   }
 
   /** Shows a progress line. */
@@ -102,15 +125,11 @@ export class ModeSession {
       updatedAt: new Date(this.now()).toISOString(),
       spent: { ...ledger.spent, wallMs: this.elapsedMs() },
     };
-    if (events.length > 0) await this.context.store.append(this.context.lease, events);
-    await this.context.store.save(this.context.lease, next);
-    this.current = next;
-    for (const event of events) this.context.onProgress?.({ kind: 'event', event });
+    await this.record.persist(next, events);
   }
 
-  /** Saves this mode's state under `modeState[<mode>]`, with events. */
-  async saveState(state: unknown, events: readonly JournalEvent[] = []): Promise<void> {
-    const modeState = { ...this.current.modeState, [this.mode]: JSON.parse(JSON.stringify(state)) as never };
+  /** Saves the run's loop state (this mode's part of it changed), with events. */
+  async saveState(modeState: LoopStateRecord, events: readonly JournalEvent[] = []): Promise<void> {
     await this.persist({ ...this.current, modeState }, events);
   }
 
@@ -119,7 +138,11 @@ export class ModeSession {
    * read for every run: the mode's own measurement goes in the test term's reason (its check is the test), the
    * spec-only terms are empty, and `converged` says whether the mode's goal held after this tick.
    */
-  async saveTick(state: unknown, tick: TickMeasure, events: readonly JournalEvent[] = []): Promise<void> {
+  async saveTick(
+    modeState: LoopStateRecord,
+    tick: TickMeasure,
+    events: readonly JournalEvent[] = [],
+  ): Promise<void> {
     const at = new Date(this.now()).toISOString();
     const verdict: TickVerdict = {
       tick: tick.tick,
@@ -134,27 +157,22 @@ export class ModeSession {
       converged: tick.converged,
     };
     const verdicts = [...this.current.verdicts.filter((v) => v.tick !== tick.tick), verdict];
-    this.current = { ...this.current, verdicts };
-    await this.saveState(state, [{ type: 'verdict', at, tick: tick.tick, verdict }, ...events]);
+    await this.persist({ ...this.current, verdicts, modeState }, [
+      { type: 'verdict', at, tick: tick.tick, verdict },
+      ...events,
+    ]);
   }
 
   /** Closes intents a crashed process left open: the step they announced runs again in a new tick. */
   async abandonPendingIntents(): Promise<void> {
-    let ledger = this.current;
     const events: JournalEvent[] = [];
-    for (const intent of pendingIntents(ledger)) {
-      const at = new Date(this.now());
-      const detail = 'interrupted; the step runs again';
-      ledger = endIntent(ledger, intent.key, { status: 'abandoned', detail, at });
-      events.push({
-        type: 'intent_ended',
-        at: at.toISOString(),
-        tick: intent.tick,
-        key: intent.key,
-        status: 'abandoned',
-        detail,
-      });
-    }
+    const ledger = this.record.abandon(
+      this.current,
+      () => true,
+      'interrupted; the step runs again',
+      new Date(this.now()),
+      events,
+    );
     if (events.length > 0) await this.persist(ledger, events);
   }
 
@@ -169,12 +187,8 @@ export class ModeSession {
         reason: 'wall_clock',
         detail: `wall-clock cap of ${seconds(caps.wallClockMs)} reached`,
       };
-    if (caps.budgetUsd !== undefined && (spent.usd ?? 0) >= caps.budgetUsd)
-      return {
-        state: 'budget_exhausted',
-        reason: 'budget',
-        detail: `budget of $${caps.budgetUsd.toFixed(2)} spent`,
-      };
+    const budget = budgetStop(caps, spent.usd ?? 0);
+    if (budget !== undefined) return { state: 'budget_exhausted', reason: 'budget', detail: budget };
     if (this.current.tick >= caps.maxTicks)
       return {
         state: 'max_ticks',
@@ -209,8 +223,21 @@ export class ModeSession {
     const tick = this.current.tick;
     const resultFile = this.resultFile(name);
     for (let attempt = 1; ; attempt += 1) {
+      // Pre-flight before every call (a tick may make several): its worst case must fit the budget.
+      const budget = budgetStop(this.current.caps, this.current.spent.usd ?? 0);
+      if (budget !== undefined)
+        return { kind: 'stop', stop: { state: 'budget_exhausted', reason: 'budget', detail: budget } };
       const key = `tick-${String(tick)}/${name}/${String(attempt)}`;
-      const result = await this.runRecorded(key, phase, prompt, resultFile);
+      const { result, deadlinePassed } = await this.runRecorded(key, phase, prompt, resultFile);
+      if (deadlinePassed)
+        return {
+          kind: 'stop',
+          stop: {
+            state: 'timed_out',
+            reason: 'wall_clock',
+            detail: `wall-clock cap of ${seconds(this.current.caps.wallClockMs ?? 0)} reached during the ${name} call, which was stopped`,
+          },
+        };
       if (result.outcome === 'aborted' || this.signal.aborted)
         return {
           kind: 'stop',
@@ -236,52 +263,50 @@ export class ModeSession {
     phase: AgentPhase,
     prompt: string,
     resultFile: string,
-  ): Promise<AgentRunResult> {
+  ): Promise<{ result: AgentRunResult; deadlinePassed: boolean }> {
     const tick = this.current.tick;
     // A result file left by an earlier attempt must not pass for this call's.
     await rm(resultFile, { force: true });
-    const begun = beginIntent(this.current, key, {
+    const budget = callBudget(this.current.caps, this.current.spent.usd ?? 0);
+    await this.record.beginCall(this.current, key, {
       tick,
       phase,
-      action: 'agent-call',
-      data: { resultFile },
-      at: new Date(this.now()),
+      data: { resultFile, ...(budget === undefined ? {} : { budgetUsd: budget }) },
     });
-    const at = new Date(this.now()).toISOString();
-    await this.persist(begun.ledger, [{ type: 'intent_begun', at, tick, key, phase, action: 'agent-call' }]);
-    const budget = this.current.caps.budgetUsd;
-    const result = await this.context.agent.run({
-      prompt,
-      cwd: this.context.cwd,
-      phase,
-      resultFile,
-      timeoutMs: this.current.caps.agentTimeoutMs,
-      signal: this.signal,
-      ...(budget === undefined ? {} : { budgetUsd: Math.max(0, budget - (this.current.spent.usd ?? 0)) }),
-    });
-    const status = result.outcome === 'ok' ? 'succeeded' : 'failed';
-    const detail =
-      result.outcome === 'ok'
-        ? undefined
-        : `${result.outcome}${result.detail === undefined ? '' : `: ${result.detail}`}`;
+    const call = callSignal(this.signal, this.record.remainingMs(this.current.caps.wallClockMs));
+    let result: AgentRunResult;
+    try {
+      result = await this.context.agent.run({
+        prompt,
+        cwd: this.context.cwd,
+        phase,
+        resultFile,
+        timeoutMs: this.current.caps.agentTimeoutMs,
+        signal: call.signal,
+        ...(budget === undefined ? {} : { budgetUsd: budget }),
+      });
+    } finally {
+      call.dispose();
+    }
+    const ok = result.outcome === 'ok';
+    const detail = ok
+      ? undefined
+      : `${result.outcome}${result.detail === undefined ? '' : `: ${result.detail}`}`;
     const end = new Date(this.now());
-    const ledger = addSpend(
-      endIntent(this.current, key, { status, at: end, ...(detail === undefined ? {} : { detail }) }),
-      result,
-    );
+    const ledger = this.record.endCall(this.current, key, { ok, detail, at: end }, result);
     await this.persist(ledger, [
       {
         type: 'phase_ended',
         at: end.toISOString(),
         tick,
         phase,
-        outcome: status === 'succeeded' ? 'ok' : 'failed',
+        outcome: ok ? 'ok' : 'failed',
         durationMs: result.durationMs,
         ...(detail === undefined ? {} : { detail }),
       },
-      { type: 'intent_ended', at: end.toISOString(), tick, key, status },
+      { type: 'intent_ended', at: end.toISOString(), tick, key, status: ok ? 'succeeded' : 'failed' },
     ]);
-    return result;
+    return { result, deadlinePassed: call.deadlinePassed() };
   }
 
   private async waitOutRateLimit(result: AgentRunResult): Promise<ModeStop | undefined> {

@@ -1,25 +1,13 @@
-import type { Caps, Ledger } from '@allium-loop/ledger';
+import type { Ledger, ModeSpec } from '@allium-loop/ledger';
 import type { ModeContext } from './mode-context.js';
-import {
-  formatStateFileSummary,
-  runStateFileMode,
-  type StateFileModeConfig,
-  type StateFileModeState,
-} from './state-file-mode.js';
+import { formatStateFileSummary, runStateFileMode } from './state-file-mode.js';
 import { formatStorySummary } from './story-report.js';
-import { runStoryMode, type StoryModeConfig, type StoryModeState } from './story-mode.js';
+import { runStoryMode } from './story-mode.js';
 import { formatVerifySummary } from './verify-report.js';
-import { runVerifyMode, type VerifyModeConfig, type VerifyModeState } from './verify-mode.js';
+import { runVerifyMode } from './verify-mode.js';
 
-/** Which mode runs and its configuration, as stored in the ledger (`modeState.run.spec`). */
-export type ModeSpec = (
-  | { readonly mode: 'verify'; readonly config: VerifyModeConfig }
-  | { readonly mode: 'stories'; readonly config: StoryModeConfig }
-  | { readonly mode: 'state-file'; readonly config: StateFileModeConfig }
-) & {
-  /** Caps this mode uses unless the user set them. */
-  readonly defaultCaps: Partial<Caps>;
-};
+/** Which mode runs, its configuration and default caps, as stored in the ledger (`modeState.run.spec`). */
+export type { ModeSpec } from '@allium-loop/ledger';
 
 /** Runs the loop of the mode `spec` names until a terminal state; returns the final ledger. */
 export async function runModeLoop(context: ModeContext, spec: ModeSpec): Promise<Ledger> {
@@ -35,15 +23,14 @@ export async function runModeLoop(context: ModeContext, spec: ModeSpec): Promise
 
 /** The summary table of a mode run, read from its ledger; empty for a run with no mode state. */
 export function summarizeMode(ledger: Ledger): string {
-  const state = ledger.modeState[ledger.mode];
-  if (state === undefined || state === null) return '';
-  switch (ledger.mode) {
+  const record = ledger.modeState;
+  switch (record.kind) {
     case 'verify':
-      return formatVerifySummary(state as unknown as VerifyModeState);
+      return record.verify === undefined ? '' : formatVerifySummary(record.verify);
     case 'stories':
-      return formatStorySummary(state as unknown as StoryModeState);
+      return record.stories === undefined ? '' : formatStorySummary(record.stories);
     case 'state-file':
-      return formatStateFileSummary(state as unknown as StateFileModeState);
+      return record['state-file'] === undefined ? '' : formatStateFileSummary(record['state-file']);
     case 'spec':
       return '';
   }

@@ -11,10 +11,12 @@ import {
   type Lease,
   type Ledger,
   type LedgerStore,
+  type LoopStateRecord,
+  type ModeSpec,
 } from '@allium-loop/ledger';
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
-import { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
+import { runModeLoop, summarizeMode } from './mode-spec.js';
 import { ignoreStateDir } from '../project/ignore-state-dir.js';
 import { withLease } from '../project/with-lease.js';
 
@@ -45,11 +47,6 @@ export interface ModeRunOutcome {
 
 /** Raised when a mode run cannot start or resume (no such run, a run of another mode). */
 export class ModeRunError extends AlliumLoopError {}
-
-interface StoredRun {
-  readonly spec: ModeSpec;
-  readonly agent: Record<string, unknown>;
-}
 
 function openModeStore(settings: ModeRunSettings): { store: LedgerStore; dir: string } {
   const dir = join(settings.cwd, '.allium-loop');
@@ -92,18 +89,15 @@ export async function startModeRun(
       return driveModeRun(store, lease, dir, previous, settings, true);
     }
     const caps = { ...spec.defaultCaps, ...settings.caps };
-    const ledger: Ledger = {
-      ...createLedger({
-        goal,
-        slug: choice.slug,
-        mode: spec.mode,
-        caps,
-        now: new Date(settings.clock.now()),
-      }),
-      modeState: {
-        run: JSON.parse(JSON.stringify({ spec, agent: settings.agent })) as Record<string, never>,
-      },
-    };
+    const run = { spec, agent: agentRecord(settings.agent) };
+    const ledger = createLedger({
+      goal,
+      slug: choice.slug,
+      mode: spec.mode,
+      caps,
+      now: new Date(settings.clock.now()),
+      modeState: modeRecord(run),
+    });
     await store.save(lease, ledger);
     settings.announce?.(
       `Run ${choice.slug} (${spec.mode} mode)${previous === undefined ? '' : `, replacing the ${previous.status === 'running' ? 'unfinished run of the same goal, which had other settings' : 'ended run of the same goal'}`}.`,
@@ -142,9 +136,41 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
   });
 }
 
+/** The agent configuration as stored: a JSON object (the agents package validates it when the runner is built). */
+function agentRecord(agent: unknown): Record<string, unknown> {
+  return typeof agent === 'object' && agent !== null && !Array.isArray(agent)
+    ? (JSON.parse(JSON.stringify(agent)) as Record<string, unknown>)
+    : {};
+}
+
+type ModeRecord = Exclude<LoopStateRecord, { kind: 'spec' }>;
+
+/** A fresh loop state for a mode run: its settings, no mode state yet. */
+function modeRecord(run: ModeRecord['run']): ModeRecord {
+  switch (run.spec.mode) {
+    case 'verify':
+      return { kind: 'verify', run };
+    case 'stories':
+      return { kind: 'stories', run };
+    case 'state-file':
+      return { kind: 'state-file', run };
+  }
+}
+
+/** The stored settings of a mode run. */
+function storedRun(ledger: Ledger): ModeRecord['run'] {
+  const record = ledger.modeState;
+  if (record.kind === 'spec')
+    throw new ModeRunError(`Run "${ledger.slug}" is a spec-loop run, not a mode run.`, {
+      code: 'modes.wrong_mode',
+    });
+  return record.run;
+}
+
 function sameSpec(ledger: Ledger, spec: ModeSpec): boolean {
-  const stored = (ledger.modeState['run'] as unknown as StoredRun | undefined)?.spec;
-  return JSON.stringify(stored?.config) === JSON.stringify(JSON.parse(JSON.stringify(spec.config)));
+  return (
+    JSON.stringify(storedRun(ledger).spec.config) === JSON.stringify(JSON.parse(JSON.stringify(spec.config)))
+  );
 }
 
 /** Drives a loop-mode run (verify, stories, state-file) from its ledger. */
@@ -156,7 +182,7 @@ async function driveModeRun(
   settings: ModeRunSettings,
   resumed: boolean,
 ): Promise<ModeRunOutcome> {
-  const stored = ledger.modeState['run'] as unknown as StoredRun;
+  const stored = storedRun(ledger);
   const agent = (settings.createAgent ?? ((config) => createAgentRunner(config, { env: settings.env })))(
     stored.agent,
   );

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import type { JournalEvent, Ledger } from '@allium-loop/ledger';
-import { atomicWriteFile } from './atomic-write-file.js';
+import type { JournalEvent, Ledger, StateFileModeConfig, StateFileModeState } from '@allium-loop/ledger';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import type { ModeContext, ModeStop } from './mode-context.js';
-import { ModeSession } from './mode-session.js';
+import { loopRecord, ModeSession } from './mode-session.js';
 import {
   checkDoneClaim,
   initialAlState,
@@ -14,30 +14,10 @@ import {
 import { formatTable } from './verify-report.js';
 import { checksum } from './prd.js';
 
-/** The configuration of a `--state-file` run. */
-export interface StateFileModeConfig {
-  /** Absolute path of the state file (default `<cwd>/.al-state.json`). */
-  readonly path: string;
-}
+export type { StateFileModeConfig, StateFileModeState } from '@allium-loop/ledger';
 
 /** One iteration of a state-file run. */
-export interface StateFileIteration {
-  readonly tick: number;
-  readonly agentOutcome: string;
-  /** The status the agent wrote (`invalid` when the file did not parse). */
-  readonly claimed: string;
-  /** The status the engine kept after its checks. */
-  readonly status: AlState['status'];
-  readonly note: string | null;
-}
-
-/** The state-file mode's part of the ledger (`modeState.state-file`). */
-export interface StateFileModeState {
-  readonly config: StateFileModeConfig;
-  readonly iterations: readonly StateFileIteration[];
-  /** Checksums of (status, progress, result) after each iteration, for no-progress detection. */
-  readonly digests: readonly string[];
-}
+export type StateFileIteration = StateFileModeState['iterations'][number];
 
 type Read =
   { kind: 'missing' } | { kind: 'invalid'; issues: readonly string[] } | { kind: 'ok'; state: AlState };
@@ -59,7 +39,11 @@ export async function readAlState(path: string): Promise<Read> {
 export async function runStateFileMode(context: ModeContext, config: StateFileModeConfig): Promise<Ledger> {
   const session = new ModeSession(context, 'state-file');
   await session.abandonPendingIntents();
-  let state = session.state<StateFileModeState>() ?? { config, iterations: [], digests: [] };
+  let state = loopRecord(session.ledger, 'state-file')['state-file'] ?? {
+    config,
+    iterations: [],
+    digests: [],
+  };
   const first = await readAlState(config.path);
   if (first.kind === 'invalid')
     return session.finish({
@@ -68,7 +52,7 @@ export async function runStateFileMode(context: ModeContext, config: StateFileMo
       detail: `${config.path}: ${first.issues.join('; ')}`,
     });
   let current = first.kind === 'ok' ? first.state : initialAlState(session.ledger.goal);
-  if (first.kind === 'missing') await atomicWriteFile(config.path, serializeAlState(current));
+  if (first.kind === 'missing') await writeFileAtomic(config.path, serializeAlState(current));
   if (current.goal !== session.ledger.goal)
     return session.finish({
       state: 'failed',
@@ -86,13 +70,13 @@ export async function runStateFileMode(context: ModeContext, config: StateFileMo
       status: current.status === 'pending' ? 'in_progress' : current.status,
       iteration: current.iteration + 1,
     };
-    await atomicWriteFile(config.path, serializeAlState(current));
+    await writeFileAtomic(config.path, serializeAlState(current));
     session.say(`→ tick ${String(tick)}: agent step (iteration ${String(current.iteration)})`);
     const step = await session.callAgent('step', 'step', stateFilePrompt(current, config, session.cwd));
     if (step.kind === 'stop') return session.finish(step.stop, [summaryEvent(session, state)]);
     const judged = await judge(session, current, config);
     current = judged.state;
-    await atomicWriteFile(config.path, serializeAlState(current));
+    await writeFileAtomic(config.path, serializeAlState(current));
     const iteration: StateFileIteration = {
       tick,
       agentOutcome: step.result.outcome,
@@ -112,7 +96,7 @@ export async function runStateFileMode(context: ModeContext, config: StateFileMo
       fingerprint: `state ${state.digests.at(-1) ?? ''}`,
       converged: current.status === 'done',
     };
-    await session.saveTick(state, measure, [
+    await session.saveTick({ ...loopRecord(session.ledger, 'state-file'), 'state-file': state }, measure, [
       ...judged.events,
       session.event('iteration', { ...iteration }),
       {

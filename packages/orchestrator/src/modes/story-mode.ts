@@ -1,10 +1,15 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { JournalEvent, Ledger } from '@allium-loop/ledger';
-import { atomicWriteFile } from './atomic-write-file.js';
-import { fingerprintCommand, guardCommand, type CommandFingerprint } from './command-fingerprint.js';
+import type { JournalEvent, Ledger, StoryModeConfig, StoryModeState } from '@allium-loop/ledger';
+import { writeFileAtomic } from '@allium-loop/ledger';
+import {
+  fingerprintCommand,
+  guardCommand,
+  readFingerprint,
+  storeFingerprint,
+} from './command-fingerprint.js';
 import type { ModeContext, ModeStop } from './mode-context.js';
-import { ModeSession } from './mode-session.js';
+import { loopRecord, ModeSession } from './mode-session.js';
 import {
   applyVerdict,
   changedCriteria,
@@ -22,41 +27,10 @@ import { outputTail, runUserCommand } from './run-user-command.js';
 import { evaluatorPrompt, generatorPrompt } from './story-prompts.js';
 import { formatStorySummary, progressEntry } from './story-report.js';
 
-/** The configuration of a `--stories` run. */
-export interface StoryModeConfig {
-  /** Absolute path of the PRD (`prd.json`, `.loop/prd.json`). */
-  readonly prdPath: string;
-  /** Work only this story. */
-  readonly storyId?: string;
-  /** Skip the evaluator phase: the verify command (when given) or the generator's clean exit decides. */
-  readonly skipEval: boolean;
-  /** Rejections after which a story is marked `blocked`. */
-  readonly evalRetries: number;
-  /** A command that must exit 0 before a story can pass. */
-  readonly verifyCommand?: string;
-}
+export type { StoryModeConfig, StoryModeState } from '@allium-loop/ledger';
 
 /** One iteration of a story run. */
-export interface StoryIteration {
-  readonly tick: number;
-  readonly story: string;
-  readonly title: string;
-  readonly verdict: 'PASS' | 'REJECT';
-  readonly reason: string | null;
-  readonly blocked: boolean;
-  readonly at: string;
-}
-
-/** The story mode's part of the ledger (`modeState.stories`). */
-export interface StoryModeState {
-  readonly config: StoryModeConfig;
-  /** Checksums taken when the run started: acceptance criteria by story id, and the verify command. */
-  readonly checksums: {
-    readonly criteria: Record<string, string>;
-    readonly verify: CommandFingerprint | null;
-  } | null;
-  readonly iterations: readonly StoryIteration[];
-}
+export type StoryIteration = StoryModeState['iterations'][number];
 
 /** Reads and validates a PRD file; the issues name the file. */
 export async function loadPrd(
@@ -86,7 +60,7 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
   if (!loaded.ok)
     return session.finish({ state: 'failed', reason: 'prd_invalid', detail: loaded.issues.join('; ') });
   let prd = loaded.value;
-  let state = session.state<StoryModeState>() ?? { config, checksums: null, iterations: [] };
+  let state = loopRecord(session.ledger, 'stories').stories ?? { config, checksums: null, iterations: [] };
   if (state.checksums === null) {
     state = {
       ...state,
@@ -95,10 +69,12 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
         verify:
           config.verifyCommand === undefined
             ? null
-            : await fingerprintCommand(config.verifyCommand, session.cwd, session.env, session.ledger.slug),
+            : storeFingerprint(
+                await fingerprintCommand(config.verifyCommand, session.cwd, session.env, session.ledger.slug),
+              ),
       },
     };
-    await session.saveState(state, [
+    await session.saveState({ ...loopRecord(session.ledger, 'stories'), stories: state }, [
       session.event('checksums', { stories: Object.keys(state.checksums!.criteria).length }),
     ]);
   }
@@ -185,12 +161,12 @@ async function guardPrd(
   const sums = state.checksums!;
   const command = state.config.verifyCommand;
   if (command !== undefined || sums.verify !== null) {
-    const edited = await guardCommand(session, command ?? '', sums.verify ?? {});
+    const edited = await guardCommand(session, command ?? '', readFingerprint(sums.verify ?? {}));
     if (edited !== undefined) return { stop: edited };
   }
   const disk = await loadPrd(state.config.prdPath);
   if (!disk.ok) {
-    await atomicWriteFile(state.config.prdPath, serializePrd(engine));
+    await writeFileAtomic(state.config.prdPath, serializePrd(engine));
     await session.persist(session.ledger, [
       violation(session, 'prd_invalid', disk.issues.join('; '), true, state.config.prdPath),
     ]);
@@ -206,7 +182,7 @@ async function guardPrd(
   }
   const tampered = tamperedStatus(engine, disk.value);
   if (tampered.length > 0 || serializePrd(disk.value) !== serializePrd(engine)) {
-    await atomicWriteFile(state.config.prdPath, serializePrd(engine));
+    await writeFileAtomic(state.config.prdPath, serializePrd(engine));
     const detail =
       tampered.length > 0
         ? `status of ${tampered.join(', ')} changed by an agent; restored`
@@ -244,7 +220,7 @@ async function record(
   verdict: StoryVerdict,
   tick: number,
 ): Promise<StoryModeState> {
-  await atomicWriteFile(state.config.prdPath, serializePrd(prd));
+  await writeFileAtomic(state.config.prdPath, serializePrd(prd));
   const at = new Date(session.now()).toISOString();
   const blocked = prd.userStories.find((s) => s.id === story.id)?.blocked === true;
   const reason = verdict.verdict === 'REJECT' ? verdict.reason : null;
@@ -267,7 +243,7 @@ async function record(
     fingerprint: `stories ${prd.userStories.map((s) => `${s.id}:${s.passes ? 'P' : s.blocked === true ? 'B' : String(s.rejections ?? 0)}`).join(',')}`,
     converged: open === undefined && endState(prd, state.config).state === 'converged',
   };
-  await session.saveTick(next, measure, [
+  await session.saveTick({ ...loopRecord(session.ledger, 'stories'), stories: next }, measure, [
     session.event('verdict', { ...iteration }),
     { type: 'tick_recorded', at, tick, line, usd: session.ledger.spent.usd },
   ]);

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Ledger } from '@allium-loop/ledger';
-import { fingerprintCommand, guardCommand, type CommandFingerprint } from './command-fingerprint.js';
+import type { Ledger, VerifyModeConfig, VerifyModeState } from '@allium-loop/ledger';
+import {
+  fingerprintCommand,
+  guardCommand,
+  readFingerprint,
+  storeFingerprint,
+} from './command-fingerprint.js';
 import { gitHead } from '../project/git.js';
 import { createCheckpoint, pointRef, type CheckpointScope } from './git-checkpoint.js';
 import {
@@ -11,68 +16,20 @@ import {
   revertTick,
   rollBackOpenTick,
   tickEdits,
-  type OpenTick,
   type TickEdits,
 } from './climb-tick.js';
 import type { ModeContext, ModeStop } from './mode-context.js';
-import { ModeSession } from './mode-session.js';
+import { loopRecord, ModeSession } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
 import { outputTail, runUserCommand, type UserCommandResult } from './run-user-command.js';
 import { describeDelta, formatScore, formatVerifySummary, tickLine, verifyPrompt } from './verify-report.js';
-import { abortableSleep } from './wait-for-rate-limit.js';
+import { abortableSleep } from '../driver/wait-for-rate-limit.js';
 
 /** The configuration of a `--verify` run, kept in the ledger so a resume needs nothing else. */
-export interface VerifyModeConfig {
-  /** The user's verification command, run with `sh -c`; exit 0 means done. */
-  readonly command: string;
-  /** Pause between ticks. */
-  readonly intervalMs: number;
-  /** Hill-climb: keep a tick only when the printed score improves; revert the others to the best checkpoint. */
-  readonly hillclimb?: {
-    /** Regular expression whose first group (or whole match) is the score; the last match counts. */
-    readonly score: string;
-    readonly direction: 'max' | 'min';
-    /** The run converges once the best score reaches this. Without it the climb runs to its caps. */
-    readonly target?: number;
-  };
-}
+export type { VerifyModeConfig, VerifyModeState } from '@allium-loop/ledger';
 
 /** One tick of a verify run, as the summary table shows it. */
-export interface VerifyTickRecord {
-  readonly tick: number;
-  readonly agentOutcome: string;
-  readonly exitCode: number | null;
-  readonly timedOut: boolean;
-  readonly durationMs: number;
-  readonly score: number | null;
-  /** Hill-climb only: whether the tick's changes were kept (`false`: reverted to the best checkpoint). */
-  readonly kept: boolean | null;
-  /** What changed against the previous measurement, in words. */
-  readonly delta: string;
-  readonly outputHash: string;
-}
-
-/** The verify mode's part of the ledger (`modeState.verify`). */
-export interface VerifyModeState {
-  readonly config: VerifyModeConfig;
-  readonly baseline: {
-    readonly exitCode: number | null;
-    readonly score: number | null;
-    readonly head: string | null;
-    readonly outputTail: string;
-  } | null;
-  readonly best: {
-    readonly score: number | null;
-    readonly tick: number;
-    readonly commit: string | null;
-  } | null;
-  readonly ticks: readonly VerifyTickRecord[];
-  readonly lastOutput: string;
-  /** The command and what it runs, fingerprinted before the first agent step (see `fingerprintCommand`). */
-  readonly fingerprint: CommandFingerprint | null;
-  /** Hill-climb: the tick under way (see `OpenTick`); absent or `null` between ticks. */
-  readonly pending?: OpenTick | null;
-}
+export type VerifyTickRecord = VerifyModeState['ticks'][number];
 
 /**
  * The `--verify` loop. Frame: run the command once for a baseline and record the git revision (and, when
@@ -84,7 +41,7 @@ export interface VerifyModeState {
 export async function runVerifyMode(context: ModeContext, config: VerifyModeConfig): Promise<Ledger> {
   const session = new ModeSession(context, 'verify');
   await session.abandonPendingIntents();
-  let state: VerifyModeState = session.state<VerifyModeState>() ?? {
+  let state: VerifyModeState = loopRecord(session.ledger, 'verify').verify ?? {
     config,
     baseline: null,
     best: null,
@@ -124,7 +81,11 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     if (step.kind === 'stop') return end(step.stop);
     const edits =
       state.pending == null ? undefined : await tickEdits(scope, session.ledger.slug, state.pending);
-    const edited = await guardCommand(session, state.config.command, state.fingerprint ?? {});
+    const edited = await guardCommand(
+      session,
+      state.config.command,
+      readFingerprint(state.fingerprint ?? {}),
+    );
     if (edited !== undefined) return end(edited);
     session.say(`→ tick ${String(tick)}: ${state.config.command}`);
     const run = await measure(session, state.config.command);
@@ -134,7 +95,7 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     state = outcome.state;
     const record = state.ticks.at(-1)!;
     await session.saveTick(
-      state,
+      { ...loopRecord(session.ledger, 'verify'), verify: state },
       {
         tick,
         measured: `verify ${record.timedOut ? 'timed out' : `exit ${String(record.exitCode)}`}${record.kept === null ? '' : ` · score ${String(record.score ?? '-')} · ${record.kept ? 'kept' : 'reverted'}`}`,
@@ -152,7 +113,7 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
 
 /** Saves the verify mode's state in the ledger. */
 async function saveVerifyState(session: ModeSession, state: VerifyModeState): Promise<void> {
-  await session.saveState(state);
+  await session.saveState({ ...loopRecord(session.ledger, 'verify'), verify: state });
 }
 
 /**
@@ -199,7 +160,7 @@ async function frame(
     baseline: { exitCode: run.exitCode, score, head, outputTail: outputTail(run.output, 500) },
     best: climb === undefined ? null : { score, tick: 0, commit: checkpoint?.commit ?? null },
     lastOutput: outputTail(run.output),
-    fingerprint,
+    fingerprint: storeFingerprint(fingerprint),
   };
   const checkpoints =
     checkpoint === undefined
@@ -208,7 +169,7 @@ async function frame(
   await session.persist({ ...session.ledger, checkpoints }, [
     session.event('baseline', { exitCode: run.exitCode, score, head, durationMs: run.durationMs }),
   ]);
-  await session.saveState(state);
+  await session.saveState({ ...loopRecord(session.ledger, 'verify'), verify: state });
   session.say(
     `baseline: exit ${String(run.exitCode)}${climb === undefined ? '' : ` · score ${formatScore(score)}`}${head === null ? '' : ` · at ${head.slice(0, 12)}`}`,
   );

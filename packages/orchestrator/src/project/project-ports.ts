@@ -214,6 +214,12 @@ function toPhaseReport(
     durationMs,
     ...(outcome.agent.tokens === undefined ? {} : { tokens: outcome.agent.tokens }),
     protectedTests: outcome.protectedTests,
+    ...(outcome.agent.outcome === 'rate_limited'
+      ? {
+          rateLimited:
+            outcome.agent.rateLimitResetAt === undefined ? {} : { resetAt: outcome.agent.rateLimitResetAt },
+        }
+      : {}),
     ...(outcome.agent.authFailure === true
       ? { stopReason: `the agent's credentials were refused: ${outcome.agent.detail ?? 'HTTP 401'}` }
       : {}),

@@ -1,4 +1,5 @@
-import type { Ledger } from '@allium-loop/ledger';
+import type { Ledger, SpecLoopState } from '@allium-loop/ledger';
+import { specRecord } from '../driver/ledger-sync.js';
 import type { TerminalState } from '../terminal-state.js';
 
 /** Terminal states a run (or a slice of it) can be resumed from; the others stay ended. */
@@ -8,8 +9,6 @@ export const RESUMABLE_STATES: ReadonlySet<TerminalState> = new Set([
   'timed_out',
   'failed',
 ]);
-
-type LoopRecord = Record<string, unknown>;
 
 /** Questions the user answered that no tend has written into the spec yet. */
 function answeredIds(ledger: Ledger): string[] {
@@ -30,25 +29,19 @@ export function canReopen(ledger: Ledger): boolean {
  * answers wait to be written into the spec (tend runs next), the next tick after an escalation, or the stage it
  * stopped in (a cancelled or timed-out call runs again).
  */
-function reopenScope(loop: LoopRecord, state: TerminalState, answered: readonly string[]): LoopRecord {
+function reopenScope(loop: SpecLoopState, state: TerminalState, answered: readonly string[]): SpecLoopState {
   const { terminal: _terminal, ...rest } = loop;
   const stage =
     answered.length > 0
       ? 'gather'
-      : rest['stage'] === 'done' || state === 'awaiting_input'
+      : rest.stage === 'done' || state === 'awaiting_input'
         ? 'tick_start'
-        : rest['stage'];
+        : rest.stage;
   return {
     ...rest,
     stage,
     ...(state === 'awaiting_input' || answered.length > 0 ? { answered, blocking: [] } : {}),
   };
-}
-
-function record(value: unknown): LoopRecord | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as LoopRecord)
-    : undefined;
 }
 
 /**
@@ -59,16 +52,18 @@ function record(value: unknown): LoopRecord | undefined {
  */
 export function reopenRun(ledger: Ledger): Ledger | undefined {
   const state = ledger.terminal?.state;
-  const loop = record(ledger.modeState['loop']);
+  if (ledger.modeState.kind !== 'spec') return undefined;
+  const record = specRecord(ledger);
+  const loop = record.loop;
   if (loop === undefined || state === undefined || !canReopen(ledger)) return undefined;
   const answered = answeredIds(ledger);
-  if (loop['stage'] === 'slices') {
+  if (loop.stage === 'slices') {
     const { terminal: _terminal, ...rest } = loop;
-    const slices = { ...record(ledger.modeState['slices']) };
+    const slices = { ...record.slices };
     const reopened = new Set<string>();
     for (const goal of ledger.subGoals) {
-      const slice = record(slices[goal.id]);
-      const terminal = record(slice?.['terminal'])?.['state'] as TerminalState | undefined;
+      const slice = slices[goal.id];
+      const terminal = slice?.terminal?.state;
       if (slice === undefined || terminal === undefined || !RESUMABLE_STATES.has(terminal)) continue;
       slices[goal.id] = reopenScope(slice, terminal, answered);
       reopened.add(goal.id);
@@ -80,13 +75,13 @@ export function reopenRun(ledger: Ledger): Ledger | undefined {
       subGoals: ledger.subGoals.map((goal) =>
         reopened.has(goal.id) ? { ...goal, status: 'running' as const } : goal,
       ),
-      modeState: { ...ledger.modeState, loop: rest, slices },
+      modeState: { ...record, loop: rest, slices },
     };
   }
   return {
     ...ledger,
     status: 'running',
     terminal: null,
-    modeState: { ...ledger.modeState, loop: reopenScope(loop, state, answered) },
+    modeState: { ...record, loop: reopenScope(loop, state, answered) },
   };
 }
