@@ -43,3 +43,27 @@ export {
   type UnreadableRun,
 } from './runs/run-overview.js';
 export * from './modes/index.js';
+export { startSliceRun } from './run-goal.js';
+export {
+  findSlice,
+  githubMatrix,
+  parseStoredPlan,
+  ScaleOutError,
+  sliceKey,
+  storePlan,
+  type StoredPlan,
+  type StoredSlice,
+} from './scale-out/stored-plan.js';
+export { sliceRunMark, type SliceRunMark } from './scale-out/slice-run.js';
+export {
+  mergeSliceLedgers,
+  type MergedLedgers,
+  type MergedSlice,
+  type SliceLedgerInput,
+} from './scale-out/merge-ledgers.js';
+export {
+  readLedgerFile,
+  readStoredPlan,
+  writeLedgerFile,
+  writeStoredPlan,
+} from './scale-out/scale-out-files.js';

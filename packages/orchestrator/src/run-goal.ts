@@ -38,6 +38,8 @@ import { createProjectPorts, recordSpecBaseline } from './project/project-ports.
 import { reopenRun } from './runs/reopen-run.js';
 import { otherLiveRuns } from './runs/run-overview.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
+import { endSliceRun, sliceLoopConfig, sliceRunMark, sliceRunRecord } from './scale-out/slice-run.js';
+import { findSlice, type StoredPlan, type StoredSlice } from './scale-out/stored-plan.js';
 
 /** Everything a spec-loop run needs from the command line and the config file. */
 export interface RunSettings {
@@ -97,6 +99,28 @@ export async function startRun(
   settings: RunSettings,
   entryOverride?: EntryPoint,
 ): Promise<RunOutcome> {
+  return startSpecRun(goal, settings, entryOverride);
+}
+
+/**
+ * Runs one slice of a stored plan (`allium-loop run --slice <id> --plan <file>`, a CI matrix job) as a run of its
+ * own: a ledger of the plan's goal holding that slice alone, driven by the slice loop (propagate, implement, weed on
+ * the slice's constructs) to a terminal state. Run again in the same checkout, it continues the unfinished slice.
+ */
+export async function startSliceRun(
+  plan: StoredPlan,
+  sliceId: string,
+  settings: RunSettings,
+): Promise<RunOutcome> {
+  return startSpecRun(plan.goal, settings, undefined, { plan, slice: findSlice(plan, sliceId) });
+}
+
+async function startSpecRun(
+  goal: string,
+  settings: RunSettings,
+  entryOverride?: EntryPoint,
+  planned?: { readonly plan: StoredPlan; readonly slice: StoredSlice },
+): Promise<RunOutcome> {
   await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
   const choice = await chooseSlug(goal, async (slug) => {
@@ -104,17 +128,23 @@ export async function startRun(
     if (loaded.ok) return { kind: 'goal', goal: loaded.value.ledger.goal };
     return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
   });
-  if (choice.existing) return resumeRun(choice.slug, settings, { startedAs: goal });
+  if (choice.existing) {
+    if (planned !== undefined) await refuseOtherSlice(store, choice.slug, planned.slice, settings.cwd);
+    return resumeRun(choice.slug, settings, { startedAs: goal });
+  }
   // A wrong agent setting is refused here, before anything is recorded: never a run left `running`.
   const agentConfig = settings.agent ?? DEFAULT_AGENT;
   checkAgent(agentConfig, settings, choice.slug);
   const testCommand = await resolveTestCommand(settings);
-  const probe = await probeProject({ cwd: settings.cwd, hasTestCommand: true });
-  const entry = detectEntry(
-    { specFiles: probe.specFiles, hasCode: probe.hasCode, hasTestCommand: true },
-    goal,
-    entryOverride,
-  );
+  const entry =
+    planned === undefined
+      ? await detectEntryOf(settings.cwd, goal, entryOverride)
+      : {
+          entry: 'weed' as const,
+          mode: 'spec-first' as const,
+          reason: `slice ${planned.slice.id} of stored plan ${planned.plan.id}`,
+          announcement: `Slice ${planned.slice.id} (wave ${String(planned.slice.wave)}) of plan ${planned.plan.id}: propagate, implement and weed its ${String(planned.slice.constructs.length)} construct(s).`,
+        };
   settings.announce?.(entry.announcement);
   settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
   const harnessConfig = await readHarnessConfig(settings.cwd);
@@ -128,7 +158,7 @@ export async function startRun(
   return withLease(store, choice.slug, settings.announce, async (lease) => {
     await refuseWhenTreeBusy(store, choice.slug, settings.cwd);
     const caps = loopCaps(settings);
-    const ledger: Ledger = {
+    let ledger: Ledger = {
       ...createLedger({
         goal,
         slug: choice.slug,
@@ -161,6 +191,10 @@ export async function startRun(
         harness: JSON.parse(JSON.stringify(harness)) as Record<string, unknown>,
       },
     };
+    if (planned !== undefined) {
+      const record = sliceRunRecord(planned.plan, planned.slice, new Date(settings.clock.now()));
+      ledger = { ...ledger, subGoals: [record.subGoal], history: [record.history] };
+    }
     const outside = await saveHarnessRecord(settings.cwd, choice.slug, harness, settings.env);
     await store.save(lease, ledger);
     await store.append(lease, [
@@ -341,6 +375,35 @@ async function refuseWhenTreeBusy(store: LedgerStore, slug: string, cwd: string)
   );
 }
 
+async function detectEntryOf(cwd: string, goal: string, entryOverride?: EntryPoint) {
+  const probe = await probeProject({ cwd, hasTestCommand: true });
+  return detectEntry(
+    { specFiles: probe.specFiles, hasCode: probe.hasCode, hasTestCommand: true },
+    goal,
+    entryOverride,
+  );
+}
+
+/** A second `run --slice` in one checkout continues its own slice; another slice (or a normal run) is refused. */
+async function refuseOtherSlice(
+  store: LedgerStore,
+  slug: string,
+  slice: StoredSlice,
+  cwd: string,
+): Promise<void> {
+  const loaded = await store.load(slug);
+  const mark = loaded.ok ? sliceRunMark(loaded.value.ledger) : undefined;
+  if (mark?.slice.id === slice.id) return;
+  throw new RunError(
+    `This checkout already holds run ${slug} of the same goal${mark === undefined ? '' : ` for slice ${mark.slice.id}`}; it cannot also run slice ${slice.id}.`,
+    {
+      code: 'run.slice_conflict',
+      context: { slug, slice: slice.id },
+      hint: `Run each slice in a fresh checkout (one CI job per slice), or remove ${join(stateDir(cwd), `${slug}.json`)} if that run is no longer wanted.`,
+    },
+  );
+}
+
 /** Drives a spec-loop run from its ledger: builds the config, the agent and the project ports, then runs the loop. */
 async function driveSpecRun(
   store: LedgerStore,
@@ -368,6 +431,8 @@ async function driveSpecRun(
     interactive: settings.interactive,
     decompose: mode === 'spec-first',
   };
+  // A run started by `run --slice` runs that slice's loop alone.
+  const mark = sliceRunMark(ledger);
   const agent = checkAgent(stored.agent ?? settings.agent ?? DEFAULT_AGENT, settings, ledger.slug);
   const redactor = createRedactor(settings.env);
   const ports = createProjectPorts({
@@ -385,11 +450,12 @@ async function driveSpecRun(
     env: settings.env,
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
   });
-  const final = await runLoop({
+  let final = await runLoop({
     store,
     lease,
     ledger,
-    config,
+    config: mark === undefined ? config : sliceLoopConfig(config),
+    ...(mark === undefined ? {} : { slice: mark.slice }),
     ports,
     clock: settings.clock,
     signal: settings.signal,
@@ -398,6 +464,13 @@ async function driveSpecRun(
     },
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
   });
+  const ended =
+    mark === undefined ? undefined : endSliceRun(final, mark.slice.id, new Date(settings.clock.now()));
+  if (ended !== undefined) {
+    await store.append(lease, [ended.event]);
+    await store.save(lease, ended.ledger);
+    final = ended.ledger;
+  }
   const state = final.terminal?.state ?? 'failed';
   return { ledger: final, exitCode: TERMINAL_EXIT_CODES[state] };
 }

@@ -52,10 +52,18 @@ export const COMMANDS: readonly Command[] = [
   lazy(
     {
       name: 'plan',
-      synopsis: 'plan [--goal "..."] [--json | --mermaid]',
+      synopsis: 'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
       summary: 'Show the decomposition into slices without running.',
     },
     async () => (await import('./plan.js')).planCommand(),
+  ),
+  lazy(
+    {
+      name: 'merge-ledgers',
+      synopsis: 'merge-ledgers --plan <file> [--out <file>] [--json] <ledger files…>',
+      summary: "Roll the slice ledgers of a plan's CI jobs up into one report.",
+    },
+    async () => (await import('./merge-ledgers.js')).mergeLedgersCommand(),
   ),
   lazy(
     {

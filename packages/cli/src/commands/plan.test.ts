@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -98,8 +98,42 @@ describe('allium-loop plan', () => {
     expect(out).toContain('entity-lifecycle:Order');
   });
 
+  it('with --github-matrix prints one wave as a matrix, and --plan-out stores the plan for run --slice', async () => {
+    const cwd = await project({ 'shop.allium': SHOP });
+    const first = await plan(cwd, ['--github-matrix']);
+    expect(first.code).toBe(0);
+    // One line: it goes into $GITHUB_OUTPUT as wave1=<json>.
+    expect(first.out).toBe(
+      '{"include":[{"wave":1,"slice":"entity-lifecycle:Order","key":"entity-lifecycle-Order"}]}\n',
+    );
+    expect(JSON.parse((await plan(cwd, ['--github-matrix', '--wave', '2'])).out)).toEqual({
+      include: [{ wave: 2, slice: 'entity-lifecycle:Invoice', key: 'entity-lifecycle-Invoice' }],
+    });
+    expect((await plan(cwd, ['--github-matrix', '--wave', '3'])).out).toBe('{"include":[]}\n');
+    const stored = await plan(cwd, ['--goal', 'invoices', '--plan-out', 'out/plan.json']);
+    expect(stored.code).toBe(0);
+    expect(stored.out).toContain('Plan: 2 slices in 2 waves');
+    const file = JSON.parse(await readFile(join(cwd, 'out', 'plan.json'), 'utf8')) as {
+      goal: string;
+      waves: number;
+      slices: { id: string; wave: number }[];
+    };
+    expect(file.goal).toBe('invoices');
+    expect(file.waves).toBe(2);
+    expect(file.slices.map((s) => [s.id, s.wave])).toEqual([
+      ['entity-lifecycle:Order', 1],
+      ['entity-lifecycle:Invoice', 2],
+      ['integration', 3],
+    ]);
+  });
+
   it.each([
     [['--json', '--mermaid'], '--json and --mermaid cannot be used together'],
+    [['--json', '--github-matrix'], '--json and --github-matrix cannot be used together'],
+    [['--wave', '2'], '--wave goes with --github-matrix'],
+    [['--github-matrix', '--wave', '0'], "--wave takes a wave number from 1, not '0'"],
+    [['--github-matrix', '--wave', '1.5'], "--wave takes a wave number from 1, not '1.5'"],
+    [['--plan-out', 'plan.json'], '--plan-out needs --goal'],
     [['--frobnicate'], "Unknown option '--frobnicate'"],
     [['extra'], "unexpected argument 'extra'"],
     [['--goal', '  '], '--goal needs a non-empty goal'],
@@ -112,6 +146,8 @@ describe('allium-loop plan', () => {
   it('prints its help with --help', async () => {
     const { code, out } = await plan(await project({}), ['--help']);
     expect(code).toBe(0);
-    expect(out).toContain('Usage: allium-loop plan [--goal "..."] [--json | --mermaid]');
+    expect(out).toContain(
+      'Usage: allium-loop plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
+    );
   });
 });

@@ -1,24 +1,29 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { planSlices, renderPlanMermaid, renderPlanText, type Plan } from '@allium-loop/decomposer';
 import { detectEntry, type EntryDecision } from '@allium-loop/entry';
 import { AlliumLoopError } from '@allium-loop/errors';
+import { createRedactor } from '@allium-loop/ledger/redact';
 import { analyzeSpecs, type SpecAnalysis, type SpecSource } from '@allium-loop/allium';
 import { discoverTestCommand, findSpecFiles, probeProject } from '@allium-loop/verify';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 
-/** What the plan command reads of an analysis: the graph, and the diagnostics to warn about errors. */
-export type GraphAnalysis = Pick<SpecAnalysis, 'graph' | 'diagnostics'>;
+/**
+ * What the plan command reads of an analysis: the graph, the diagnostics to warn about errors, and the open
+ * questions a stored plan records.
+ */
+export type GraphAnalysis = Pick<SpecAnalysis, 'graph' | 'diagnostics'> &
+  Partial<Pick<SpecAnalysis, 'openQuestions'>>;
 
 /** What the plan command needs besides its arguments and io: the spec analysis (real one by default). */
 export interface PlanDeps {
   readonly analyze: (sources: readonly SpecSource[]) => GraphAnalysis;
 }
 
-const SYNOPSIS = 'plan [--goal "..."] [--json | --mermaid]';
+const SYNOPSIS = 'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]';
 
 const HELP = [
   `Usage: allium-loop ${SYNOPSIS}`,
@@ -30,13 +35,19 @@ const HELP = [
   '  --goal "<text>"  Also say where a run with this goal would start (entry detection).',
   '  --json           Print the plan (and the entry decision) as one JSON document.',
   '  --mermaid        Print the slice graph as a Mermaid flowchart.',
+  '  --github-matrix  Print the GitHub Actions matrix of one wave: {"include":[{"wave":1,"slice":…,"key":…}]}',
+  '                   on one line, for strategy.matrix (an empty include past the last wave).',
+  '  --wave N         The wave --github-matrix prints (default 1).',
+  '  --plan-out FILE  Also store the plan (with --goal) for run --slice <id> --plan FILE and merge-ledgers.',
   '  -h, --help       Show this help.',
   '',
 ].join('\n');
 
 interface PlanArgs {
   readonly goal: string | undefined;
-  readonly format: 'text' | 'json' | 'mermaid';
+  readonly format: 'text' | 'json' | 'mermaid' | 'github-matrix';
+  readonly wave: number;
+  readonly planOut: string | undefined;
   readonly help: boolean;
 }
 
@@ -48,17 +59,33 @@ function parsePlanArgs(args: readonly string[]): PlanArgs | string {
         goal: { type: 'string' },
         json: { type: 'boolean' },
         mermaid: { type: 'boolean' },
+        'github-matrix': { type: 'boolean' },
+        wave: { type: 'string' },
+        'plan-out': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: true,
     });
     if (positionals.length > 0) return `unexpected argument '${positionals[0]!}'`;
-    if (values.json === true && values.mermaid === true)
-      return '--json and --mermaid cannot be used together';
+    const formats = (['json', 'mermaid', 'github-matrix'] as const).filter((f) => values[f] === true);
+    if (formats.length > 1) return `--${formats[0]!} and --${formats[1]!} cannot be used together`;
     if (values.goal?.trim() === '') return '--goal needs a non-empty goal';
-    const format = values.json === true ? 'json' : values.mermaid === true ? 'mermaid' : 'text';
-    return { goal: values.goal, format, help: values.help === true };
+    if (values.wave !== undefined && formats[0] !== 'github-matrix')
+      return '--wave goes with --github-matrix';
+    const wave = values.wave === undefined ? 1 : Number(values.wave);
+    if (!Number.isInteger(wave) || wave < 1 || !/^\d+$/.test(values.wave ?? '1'))
+      return `--wave takes a wave number from 1, not '${values.wave ?? ''}'`;
+    if (values['plan-out'] !== undefined && values.goal === undefined)
+      return '--plan-out needs --goal "<the goal the slices work on>"';
+    if (values['plan-out']?.trim() === '') return '--plan-out needs a file name';
+    return {
+      goal: values.goal,
+      format: formats[0] ?? 'text',
+      wave,
+      planOut: values['plan-out'],
+      help: values.help === true,
+    };
   } catch (error) {
     return (error as Error).message;
   }
@@ -80,7 +107,7 @@ async function decideEntry(cwd: string, goal: string): Promise<EntryDecision> {
 }
 
 function render(
-  format: PlanArgs['format'],
+  format: Exclude<PlanArgs['format'], 'github-matrix'>,
   plan: Plan,
   files: readonly string[],
   entry?: EntryDecision,
@@ -120,8 +147,25 @@ async function runPlan(args: readonly string[], io: CliIo, deps: PlanDeps): Prom
       `allium-loop plan: the spec has ${errors} error${errors === 1 ? '' : 's'}; the plan may be incomplete ` +
         `(see allium-loop spec check).\n`,
     );
+  const plan = planSlices(analysis.graph);
+  if (parsed.format === 'github-matrix' || parsed.planOut !== undefined) {
+    const { githubMatrix, gitHead, storePlan, writeStoredPlan } = await import('@allium-loop/orchestrator');
+    const stored = storePlan({
+      // The goal is redacted once, here, as `run` does: every slice run and ledger sees the same text.
+      goal: createRedactor(io.env).text(parsed.goal ?? 'slices of the spec'),
+      base: await gitHead(io.cwd),
+      specFiles: files,
+      questions: (analysis.openQuestions ?? []).map((question) => question.text),
+      plan,
+    });
+    if (parsed.planOut !== undefined) await writeStoredPlan(resolve(io.cwd, parsed.planOut), stored);
+    if (parsed.format === 'github-matrix') {
+      io.stdout(`${JSON.stringify(githubMatrix(stored, parsed.wave))}\n`);
+      return ExitCode.ok;
+    }
+  }
   const entry = parsed.goal === undefined ? undefined : await decideEntry(io.cwd, parsed.goal);
-  io.stdout(render(parsed.format, planSlices(analysis.graph), files, entry));
+  io.stdout(render(parsed.format, plan, files, entry));
   return ExitCode.ok;
 }
 

@@ -58,6 +58,27 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'resume',
     group: 'Spec loop',
   },
+  slice: {
+    type: 'string',
+    arg: 'ID',
+    help: 'run one slice of a stored plan (with --plan; a CI matrix job), not a goal',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
+  plan: {
+    type: 'string',
+    arg: 'FILE',
+    help: "the plan file 'allium-loop plan --plan-out' wrote (with --slice)",
+    scope: 'spec',
+    group: 'Spec loop',
+  },
+  'ledger-out': {
+    type: 'string',
+    arg: 'FILE',
+    help: 'also copy the final ledger here (with --slice; the artifact merge-ledgers reads)',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
   verify: {
     type: 'string',
     arg: '"<command>"',

@@ -1,7 +1,14 @@
+import { resolve } from 'node:path';
 import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
 import { createRedactor } from '@allium-loop/ledger';
-import { resumeRun, startRun, type DriftPolicy, type RunOutcome } from '@allium-loop/orchestrator';
+import {
+  resumeRun,
+  startRun,
+  type DriftPolicy,
+  type RunOutcome,
+  type RunSettings,
+} from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -15,7 +22,11 @@ const MAX_GOAL_LENGTH = 4000;
 const DRIFT_POLICIES: readonly string[] = ['reverify', 'reset', 'stop'];
 
 /** Engine errors that are the user's input, not a failure of the run: exit 2 like any usage error. */
-const USAGE_ERROR_CODES = new Set(['verify.no_test_command', 'agents.invalid_config']);
+const USAGE_ERROR_CODES = new Set([
+  'verify.no_test_command',
+  'agents.invalid_config',
+  'scale_out.unknown_slice',
+]);
 
 /** Prints the final report of a spec-loop run and returns its exit code. */
 export function finish(progress: ProgressRenderer, outcome: RunOutcome): number {
@@ -71,14 +82,39 @@ function checkGoal(goal: string, count: number, io: CliIo): boolean {
   return true;
 }
 
-async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
-  const goal = parsed.positionals.join(' ').trim();
-  if (!checkGoal(goal, parsed.positionals.length, io)) return ExitCode.usage;
-  const entry = parsed.values.entry;
-  if (entry !== undefined && !(ENTRY_POINTS as readonly string[]).includes(entry)) {
-    io.stderr(`allium-loop run: --entry takes one of ${ENTRY_POINTS.join(', ')}, not '${entry}'.\n`);
+/** `run --slice <id> --plan <file> [--ledger-out <file>]`: one slice of a stored plan, as a CI matrix job runs it. */
+async function runPlannedSlice(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
+  const { slice, plan: planFile, entry } = parsed.values;
+  const ledgerOut = parsed.values['ledger-out'];
+  const problem =
+    slice === undefined || planFile === undefined
+      ? '--slice and --plan go together: allium-loop run --slice <id> --plan plan.json'
+      : parsed.positionals.length > 0
+        ? 'with --slice the goal comes from the plan file; give no goal'
+        : entry !== undefined
+          ? '--entry does not apply to a slice (it starts with propagate)'
+          : slice.trim() === '' || planFile.trim() === '' || ledgerOut?.trim() === ''
+            ? '--slice, --plan and --ledger-out need a value'
+            : undefined;
+  if (problem !== undefined) {
+    io.stderr(`allium-loop run: ${problem}.\n`);
     return ExitCode.usage;
   }
+  return driveRun(parsed, io, async (settings) => {
+    const { readStoredPlan, startSliceRun, writeLedgerFile } = await import('@allium-loop/orchestrator');
+    const plan = await readStoredPlan(resolve(io.cwd, planFile!));
+    const outcome = await startSliceRun(plan, slice!, settings);
+    if (ledgerOut !== undefined) await writeLedgerFile(resolve(io.cwd, ledgerOut), outcome.ledger);
+    return outcome;
+  });
+}
+
+/** Reads the config, builds the run settings with a progress renderer, and drives `start` to its final report. */
+async function driveRun(
+  parsed: ParsedRunFlags,
+  io: CliIo,
+  start: (settings: RunSettings) => Promise<RunOutcome>,
+): Promise<number> {
   const config = await readConfig(io, 'run');
   if (config === undefined) return ExitCode.usage;
   return usageGuard(io, 'run', async () => {
@@ -87,14 +123,28 @@ async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
       onProgress: progress.loop,
       announce: progress.announce,
     });
-    return guarded(io, progress, async () =>
-      finish(
-        progress,
-        // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
-        await startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
-      ),
-    );
+    return guarded(io, progress, async () => finish(progress, await start(settings)));
   });
+}
+
+async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
+  if (parsed.values.slice !== undefined || parsed.values.plan !== undefined)
+    return runPlannedSlice(parsed, io);
+  if (parsed.values['ledger-out'] !== undefined) {
+    io.stderr('allium-loop run: --ledger-out goes with --slice and --plan.\n');
+    return ExitCode.usage;
+  }
+  const goal = parsed.positionals.join(' ').trim();
+  if (!checkGoal(goal, parsed.positionals.length, io)) return ExitCode.usage;
+  const entry = parsed.values.entry;
+  if (entry !== undefined && !(ENTRY_POINTS as readonly string[]).includes(entry)) {
+    io.stderr(`allium-loop run: --entry takes one of ${ENTRY_POINTS.join(', ')}, not '${entry}'.\n`);
+    return ExitCode.usage;
+  }
+  // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
+  return driveRun(parsed, io, (settings) =>
+    startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
+  );
 }
 
 /** `allium-loop run "<goal>"`: the spec loop, or a loop mode when `--verify`, `--stories` or `--state-file` is given. */
@@ -129,6 +179,15 @@ export function resumeCommand(): Command {
       if (parsed.values.help === true) {
         io.stdout(renderRunHelp('resume'));
         return ExitCode.ok;
+      }
+      const sliceFlag = (['slice', 'plan', 'ledger-out'] as const).find(
+        (f) => parsed.values[f] !== undefined,
+      );
+      if (sliceFlag !== undefined) {
+        io.stderr(
+          `allium-loop resume: --${sliceFlag} starts a slice run; resume a slice run by its slug, or run --slice again in its checkout.\n`,
+        );
+        return ExitCode.usage;
       }
       const [slug, ...rest] = parsed.positionals;
       if (slug === undefined || rest.length > 0) {

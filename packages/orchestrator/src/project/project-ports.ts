@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
-import { INTEGRATION_ID, planSlices, touchedFromDiff } from '@allium-loop/decomposer';
+import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import type { Ledger } from '@allium-loop/ledger';
 import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
 import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
@@ -25,6 +25,7 @@ import type {
   PhaseRequest,
   PlannedSlice,
 } from '../driver/loop-ports.js';
+import { plannedSlices } from '../driver/planned-slices.js';
 import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
@@ -369,26 +370,5 @@ async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice
   const nodes = new Set(after.graph.nodes.map((n) => n.id));
   const touched = new Set(touchedFromDiff(diff).filter((id) => nodes.has(id)));
   if (touched.size === 0) return [];
-  const plan = planSlices(after.graph, touched);
-  const byId = new Map(plan.slices.map((s) => [s.id, s]));
-  const slices: PlannedSlice[] = plan.waves.flat().flatMap((id) => {
-    const slice = byId.get(id);
-    return slice === undefined
-      ? []
-      : [{ id: slice.id, constructs: [...slice.constructs], dependsOn: [...slice.dependsOn] }];
-  });
-  if (plan.integration === null) return slices;
-  // The decomposer's integration pass: its chains are the links that cross from one slice to another.
-  const chains = plan.integration.crossings.flatMap((crossing) =>
-    crossing.links.map((link) => [link.from, ...link.through, link.to]),
-  );
-  return [
-    ...slices,
-    {
-      id: INTEGRATION_ID,
-      constructs: [...new Set(chains.flat())].sort(),
-      dependsOn: slices.map((slice) => slice.id),
-      chains,
-    },
-  ];
+  return plannedSlices(planSlices(after.graph, touched));
 }

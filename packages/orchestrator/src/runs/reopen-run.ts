@@ -1,5 +1,6 @@
 import type { Ledger, SpecLoopState } from '@allium-loop/ledger';
 import { specRecord } from '../driver/ledger-sync.js';
+import { sliceRunMark } from '../scale-out/slice-run.js';
 import type { TerminalState } from '../terminal-state.js';
 
 /** Terminal states a run (or a slice of it) can be resumed from; the others stay ended. */
@@ -44,6 +45,12 @@ function reopenScope(loop: SpecLoopState, state: TerminalState, answered: readon
   };
 }
 
+/** A loop state without its terminal. */
+function withoutTerminal(loop: SpecLoopState): SpecLoopState {
+  const { terminal: _terminal, ...rest } = loop;
+  return rest;
+}
+
 /**
  * A terminal run that can go on (see {@link canReopen}), reopened; `undefined` when it stays ended (converged,
  * max_ticks, no_progress, budget_exhausted, or still waiting for an answer). A run stopped inside a slice
@@ -55,10 +62,12 @@ export function reopenRun(ledger: Ledger): Ledger | undefined {
   if (ledger.modeState.kind !== 'spec') return undefined;
   const record = specRecord(ledger);
   const loop = record.loop;
-  if (loop === undefined || state === undefined || !canReopen(ledger)) return undefined;
+  // A slice run (`run --slice`) has no loop of its own: only its slice's.
+  const sliceRun = sliceRunMark(ledger) !== undefined;
+  if ((loop === undefined && !sliceRun) || state === undefined || !canReopen(ledger)) return undefined;
   const answered = answeredIds(ledger);
-  if (loop.stage === 'slices') {
-    const { terminal: _terminal, ...rest } = loop;
+  if (loop === undefined || loop.stage === 'slices') {
+    const rest = loop === undefined ? undefined : withoutTerminal(loop);
     const slices = { ...record.slices };
     const reopened = new Set<string>();
     for (const goal of ledger.subGoals) {
@@ -75,7 +84,7 @@ export function reopenRun(ledger: Ledger): Ledger | undefined {
       subGoals: ledger.subGoals.map((goal) =>
         reopened.has(goal.id) ? { ...goal, status: 'running' as const } : goal,
       ),
-      modeState: { ...record, loop: rest, slices },
+      modeState: { ...record, ...(rest === undefined ? {} : { loop: rest }), slices },
     };
   }
   return {
