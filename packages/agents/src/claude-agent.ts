@@ -77,27 +77,48 @@ export function buildClaudeArgs(options: ClaudeOptions, request: AgentRunRequest
 }
 
 /**
- * Reads Claude's output: the `system/init` event (session id) and the final `result` object, which is the
- * last line in stream-json and the only line in json mode.
+ * Reads Claude's output: the `system/init` event (session id), `system/api_retry` events (the wait Claude Code
+ * chose after a 429, from the server's `retry-after`) and the final `result` object, which is the last line in
+ * stream-json and the only line in json mode. `now` stamps the result line (epoch ms).
  */
-export function createClaudeParser(): AgentOutputParser {
+export function createClaudeParser(now: () => number = Date.now): AgentOutputParser {
   let result: Record<string, unknown> | undefined;
+  let resultAt = 0;
   let sessionId: string | undefined;
+  let retryDelayMs: number | undefined;
   return {
     onLine(line) {
       const event = parseJsonObject(line);
       if (event === undefined) return;
-      if (event['type'] === 'result') result = event;
+      if (event['type'] === 'result') {
+        result = event;
+        resultAt = now();
+      }
       if (event['type'] === 'system') sessionId ??= stringOrUndefined(event['session_id']);
+      if (event['subtype'] === 'api_retry' && event['error_status'] === 429)
+        retryDelayMs = numberOrUndefined(event['retry_delay_ms']);
     },
     finish: () =>
       result === undefined
         ? buildReport({ finalResult: 'missing', sessionId })
-        : readClaudeResult(result, sessionId),
+        : readClaudeResult(
+            result,
+            sessionId,
+            retryDelayMs === undefined ? undefined : resultAt + retryDelayMs,
+          ),
   };
 }
 
-function readClaudeResult(result: Record<string, unknown>, initSession: string | undefined): AgentReport {
+/**
+ * `retryResetAt`: when Claude Code retried a 429 itself before giving up, the end of the last wait it announced
+ * (its own reading of `retry-after`) counted from the result line; the best reset time it shows. A usage-limit
+ * message's own reset time comes first.
+ */
+function readClaudeResult(
+  result: Record<string, unknown>,
+  initSession: string | undefined,
+  retryResetAt: number | undefined,
+): AgentReport {
   const usage = objectOrEmpty(result['usage']);
   const text = stringOrUndefined(result['result']);
   const apiStatus = numberOrUndefined(result['api_error_status']);
@@ -120,7 +141,7 @@ function readClaudeResult(result: Record<string, unknown>, initSession: string |
     }),
     turns: numberOrUndefined(result['num_turns']),
     sessionId: stringOrUndefined(result['session_id']) ?? initSession,
-    rateLimitResetAt: outcome === 'rate_limited' ? resetTime(text ?? '') : undefined,
+    rateLimitResetAt: outcome === 'rate_limited' ? (resetTime(text ?? '') ?? retryResetAt) : undefined,
     authFailure: authFailed ? true : undefined,
     detail: authFailed
       ? authFailureDetail(statusText, CLAUDE_AUTH_HINT)

@@ -62,6 +62,8 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
   let tokens: TokenUsage | undefined;
   let turns = 0;
   let failure: string | undefined;
+  /** An `error` event not (yet) followed by a completed turn: Codex prints one per retry it makes itself. */
+  let pendingError: string | undefined;
   let sessionId: string | undefined;
   return {
     onLine(line) {
@@ -70,26 +72,29 @@ export function createCodexParser(model: string | undefined, prices: PriceTable)
       const type = event['type'];
       if (type === 'thread.started') sessionId = stringOrUndefined(event['thread_id']);
       if (type === 'turn.completed') {
+        // Codex got past its own retries ("Reconnecting... 1/5 (… 429 …)"): those errors did not end the call.
+        pendingError = undefined;
         turns += 1;
         tokens = addTokenUsage(tokens, readCodexUsage(objectOrEmpty(event['usage'])));
       }
       if (type === 'turn.failed')
         failure = stringOrUndefined(objectOrEmpty(event['error'])['message']) ?? 'turn failed';
-      if (type === 'error') failure ??= stringOrUndefined(event['message']);
+      if (type === 'error') pendingError ??= stringOrUndefined(event['message']);
     },
     finish: () => {
+      const failed = failure ?? pendingError;
       const outcome: AgentOutcome | undefined =
-        failure === undefined ? undefined : isRateLimitMessage(failure) ? 'rate_limited' : 'api_error';
-      const authFailed = outcome === 'api_error' && failure !== undefined && isAuthFailureMessage(failure);
+        failed === undefined ? undefined : isRateLimitMessage(failed) ? 'rate_limited' : 'api_error';
+      const authFailed = outcome === 'api_error' && failed !== undefined && isAuthFailureMessage(failed);
       return buildReport({
         outcome,
-        finalResult: turns > 0 || failure !== undefined ? 'present' : 'missing',
+        finalResult: turns > 0 || failed !== undefined ? 'present' : 'missing',
         tokens,
         costUsd: tokens === undefined ? undefined : priceTokens(prices, model, tokens),
         turns: turns > 0 ? turns : undefined,
         sessionId,
         authFailure: authFailed ? true : undefined,
-        detail: authFailed && failure !== undefined ? authFailureDetail(failure, CODEX_AUTH_HINT) : failure,
+        detail: authFailed && failed !== undefined ? authFailureDetail(failed, CODEX_AUTH_HINT) : failed,
       });
     },
   };

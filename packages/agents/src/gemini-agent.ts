@@ -35,6 +35,9 @@ export const GEMINI_AUTH_ENV = [
   'GOOGLE_CLOUD_PROJECT',
   'GOOGLE_CLOUD_LOCATION',
   'GOOGLE_GENAI_USE_VERTEXAI',
+  // The API endpoints (a gateway or proxy), as ANTHROPIC_BASE_URL for claude and OPENAI_BASE_URL for codex.
+  'GOOGLE_GEMINI_BASE_URL',
+  'GOOGLE_VERTEX_BASE_URL',
 ];
 
 /** Gemini appends the `-p` text to what it reads on stdin; the prompt itself travels on stdin. */
@@ -59,9 +62,10 @@ export function buildGeminiArgs(options: GeminiOptions): string[] {
 
 /**
  * Reads Gemini's single JSON object (pretty-printed, last thing on stdout): `session_id`, `error`, and
- * `stats.models.<model>.tokens`, priced per model; exit 53 is `max_turns`.
+ * `stats.models.<model>.tokens`, priced per model; exit 53 is `max_turns`. Without that object, a quota error
+ * on stderr (see {@link readQuotaFailure}) is `rate_limited`. `now` (epoch ms) dates the reset it suggests.
  */
-export function createGeminiParser(prices: PriceTable): AgentOutputParser {
+export function createGeminiParser(prices: PriceTable, now: () => number = Date.now): AgentOutputParser {
   return {
     onLine: () => undefined,
     finish: (run) => {
@@ -72,7 +76,8 @@ export function createGeminiParser(prices: PriceTable): AgentOutputParser {
           detail: 'maxSessionTurns reached (exit 53)',
         });
       const body = findFinalJson(run);
-      return body === undefined ? buildReport({ finalResult: 'missing' }) : readGeminiBody(body, prices);
+      if (body !== undefined) return readGeminiBody(body, prices);
+      return readQuotaFailure(run, now) ?? buildReport({ finalResult: 'missing' });
     },
   };
 }
@@ -95,6 +100,25 @@ function readGeminiBody(body: Record<string, unknown>, prices: PriceTable): Agen
     costUsd: usage.costUsd,
     sessionId: stringOrUndefined(body['session_id']),
     detail: message,
+  });
+}
+
+/**
+ * Gemini CLI 0.61.0 retries a 429 itself (10 attempts, backing off); when it gives up it prints no JSON at all,
+ * only `RetryableQuotaError: <message>` (or `TerminalQuotaError`) with `code: 429` on stderr, and
+ * `Suggested retry after <n>s.` when the server sent a `RetryInfo` delay: that delay, counted from the end of the
+ * call, is the reset time.
+ */
+function readQuotaFailure(run: ProcessRunResult, now: () => number): AgentReport | undefined {
+  if (run.exitCode === 0) return undefined;
+  const text = completeText(run.stderr) ?? `${run.stderr.head}\n${run.stderr.tail}`;
+  if (!/(?:Retryable|Terminal)QuotaError|\bcode: 429\b/.test(text)) return undefined;
+  const delay = [...text.matchAll(/Suggested retry after (\d+(?:\.\d+)?)s/g)].at(-1)?.[1];
+  return buildReport({
+    outcome: 'rate_limited',
+    finalResult: 'missing',
+    rateLimitResetAt: delay === undefined ? undefined : now() + Number(delay) * 1000,
+    detail: /(?:Retryable|Terminal)QuotaError: ([^\n]+)/.exec(text)?.[1] ?? 'quota exhausted (HTTP 429)',
   });
 }
 

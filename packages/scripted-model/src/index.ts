@@ -17,15 +17,18 @@ export {
 export {
   CLAUDE_OFFLINE_ENV,
   CODEX_SCRIPTED_MODEL,
+  GEMINI_SCRIPTED_MODEL,
   OPENCODE_OFFLINE_ENV,
   OPENCODE_SCRIPTED_MODEL,
   PINNED_CLI_VERSIONS,
   SCRIPTED_API_KEY,
   claudeEnvFor,
   codexEnvFor,
+  geminiEnvFor,
   locateRealCli,
   opencodeEnvFor,
   type RealCli,
+  type RealCliEnvOptions,
   type RealCliName,
 } from './real-clis.js';
 export {

@@ -146,3 +146,28 @@ export function planForCodex(actions: readonly ScriptedAction[], context: PlanCo
     );
   });
 }
+
+/**
+ * Gemini CLI's tools: `write_file` (`file_path`, `content`) for a whole file and the result, `replace`
+ * (`file_path`, `old_string`, `new_string`, `instruction`) for an edit, `run_shell_command` (`command`) for a
+ * command. Paths are absolute, resolved against the workspace directory the CLI announces.
+ */
+export function planForGemini(actions: readonly ScriptedAction[], context: PlanContext): ToolInvocation[] {
+  return actions.map((action) => {
+    if (action.kind === 'shell')
+      return { tool: 'run_shell_command', input: { command: action.command, description: 'Run a command' } };
+    if (action.kind === 'edit')
+      return {
+        tool: 'replace',
+        input: {
+          file_path: absolute(action.path, context),
+          instruction: 'Apply the scripted edit.',
+          old_string: action.oldText,
+          new_string: action.newText,
+        },
+      };
+    const path = absolute(action.kind === 'result' ? resultPath(context) : action.path, context);
+    const content = action.kind === 'result' ? `${JSON.stringify(action.value, null, 2)}\n` : action.content;
+    return { tool: 'write_file', input: { file_path: path, content } };
+  });
+}

@@ -6,13 +6,14 @@ import { dirname, join } from 'node:path';
 import type { ScriptedModelServer } from './server.js';
 
 /** The agent CLIs this package pins (devDependencies, installed by `npm ci`). */
-export type RealCliName = 'claude' | 'codex' | 'opencode';
+export type RealCliName = 'claude' | 'codex' | 'opencode' | 'gemini';
 
 /** The pinned versions; a test checks them against package.json and what the binaries print. */
 export const PINNED_CLI_VERSIONS: Readonly<Record<RealCliName, string>> = {
   claude: '2.1.328',
   codex: '0.169.0',
   opencode: '1.18.33',
+  gemini: '0.61.0',
 };
 
 /** A located CLI: its executable and version, or the reason it cannot run here (tests skip with it). */
@@ -48,6 +49,10 @@ export function locateRealCli(name: RealCliName): RealCli {
   if (name === 'claude') {
     const dir = packageDir(`@anthropic-ai/claude-code-${platform}`);
     path = dir === undefined ? undefined : join(dir, 'claude');
+  } else if (name === 'gemini') {
+    // A Node program (its bundle), not a native binary: run with the node on PATH, as npm's bin link would.
+    const dir = packageDir('@google/gemini-cli');
+    path = dir === undefined ? undefined : join(dir, 'bundle', 'gemini.js');
   } else if (name === 'opencode') {
     const dir = packageDir(`opencode-${platform}`);
     path = dir === undefined ? undefined : join(dir, 'bin', 'opencode');
@@ -65,7 +70,8 @@ export function locateRealCli(name: RealCliName): RealCli {
   try {
     const out = execFileSync(path, ['--version'], {
       encoding: 'utf8',
-      timeout: 60_000,
+      // Generous: a Node CLI (gemini) can take minutes to start on a loaded two-core machine.
+      timeout: 300_000,
       env: { PATH: process.env['PATH'] ?? '' },
     });
     const version = /\d+\.\d+\.\d+/.exec(out)?.[0];
@@ -92,6 +98,16 @@ export const CLAUDE_OFFLINE_ENV: Readonly<Record<string, string>> = {
   CLAUDE_CODE_MAX_RETRIES: '0',
 };
 
+/** Options of the `*EnvFor` helpers. */
+export interface RealCliEnvOptions {
+  /**
+   * How often the CLI itself retries a failed model request (429, 5xx, a dropped stream); default 0, so a
+   * fault reaches the adapter at once. Claude Code: `CLAUDE_CODE_MAX_RETRIES`; Codex: the provider's
+   * `request_max_retries` and `stream_max_retries`.
+   */
+  readonly retries?: number;
+}
+
 /**
  * The environment that points Claude Code at `server` with `home` as its home and config folder (created).
  * Pass `envAllow: Object.keys(...)` for the names the claude adapter does not pass through itself.
@@ -99,10 +115,12 @@ export const CLAUDE_OFFLINE_ENV: Readonly<Record<string, string>> = {
 export async function claudeEnvFor(
   server: ScriptedModelServer,
   home: string,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
   await mkdir(join(home, '.claude'), { recursive: true });
   return {
     ...CLAUDE_OFFLINE_ENV,
+    CLAUDE_CODE_MAX_RETRIES: String(options.retries ?? 0),
     HOME: home,
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     ANTHROPIC_BASE_URL: server.url,
@@ -115,12 +133,15 @@ export const CODEX_SCRIPTED_MODEL = 'gpt-5.5';
 
 /**
  * Writes `<home>/.codex/config.toml` selecting a `scripted` provider at `server` (Responses wire API, key in
- * `OPENAI_API_KEY`, no retries, no update check, no analytics), and returns the environment for Codex.
+ * `OPENAI_API_KEY`, no retries unless `options.retries`, no update check, no analytics), and returns the
+ * environment for Codex.
  */
 export async function codexEnvFor(
   server: ScriptedModelServer,
   home: string,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
+  const retries = String(options.retries ?? 0);
   const codexHome = join(home, '.codex');
   await mkdir(codexHome, { recursive: true });
   const config = [
@@ -139,8 +160,8 @@ export async function codexEnvFor(
     `base_url = "${server.openaiBaseUrl}"`,
     'env_key = "OPENAI_API_KEY"',
     'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
+    `request_max_retries = ${retries}`,
+    `stream_max_retries = ${retries}`,
     '',
   ].join('\n');
   await writeFile(join(codexHome, 'config.toml'), config);
@@ -179,4 +200,30 @@ export async function opencodeEnvFor(
   const path = join(home, 'opencode.json');
   await writeFile(path, `${JSON.stringify(config, null, 2)}\n`);
   return { ...OPENCODE_OFFLINE_ENV, HOME: home, OPENCODE_CONFIG: path, ANTHROPIC_API_KEY: SCRIPTED_API_KEY };
+}
+
+/** The model Gemini CLI is told to use (`-m`); the scripted model answers any name. */
+export const GEMINI_SCRIPTED_MODEL = 'gemini-2.5-pro';
+
+/**
+ * Writes `<home>/.gemini/settings.json` and returns the environment that points Gemini CLI at `server`
+ * (`GOOGLE_GEMINI_BASE_URL`, key in `GEMINI_API_KEY`). The settings select the API-key auth explicitly: with
+ * only the base URL set, Gemini CLI 0.61.0 picks its `gateway` auth type, which its non-interactive mode then
+ * refuses ("Invalid auth method selected."). Folder trust is off (an untrusted folder drops `--approval-mode`
+ * to `default`), and so are usage statistics, telemetry and update checks.
+ */
+export async function geminiEnvFor(
+  server: ScriptedModelServer,
+  home: string,
+): Promise<Record<string, string>> {
+  const dir = join(home, '.gemini');
+  await mkdir(dir, { recursive: true });
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+  };
+  await writeFile(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  return { HOME: home, GEMINI_API_KEY: SCRIPTED_API_KEY, GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl };
 }

@@ -45,8 +45,12 @@ export interface ScriptedCall {
   readonly actions?: readonly ScriptedAction[];
   /** The final answer; default `done`. */
   readonly finalText?: string;
-  /** A fault played on every model turn of this call from turn `fault.atTurn` (default 0) on. */
-  readonly fault?: ScriptedFault & { readonly atTurn?: number };
+  /**
+   * A fault played on every model turn of this call from turn `fault.atTurn` (default 0) on, retries included;
+   * with `times`, only on the first `times` requests that reach that turn (the CLI's own retries and the
+   * engine's rerun of the call count alike), after which the call plays on as scripted.
+   */
+  readonly fault?: ScriptedFault & { readonly atTurn?: number; readonly times?: number };
   /** Tokens per turn; default {@link DEFAULT_TURN_USAGE}. */
   readonly usage?: TurnUsage;
   /** Answers every later matching call too, instead of being used up by the first. */
@@ -70,6 +74,8 @@ export function resultFileOf(prompt: string): string | undefined {
 export function workdirOf(text: string): string | undefined {
   const tagged = /<cwd>([^<\n]+)<\/cwd>/.exec(text)?.[1];
   if (tagged !== undefined) return tagged.trim();
+  const gemini = /Workspace Directories:\**\s*\n\s*-\s*(\/\S+)/.exec(text)?.[1];
+  if (gemini !== undefined) return gemini;
   return /(?:Primary working directory|Working directory):\s*(\/\S+)/.exec(text)?.[1];
 }
 

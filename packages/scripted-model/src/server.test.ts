@@ -212,6 +212,20 @@ describe('faults', () => {
     ]);
   });
 
+  it('a fault with times is played that often, then the call goes on as scripted', async () => {
+    const s = await start([
+      { match: 'go', finalText: 'after', fault: { kind: 'rate_limit', retryAfterSeconds: 1, times: 2 } },
+    ]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const r = await messages(s.url, { messages: [{ role: 'user', content: 'go' }] });
+      statuses.push(r.status);
+      await r.text();
+    }
+    expect(statuses).toEqual([429, 429, 200]);
+    expect(s.requests.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'rate_limit', 'text']);
+  });
+
   it('a fault can start at a later turn', async () => {
     const s = await start([
       {
@@ -363,5 +377,112 @@ describe('the OpenAI Responses API (as Codex uses it)', () => {
     expect(JSON.parse(item['arguments']!)).toEqual({
       cmd: `mkdir -p 'd' && printf '%s' 'it'\\''s\nno newline' > 'd/x.txt'`,
     });
+  });
+});
+
+describe('the Gemini API', () => {
+  const GEMINI_TOOLS = [
+    {
+      functionDeclarations: ['read_file', 'write_file', 'replace', 'run_shell_command'].map((name) => ({
+        name,
+      })),
+    },
+  ];
+  const gemini = (url: string, model: string, method: string, body: Record<string, unknown>) =>
+    fetch(`${url}/v1beta/models/${model}:${method}${method.startsWith('stream') ? '?alt=sse' : ''}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'secret-key-value' },
+      body: JSON.stringify({ tools: GEMINI_TOOLS, ...body }),
+    });
+  const chunks = (text: string): Record<string, unknown>[] =>
+    text
+      .split('\r\n\r\n')
+      .filter((block) => block.trim() !== '')
+      .map((block) => JSON.parse(block.replace(/^data: /, '')) as Record<string, unknown>);
+  const partsOf = (chunk: Record<string, unknown>): Record<string, unknown>[] =>
+    (chunk['candidates'] as { content: { parts: Record<string, unknown>[] } }[])[0]!.content.parts;
+
+  it('plays write_file, replace and run_shell_command turn by turn, with ids the history brings back', async () => {
+    // No workdir option: the paths come from the workspace directory the request announces.
+    server = await startScriptedModel({
+      script: [
+        {
+          match: 'GEM',
+          actions: [
+            { kind: 'write', path: 'a.txt', content: 'one\n' },
+            { kind: 'edit', path: 'a.txt', oldText: 'one\n', newText: 'two\n' },
+            { kind: 'shell', command: 'ls' },
+          ],
+          usage: { input: 100, output: 10, cacheRead: 40 },
+          finalText: 'all done',
+        },
+      ],
+    });
+    const s = server;
+    const contents: Record<string, unknown>[] = [
+      { role: 'user', parts: [{ text: '- **Workspace Directories:**\n  - /work/g\n' }, { text: 'GEM' }] },
+    ];
+    const calls: unknown[] = [];
+    for (;;) {
+      const r = await gemini(s.url, 'gemini-test', 'streamGenerateContent', { contents });
+      expect(r.status).toBe(200);
+      const all = chunks(await r.text());
+      const parts = all.flatMap(partsOf);
+      const call = parts.find((p) => p['functionCall'] !== undefined)?.['functionCall'] as
+        Record<string, unknown> | undefined;
+      if (call === undefined) {
+        expect(parts.map((p) => p['text']).join('')).toBe('all done');
+        expect(all.at(-1)!['usageMetadata']).toEqual({
+          promptTokenCount: 140,
+          candidatesTokenCount: 10,
+          totalTokenCount: 150,
+          cachedContentTokenCount: 40,
+        });
+        break;
+      }
+      calls.push([call['name'], call['args']]);
+      contents.push(
+        { role: 'model', parts: [{ functionCall: call }] },
+        { role: 'user', parts: [{ functionResponse: { id: call['id'], name: call['name'], response: {} } }] },
+      );
+    }
+    expect(calls).toEqual([
+      ['write_file', { file_path: '/work/g/a.txt', content: 'one\n' }],
+      [
+        'replace',
+        {
+          file_path: '/work/g/a.txt',
+          instruction: 'Apply the scripted edit.',
+          old_string: 'one\n',
+          new_string: 'two\n',
+        },
+      ],
+      ['run_shell_command', { command: 'ls', description: 'Run a command' }],
+    ]);
+    expect(s.requests.map((r) => r.api)).toEqual(['gemini', 'gemini', 'gemini', 'gemini']);
+    expect(s.usageOfCall(0)).toEqual({ input: 400, output: 40, cacheRead: 160, cacheWrite: 0 });
+  });
+
+  it('answers generateContent in one body, countTokens, and a 429 in Google’s shape with RetryInfo', async () => {
+    const s = await start([
+      { match: 'LIMITED', fault: { kind: 'rate_limit', retryAfterSeconds: 3 } },
+      { match: 'PLAIN', finalText: 'hello' },
+    ]);
+    const plain = await gemini(s.url, 'g', 'generateContent', {
+      contents: [{ role: 'user', parts: [{ text: 'PLAIN' }] }],
+    });
+    expect(partsOf((await plain.json()) as Record<string, unknown>)).toEqual([{ text: 'hello' }]);
+    const limited = await gemini(s.url, 'g', 'streamGenerateContent', {
+      contents: [{ role: 'user', parts: [{ text: 'LIMITED' }] }],
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('3');
+    const error = ((await limited.json()) as { error: Record<string, unknown> }).error;
+    expect(error['status']).toBe('RESOURCE_EXHAUSTED');
+    expect(error['details']).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' },
+    ]);
+    const count = await gemini(s.url, 'g', 'countTokens', { contents: [] });
+    expect(((await count.json()) as Record<string, number>)['totalTokens']).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PlanError, planForClaude, planForCodex, type ToolInvocation } from './plan.js';
+import { PlanError, planForClaude, planForCodex, planForGemini, type ToolInvocation } from './plan.js';
 import {
   DEFAULT_TURN_USAGE,
   ScriptPlayer,
@@ -13,7 +13,11 @@ import {
   anthropicError,
   anthropicEvents,
   anthropicMessage,
+  geminiChunks,
+  geminiError,
+  geminiSse,
   readAnthropic,
+  readGemini,
   readResponses,
   responsesError,
   responsesEvents,
@@ -24,7 +28,13 @@ import {
 } from './wire.js';
 
 /** Which wire protocol a request used. */
-export type ModelApi = 'anthropic' | 'responses' | 'other';
+export type ModelApi = 'anthropic' | 'responses' | 'gemini' | 'other';
+
+/** The APIs the server plays scripts on. */
+type ScriptedApi = Exclude<ModelApi, 'other'>;
+
+/** `…/models/<model>:generateContent`, `:streamGenerateContent` or `:countTokens` (Gemini API). */
+const GEMINI_PATH = /\/models\/[^/:]+:(generateContent|streamGenerateContent|countTokens)$/;
 
 /** One request the server received, as tests see it. Auth headers are reduced to which one was sent. */
 export interface RecordedRequest {
@@ -67,6 +77,8 @@ export interface ScriptedModelServer {
   readonly url: string;
   /** `<url>/v1`: the OpenAI-style base URL (Codex `base_url`). */
   readonly openaiBaseUrl: string;
+  /** The Gemini API base URL (`GOOGLE_GEMINI_BASE_URL`): the same as `url`; the CLI adds `/v1beta/models/…`. */
+  readonly geminiBaseUrl: string;
   /** Every request so far, in arrival order. */
   readonly requests: readonly RecordedRequest[];
   /** Replaces the script (and forgets which calls were used); the request log is kept. */
@@ -82,6 +94,9 @@ export interface ScriptedModelServer {
   /** Stops listening and ends open (stalled) responses. */
   close(): Promise<void>;
 }
+
+/** Sends a JSON response with a status and extra headers. */
+type SendJson = (status: number, body: unknown, headers?: Record<string, string>) => void;
 
 /** The ids this server gives its tool calls: `toolu_sm<call>t<turn>` / `call_sm<call>t<turn>`. */
 const OWN_ID = /^(?:toolu|call)_sm(\d+)t(\d+)$/;
@@ -110,6 +125,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const open = new Set<ServerResponse>();
   /** Calls started but not answered with their final text, by conversation text: a retry replays the same call. */
   const unfinished = new Map<string, number>();
+  /** How often each call's fault has been played (for `fault.times`). */
+  const faultsPlayed = new Map<number, number>();
   let seq = 0;
 
   const record = (entry: RecordedRequest): void => {
@@ -148,27 +165,41 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       json(200, { input_tokens: tokens });
       return;
     }
-    const api: ModelApi = path.endsWith('/messages')
-      ? 'anthropic'
-      : path.endsWith('/responses')
-        ? 'responses'
-        : 'other';
+    const gemini = GEMINI_PATH.exec(path)?.[1];
+    if (gemini === 'countTokens') {
+      record({ ...base, api: 'gemini', body, status: 200 });
+      json(200, { totalTokens: Math.max(1, Math.ceil(text.length / 4)) });
+      return;
+    }
+    const api: ModelApi =
+      gemini !== undefined
+        ? 'gemini'
+        : path.endsWith('/messages')
+          ? 'anthropic'
+          : path.endsWith('/responses')
+            ? 'responses'
+            : 'other';
     if (api === 'other') {
       record({ ...base, api, body, status: 404, error: `unknown path ${path}` });
       json(404, { error: { message: `unknown path ${path}` } });
       return;
     }
-    const conversation = api === 'anthropic' ? readAnthropic(body, OWN_ID) : readResponses(body, OWN_ID);
+    const conversation =
+      api === 'anthropic'
+        ? readAnthropic(body, OWN_ID)
+        : api === 'gemini'
+          ? readGemini(body, path, OWN_ID)
+          : readResponses(body, OWN_ID);
     await answer(api, conversation, body, base, res, json);
   };
 
   const answer = async (
-    api: 'anthropic' | 'responses',
+    api: ScriptedApi,
     conversation: Conversation,
     body: Record<string, unknown>,
     base: { seq: number; method: string; path: string; auth: RecordedRequest['auth'] },
     res: ServerResponse,
-    json: (status: number, body: unknown, headers?: Record<string, string>) => void,
+    json: SendJson,
   ): Promise<void> => {
     const last = conversation.ownToolIds.at(-1);
     const own = last === undefined ? undefined : OWN_ID.exec(last);
@@ -199,7 +230,13 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       return;
     }
     const usage = call.usage ?? DEFAULT_TURN_USAGE;
-    const fault = call.fault !== undefined && turn >= (call.fault.atTurn ?? 0) ? call.fault : undefined;
+    const played = faultsPlayed.get(callIndex) ?? 0;
+    const fault =
+      call.fault !== undefined &&
+      turn >= (call.fault.atTurn ?? 0) &&
+      (call.fault.times === undefined || played < call.fault.times)
+        ? call.fault
+        : undefined;
     const entry = {
       ...base,
       api,
@@ -209,6 +246,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       ...(call.name === undefined ? {} : { callName: call.name }),
     };
     if (fault !== undefined && fault.kind !== 'long_stream') {
+      faultsPlayed.set(callIndex, played + 1);
       playFault(api, fault, conversation, messageId, res, json);
       const status = {
         stall: 200,
@@ -230,7 +268,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       plan =
         api === 'anthropic'
           ? planForClaude(call.actions ?? [], context)
-          : planForCodex(call.actions ?? [], context);
+          : api === 'gemini'
+            ? planForGemini(call.actions ?? [], context)
+            : planForCodex(call.actions ?? [], context);
     } catch (error) {
       if (!(error instanceof PlanError)) throw error;
       record({ ...entry, status: 500, error: error.message });
@@ -238,7 +278,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         500,
         api === 'anthropic'
           ? anthropicError('api_error', error.message)
-          : responsesError('server_error', error.message),
+          : api === 'gemini'
+            ? geminiError(500, error.message)
+            : responsesError('server_error', error.message),
       );
       return;
     }
@@ -274,13 +316,25 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   };
 
   const sendTurn = (
-    api: 'anthropic' | 'responses',
+    api: ScriptedApi,
     conversation: Conversation,
     reply: TurnReply,
     usage: TurnUsage,
     messageId: string,
     res: ServerResponse,
   ): void => {
+    if (api === 'gemini') {
+      const chunks = geminiChunks(reply, conversation.model, usage, messageId);
+      if (!conversation.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(mergeGeminiChunks(chunks)));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const data of chunks) res.write(geminiSse(data));
+      res.end();
+      return;
+    }
     if (api === 'anthropic' && !conversation.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(anthropicMessage(reply, conversation.model, usage, messageId)));
@@ -295,13 +349,17 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   };
 
   const playFault = (
-    api: 'anthropic' | 'responses',
+    api: ScriptedApi,
     fault: ScriptedFault,
     conversation: Conversation,
     messageId: string,
     res: ServerResponse,
-    json: (status: number, body: unknown, headers?: Record<string, string>) => void,
+    json: SendJson,
   ): void => {
+    if (api === 'gemini') {
+      playGeminiFault(fault, conversation, messageId, res, json);
+      return;
+    }
     const error = (type: string, message: string): unknown =>
       api === 'anthropic' ? anthropicError(type, message) : responsesError(type, message);
     switch (fault.kind) {
@@ -339,6 +397,52 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     }
   };
 
+  const playGeminiFault = (
+    fault: ScriptedFault,
+    conversation: Conversation,
+    messageId: string,
+    res: ServerResponse,
+    json: SendJson,
+  ): void => {
+    switch (fault.kind) {
+      case 'rate_limit':
+        json(429, geminiError(429, 'Resource has been exhausted (scripted).', fault.retryAfterSeconds), {
+          'retry-after': String(fault.retryAfterSeconds),
+        });
+        return;
+      case 'unauthorized':
+        json(401, geminiError(401, 'API key not valid. Please pass a valid API key. (scripted)'));
+        return;
+      case 'server_error':
+        json(500, geminiError(500, 'Internal error encountered. (scripted)'));
+        return;
+      case 'malformed_sse':
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end('data: {"candidates": not json\r\n\r\n');
+        return;
+      case 'stall': {
+        const first = geminiChunks(
+          { kind: 'text', text: '' },
+          conversation.model,
+          DEFAULT_TURN_USAGE,
+          messageId,
+        )[0];
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        res.write(
+          geminiSse({
+            ...first,
+            candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, index: 0 }],
+          }),
+        );
+        open.add(res);
+        res.on('close', () => open.delete(res));
+        return;
+      }
+      case 'long_stream':
+        return;
+    }
+  };
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       record({
@@ -365,10 +469,12 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   return {
     url,
     openaiBaseUrl: `${url}/v1`,
+    geminiBaseUrl: url,
     requests,
     setScript: (script) => {
       player.reset(script);
       unfinished.clear();
+      faultsPlayed.clear();
     },
     clearRequests: () => {
       requests.length = 0;
@@ -396,4 +502,15 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A non-streaming Gemini answer: the chunks' parts in one candidate, with the last chunk's finish and usage. */
+function mergeGeminiChunks(chunks: readonly Record<string, unknown>[]): Record<string, unknown> {
+  const last = chunks.at(-1) ?? {};
+  const parts = chunks.flatMap((c) => {
+    const candidate = (c['candidates'] as { content: { parts: unknown[] } }[] | undefined)?.[0];
+    return candidate?.content.parts ?? [];
+  });
+  const lastCandidate = (last['candidates'] as Record<string, unknown>[] | undefined)?.[0] ?? {};
+  return { ...last, candidates: [{ ...lastCandidate, content: { role: 'model', parts } }] };
 }

@@ -304,3 +304,128 @@ export function responsesEvents(
 export function responsesError(code: string, message: string): unknown {
   return { error: { type: code, code, message, param: null } };
 }
+
+/**
+ * Reads a Gemini API request (`POST /v1beta/models/<model>:generateContent` or `:streamGenerateContent`): user
+ * text parts, `systemInstruction`, `tools[].functionDeclarations`, and the ids of this server's earlier
+ * `functionCall` parts (Gemini CLI sends them back with the history).
+ */
+export function readGemini(body: Record<string, unknown>, path: string, ownId: RegExp): Conversation {
+  const contents = objects(body['contents']);
+  const partsOf = (content: Record<string, unknown>): Record<string, unknown>[] => objects(content['parts']);
+  const userText = contents
+    .filter((c) => c['role'] === 'user' || c['role'] === undefined)
+    .flatMap(partsOf)
+    .filter((p) => typeof p['text'] === 'string')
+    .map((p) => p['text'] as string)
+    .join('\n');
+  const ownToolIds = contents
+    .filter((c) => c['role'] === 'model')
+    .flatMap(partsOf)
+    .map((p) => objectOf(p['functionCall'])['id'])
+    .filter((id): id is string => typeof id === 'string' && ownId.test(id));
+  const tools = new Map<string, 'function' | 'custom'>();
+  for (const tool of objects(body['tools']))
+    for (const declaration of objects(tool['functionDeclarations']))
+      if (typeof declaration['name'] === 'string') tools.set(declaration['name'], 'function');
+  const system = objectOf(body['systemInstruction']);
+  return {
+    userText,
+    systemText: objects(system['parts'])
+      .map((p) => (typeof p['text'] === 'string' ? p['text'] : ''))
+      .join('\n'),
+    model: /\/models\/([^:/]+):/.exec(path)?.[1] ?? 'unknown',
+    stream: path.includes(':streamGenerateContent'),
+    tools,
+    ownToolIds,
+  };
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** The Gemini `usageMetadata` of one turn (cached tokens count inside `promptTokenCount`). */
+export function geminiUsage(usage: TurnUsage): Record<string, unknown> {
+  const prompt = usage.input + (usage.cacheRead ?? 0);
+  return {
+    promptTokenCount: prompt,
+    candidatesTokenCount: usage.output,
+    totalTokenCount: prompt + usage.output,
+    ...(usage.cacheRead === undefined || usage.cacheRead === 0
+      ? {}
+      : { cachedContentTokenCount: usage.cacheRead }),
+  };
+}
+
+/**
+ * The Gemini response chunks of one turn: text in pieces, or one `functionCall` part; the last chunk carries
+ * `finishReason: STOP` and the usage. Non-streaming answers are the chunks merged into one.
+ */
+export function geminiChunks(
+  reply: TurnReply,
+  model: string,
+  usage: TurnUsage,
+  responseId: string,
+): Record<string, unknown>[] {
+  const base = { modelVersion: model, responseId };
+  const candidate = (parts: unknown[], finish: boolean): Record<string, unknown> => ({
+    content: { role: 'model', parts },
+    index: 0,
+    ...(finish ? { finishReason: 'STOP' } : {}),
+  });
+  if (reply.kind === 'tool')
+    return [
+      {
+        candidates: [
+          candidate(
+            [{ functionCall: { id: reply.id, name: reply.invocation.tool, args: reply.invocation.input } }],
+            true,
+          ),
+        ],
+        usageMetadata: geminiUsage(usage),
+        ...base,
+      },
+    ];
+  const pieces = chunk(reply.text, 1024);
+  return pieces.map((text, i) => {
+    const last = i === pieces.length - 1;
+    return {
+      candidates: [candidate([{ text }], last)],
+      ...(last ? { usageMetadata: geminiUsage(usage) } : {}),
+      ...base,
+    };
+  });
+}
+
+/** One Gemini SSE line (`alt=sse`: data only, no event names). */
+export function geminiSse(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\r\n\r\n`;
+}
+
+/** The Google API error body (`google.rpc.Status`), with a `RetryInfo` detail for a 429. */
+export function geminiError(code: number, message: string, retryAfterSeconds?: number): unknown {
+  const status =
+    { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' }[
+      code
+    ] ?? 'INTERNAL';
+  return {
+    error: {
+      code,
+      message,
+      status,
+      ...(retryAfterSeconds === undefined
+        ? {}
+        : {
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+                retryDelay: `${String(retryAfterSeconds)}s`,
+              },
+            ],
+          }),
+    },
+  };
+}

@@ -2,7 +2,13 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentRunner, type AgentRunResult } from '@allium-loop/agents';
-import { startScriptedModel, type ScriptedCall, type ScriptedModelServer } from '@allium-loop/scripted-model';
+import {
+  GEMINI_SCRIPTED_MODEL,
+  locateRealCli,
+  startScriptedModel,
+  type ScriptedCall,
+  type ScriptedModelServer,
+} from '@allium-loop/scripted-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   REAL_CLIS,
@@ -70,14 +76,16 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       call: Omit<ScriptedCall, 'match'>,
       options: Record<string, unknown> = {},
       timeoutMs = 240_000,
+      callEnv: Record<string, string> = env,
     ): Promise<{ result: AgentRunResult; marker: string; cwd: string }> {
       counter += 1;
       const marker = `CALL-${name}-${String(counter)}`;
       server.setScript([{ ...call, match: marker }]);
+      server.clearRequests();
       const cwd = await mkdtemp(join(tmpdir(), `allium-real-${name}-`));
       const runner = createAgentRunner(
         agentConfigFor(cli, { ...(name === 'codex' ? { skipGitRepoCheck: true } : {}), ...options }),
-        { env },
+        { env: callEnv },
       );
       const result = await runner.run({
         prompt: `${marker}: answer briefly.`,
@@ -157,6 +165,56 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
     );
 
     it.skipIf('skipReason' in cli)(
+      'HTTP 429 the CLI’s own retry gets past: the call is ok, no rate limit reported',
+      async () => {
+        const retrying = await envFor(name, server, { retries: 2 });
+        const { result } = await runCall(
+          { fault: { kind: 'rate_limit', retryAfterSeconds: 1, times: 1 }, finalText: 'fine' },
+          {},
+          240_000,
+          retrying,
+        );
+        const transcript = await readFile(result.transcriptPath, 'utf8');
+        expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+        expect(result.rateLimitResetAt).toBeUndefined();
+        // The CLI met the 429 and asked again.
+        const mine = server.requests.filter((r) => r.callIndex === 0);
+        expect(mine.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'text']);
+      },
+    );
+
+    it.skipIf('skipReason' in cli)(
+      'HTTP 429 the CLI gives up on after its own retries: rate_limited, with the wait it announced when it shows one',
+      async () => {
+        const retrying = await envFor(name, server, { retries: 1 });
+        const started = Date.now();
+        const { result } = await runCall(
+          { fault: { kind: 'rate_limit', retryAfterSeconds: 2 } },
+          {},
+          240_000,
+          retrying,
+        );
+        expect(result.outcome).toBe('rate_limited');
+        expect(server.requests.filter((r) => r.callIndex === 0).map((r) => r.fault)).toEqual([
+          'rate_limit',
+          'rate_limit',
+        ]);
+        if (name === 'claude') {
+          // Claude Code announces its wait (retry-after, plus jitter) in an api_retry event: the reset lies that far
+          // after the result line.
+          const transcript = await readFile(result.transcriptPath, 'utf8');
+          const announced = Number(/"retry_delay_ms":(\d+)/.exec(transcript)?.[1]);
+          expect(announced).toBeGreaterThanOrEqual(2_000);
+          expect(result.rateLimitResetAt).toBeGreaterThanOrEqual(started + announced);
+        } else {
+          // Codex prints no retry-after ("exceeded retry limit, last status: 429"): the engine waits its default.
+          expect(result.detail).toMatch(/429/);
+          expect(result.rateLimitResetAt).toBeUndefined();
+        }
+      },
+    );
+
+    it.skipIf('skipReason' in cli)(
       'HTTP 401: an api_error whose detail names the CLI’s own key variable',
       async () => {
         const { result } = await runCall({ fault: { kind: 'unauthorized' } });
@@ -226,6 +284,111 @@ describe.skipIf('skipReason' in REAL_OPENCODE)(
       expect(printed.length).toBe(6);
       expect(result.costUsd).toBeCloseTo(
         printed.reduce((a, b) => a + b, 0),
+        12,
+      );
+    });
+  },
+);
+
+const REAL_GEMINI = locateRealCli('gemini');
+if ('skipReason' in REAL_GEMINI) console.warn(`SKIPPED real gemini tests: ${REAL_GEMINI.skipReason}`);
+
+describe.skipIf('skipReason' in REAL_GEMINI)(
+  'the gemini adapter against the real binary (Gemini API through GOOGLE_GEMINI_BASE_URL)',
+  { timeout: 600_000 },
+  () => {
+    const model = useScriptedModel();
+    let counter = 0;
+
+    async function runGemini(call: Omit<ScriptedCall, 'match'>, options: Record<string, unknown> = {}) {
+      counter += 1;
+      const marker = `GEMINI-CALL-${String(counter)}`;
+      model().setScript([{ ...call, match: marker }]);
+      model().clearRequests();
+      const cwd = await mkdtemp(join(tmpdir(), 'allium-real-gemini-'));
+      const runner = createAgentRunner(agentConfigFor(REAL_GEMINI, options), {
+        env: await envFor('gemini', model()),
+      });
+      const result = await runner.run({
+        prompt: `${marker}: answer briefly.`,
+        cwd,
+        phase: 'implement',
+        resultFile: join(cwd, '.allium-loop', 'x', 'results', '1-implement.json'),
+        timeoutMs: 500_000,
+      });
+      return { result, cwd, transcript: await readFile(result.transcriptPath, 'utf8') };
+    }
+
+    it.each(['default', 'auto_edit', 'yolo', 'plan'])(
+      'accepts the argv it builds with approvalMode %s',
+      async (approvalMode) => {
+        const { result, transcript } = await runGemini({ finalText: 'fine' }, { approvalMode });
+        expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+        expect(result.exitCode).toBe(0);
+        expect(transcript).not.toMatch(/unknown argument|unknown option|invalid values/i);
+        // The main turn reached the scripted model, under the model the adapter named.
+        const main = model().requests.filter((r) => r.callIndex === 0);
+        expect(main.map((r) => r.reply)).toEqual(['text']);
+        expect(main[0]!.path).toBe(`/v1beta/models/${GEMINI_SCRIPTED_MODEL}:streamGenerateContent`);
+      },
+    );
+
+    it('HTTP 429 its own retry gets past: the call is ok, no rate limit reported', async () => {
+      const { result, transcript } = await runGemini({
+        fault: { kind: 'rate_limit', retryAfterSeconds: 1, times: 1 },
+        finalText: 'fine',
+      });
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+      expect(result.rateLimitResetAt).toBeUndefined();
+      const mine = model().requests.filter((r) => r.callIndex === 0);
+      expect(mine.map((r) => r.fault ?? r.reply)).toEqual(['rate_limit', 'text']);
+    });
+
+    it('HTTP 429 it gives up on after its ten attempts: rate_limited, reset at the retry delay it suggests', async () => {
+      const started = Date.now();
+      const { result, transcript } = await runGemini({
+        fault: { kind: 'rate_limit', retryAfterSeconds: 1 },
+      });
+      expect(result.outcome, transcript.slice(-3000)).toBe('rate_limited');
+      expect(model().requests.filter((r) => r.fault === 'rate_limit').length).toBe(10);
+      // "Suggested retry after 1s." on its stderr, counted from the end of the call.
+      expect(result.rateLimitResetAt).toBeGreaterThanOrEqual(started + 1_000);
+    });
+
+    it('writes, edits and runs a command with its own tools; tokens are the server’s, cost is priced by the engine', async () => {
+      const usage = { input: 900, output: 60, cacheRead: 100 };
+      const price = { inputPerMTok: 1, outputPerMTok: 4, cacheReadPerMTok: 0.25 };
+      const { result, cwd, transcript } = await runGemini(
+        {
+          actions: [
+            { kind: 'write', path: 'src/a.txt', content: 'one\ntwo\n' },
+            { kind: 'edit', path: 'src/a.txt', oldText: 'two\n', newText: 'three\n' },
+            { kind: 'shell', command: 'cat src/a.txt > copy.txt' },
+          ],
+          usage,
+          finalText: 'done',
+        },
+        // yolo: Gemini asks before a shell command in every other mode, and -p has nobody to ask.
+        { approvalMode: 'yolo', prices: { [GEMINI_SCRIPTED_MODEL]: price } },
+      );
+      expect(result.outcome, transcript.slice(-2000)).toBe('ok');
+      expect(await readFile(join(cwd, 'src/a.txt'), 'utf8')).toBe('one\nthree\n');
+      expect(await readFile(join(cwd, 'copy.txt'), 'utf8')).toBe('one\nthree\n');
+      const played = model()
+        .requests.filter((r) => r.callIndex === 0)
+        .map((r) => r.reply);
+      expect(played).toEqual(['write_file', 'replace', 'run_shell_command', 'text']);
+      const reported = model().usageOfCall(0);
+      expect(result.tokens).toEqual({
+        input: reported.input,
+        output: reported.output,
+        cacheRead: reported.cacheRead,
+      });
+      expect(result.costUsd).toBeCloseTo(
+        (reported.input * price.inputPerMTok +
+          reported.output * price.outputPerMTok +
+          reported.cacheRead * price.cacheReadPerMTok) /
+          1_000_000,
         12,
       );
     });

@@ -1,6 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startScriptedModel, type ScriptedCall, type ScriptedModelServer } from '@allium-loop/scripted-model';
+import {
+  startScriptedModel,
+  type RealCliEnvOptions,
+  type ScriptedCall,
+  type ScriptedModelServer,
+} from '@allium-loop/scripted-model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DRIFT_GOAL,
@@ -31,10 +36,21 @@ announceSkips();
 const TEST = TALLY_PROJECT['test/tally.test.js']!;
 /** The line of the one test, which the cheating model marks `.skip`. */
 const TEST_LINE = `${TEST.split('\n').find((line) => line.startsWith("test('"))!}\n`;
+const FIXED_TALLY = TALLY_PROJECT['src/tally.js']!;
+
+/**
+ * How each CLI meets the 429s: Claude Code retries once itself (and announces its wait, which becomes the reset
+ * time), so each engine call eats two 429s and two engine calls are refused; Codex is told not to retry, so one
+ * refused call is one 429, and with no reset time shown the engine waits its default (60 s) once.
+ */
+const RATE_LIMIT_PLAN = {
+  claude: { retries: 1, refusedCalls: 2 },
+  codex: { retries: 0, refusedCalls: 1 },
+} as const;
 
 describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
-  'the loop with the real %s: cheats and refused keys',
-  { timeout: 600_000 },
+  'the loop with the real %s: cheats, refused keys and rate limits',
+  { timeout: 900_000 },
   (name, cli) => {
     let server: ScriptedModelServer;
     beforeAll(async () => {
@@ -44,12 +60,16 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
       await server?.close();
     });
 
-    async function drift(script: ScriptedCall[]) {
+    async function drift(
+      script: ScriptedCall[],
+      caps: Record<string, number> = { maxTicks: 2 },
+      envOptions: RealCliEnvOptions = {},
+    ) {
       server.setScript(script);
       server.clearRequests();
       const dir = await makeProject({ ...TALLY_PROJECT, 'src/tally.js': BROKEN_TALLY });
-      await configureProject(dir, agentConfigFor(cli), { maxTicks: 2, agentTimeoutSeconds: 300 });
-      const run = await runCli(['run', DRIFT_GOAL], dir, await envFor(name, server));
+      await configureProject(dir, agentConfigFor(cli), { ...caps, agentTimeoutSeconds: 300 });
+      const run = await runCli(['run', DRIFT_GOAL], dir, await envFor(name, server, envOptions));
       return {
         dir,
         run,
@@ -115,6 +135,68 @@ describe.each(REAL_CLIS.map((cli) => [cli.name, cli] as const))(
         expect(journal.at(-1)?.['type']).toBe('terminal');
         expect(await readFile(join(dir, 'src/tally.js'), 'utf8')).toBe(BROKEN_TALLY);
         expect(await readFile(join(dir, 'test/tally.test.js'), 'utf8')).toBe(TEST);
+      },
+    );
+
+    it.skipIf('skipReason' in cli)(
+      'HTTP 429 with retry-after: the engine waits the limit out (journaled), the refused calls are neither failures nor a no-progress tick, and the run converges',
+      async () => {
+        const plan = RATE_LIMIT_PLAN[name as keyof typeof RATE_LIMIT_PLAN];
+        const times = plan.refusedCalls * (plan.retries + 1);
+        const { dir, run, ledger, journal } = await drift(
+          [
+            { name: 'weed dirty', match: '# Phase: weed ', actions: [{ kind: 'result', value: DIRTY_WEED }] },
+            {
+              name: 'implement, rate limited first',
+              match: '# Phase: implement ',
+              fault: { kind: 'rate_limit', retryAfterSeconds: 1, times },
+              actions: [
+                { kind: 'write', path: 'src/tally.js', content: FIXED_TALLY },
+                { kind: 'result', value: implementResult(['src/tally.js']) },
+              ],
+              repeat: true,
+            },
+            {
+              name: 'weed clean',
+              match: '# Phase: weed ',
+              actions: [{ kind: 'result', value: CLEAN_WEED }],
+              repeat: true,
+            },
+          ],
+          // One no-progress tick would stop the run, so a refused call counted as one cannot pass unseen.
+          { maxTicks: 4, noProgressTicks: 1 },
+          { retries: plan.retries },
+        );
+        const story = `${run.stdout}\n${run.stderr}`;
+
+        // The server refused exactly the scripted number of requests, and the CLI really asked that often.
+        expect(server.requests.filter((r) => r.fault === 'rate_limit').length, story).toBe(times);
+
+        // The engine waited once per refused call, and journaled each wait.
+        const waits = journal.filter((e: LooseJson) => e['type'] === 'x-loop.rate_limit_wait');
+        expect(waits.length, story).toBe(plan.refusedCalls);
+        expect(waits.every((w: LooseJson) => w['data']?.['kind'] === 'waited')).toBe(true);
+        if (name === 'claude')
+          // The reset came from the wait Claude Code announced, not the engine's default.
+          expect(waits.every((w: LooseJson) => w['data']?.['resetKnown'] === true)).toBe(true);
+        else expect(waits.every((w: LooseJson) => w['data']?.['resetKnown'] === false)).toBe(true);
+
+        // Every implement call, refused or not, ran in the same tick: the rerun took no new tick.
+        const implementStarts = journal.filter(
+          (e: LooseJson) => e['type'] === 'phase_started' && e['phase'] === 'implement',
+        );
+        expect(implementStarts.length).toBe(plan.refusedCalls + 1);
+        expect(new Set(implementStarts.map((e: LooseJson) => e['tick'])).size).toBe(1);
+
+        // Not a failed attempt of the phase.
+        const loop = ledger['modeState']?.['loop'] as LooseJson | undefined;
+        expect(loop?.['phaseFailures'], JSON.stringify(ledger['modeState'])).toBeDefined();
+        expect(loop!['phaseFailures']['implement'] ?? 0).toBe(0);
+
+        // And the run converged, with the fix made through the CLI's own tools.
+        expect(ledger['terminal']?.state, story).toBe('converged');
+        expect(run.code).toBe(0);
+        expect(await readFile(join(dir, 'src/tally.js'), 'utf8')).toBe(FIXED_TALLY);
       },
     );
   },

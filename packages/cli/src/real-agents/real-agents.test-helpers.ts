@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import {
   CLAUDE_OFFLINE_ENV,
   CODEX_SCRIPTED_MODEL,
+  GEMINI_SCRIPTED_MODEL,
   OPENCODE_OFFLINE_ENV,
   OPENCODE_SCRIPTED_MODEL,
   claudeEnvFor,
   codexEnvFor,
+  geminiEnvFor,
   locateRealCli,
   opencodeEnvFor,
   type RealCli,
+  type RealCliEnvOptions,
   type RealCliName,
   type ScriptedAction,
   type ScriptedCall,
@@ -27,7 +30,7 @@ export const REAL_CLIS: readonly RealCli[] = (['claude', 'codex'] as const).map(
   locateRealCli(name),
 );
 
-/** opencode, pinned too; it runs the demo only (its adapter's other paths are covered by its fake). */
+/** opencode, pinned too; it runs one call (its adapter's other paths are covered by its fake). */
 export const REAL_OPENCODE: RealCli = locateRealCli('opencode');
 
 /**
@@ -47,6 +50,8 @@ export function cliPath(cli: RealCli): string {
 
 /** The agent configuration (as in `allium-loop.yaml`) that runs `cli` against the scripted model. */
 export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (cli.name === 'gemini')
+    return { kind: 'gemini', binary: cliPath(cli), model: GEMINI_SCRIPTED_MODEL, ...extra };
   if (cli.name === 'opencode')
     return {
       kind: 'opencode',
@@ -66,18 +71,24 @@ export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}
     : { kind: 'codex', binary: cliPath(cli), model: CODEX_SCRIPTED_MODEL, ...extra };
 }
 
-/** The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`. */
+/**
+ * The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`;
+ * `options.retries` lets claude and codex retry failed model requests themselves (default: never).
+ */
 export async function envFor(
   name: RealCliName,
   server: ScriptedModelServer,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
   const home = await mkdtemp(join(tmpdir(), `allium-real-${name}-home-`));
   const own =
     name === 'claude'
-      ? await claudeEnvFor(server, home)
+      ? await claudeEnvFor(server, home, options)
       : name === 'codex'
-        ? await codexEnvFor(server, home)
-        : await opencodeEnvFor(server, home);
+        ? await codexEnvFor(server, home, options)
+        : name === 'gemini'
+          ? await geminiEnvFor(server, home)
+          : await opencodeEnvFor(server, home);
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...own };
 }
 
