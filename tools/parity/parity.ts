@@ -16,6 +16,7 @@ import {
   compareOutputs,
   formatParity,
   modelReport,
+  planReport,
   type Diagnostic,
   type ImplementationOutput,
 } from '@allium-loop/allium';
@@ -101,7 +102,7 @@ function main(argv: readonly string[]): number {
     const ours = toOutput((command) => {
       if (command === 'check' || command === 'analyse') return checkReports([source], command).reports[0];
       if (command === 'model') return modelReport(source).report;
-      return undefined;
+      return planReport(source).report;
     });
     const reference = toOutput((command) =>
       live ? runReference(specsDir, file, command) : storedReference(referenceDir, name, command),

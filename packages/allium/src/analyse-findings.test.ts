@@ -114,4 +114,64 @@ describe('analyse findings', () => {
     ]);
     expect(findings('rule R {\n    when: Go(x)\n    ensures: Done()\n}\n')).toEqual([]);
   });
+
+  it('invariant_risk: a rule that sets the prohibited status of a uniqueness invariant without guarding its key', () => {
+    const spec = `entity Candidacy {
+    status: open | closed
+}
+entity Interview {
+    candidacy: Candidacy
+    status: proposed | confirmed | cancelled
+}
+invariant OneConfirmedPerCandidacy {
+    for a in Interviews:
+        for b in Interviews:
+            a != b and a.candidacy = b.candidacy implies not (a.status = confirmed and b.status = confirmed)
+}
+rule Confirm {
+    when: ConfirmInterview(interview)
+    requires: interview.status = proposed
+    ensures: interview.status = confirmed
+}
+rule ConfirmAndClose {
+    when: ConfirmLast(interview)
+    requires: interview.status = proposed
+    ensures:
+        interview.status = confirmed
+        interview.candidacy.status = closed
+}
+rule ConfirmOpen {
+    when: ConfirmOpen(interview, candidacy)
+    requires: candidacy.status = open
+    ensures: interview.status = confirmed
+}
+rule Cancel {
+    when: CancelInterview(interview)
+    ensures: interview.status = cancelled
+}
+`;
+    expect(ofType(spec, 'invariant_risk')).toEqual([
+      {
+        type: 'invariant_risk',
+        summary: "Rule 'Confirm' could violate invariant 'OneConfirmedPerCandidacy'",
+        rule: 'Confirm',
+        invariant: 'OneConfirmedPerCandidacy',
+        mechanism: "Sets Interview.status to 'confirmed' without preventing concurrent instances",
+        guard_analysis: {
+          has_guard: false,
+          needed: 'Rule should set Candidacy.status to prevent concurrent confirmed states',
+        },
+        affected_entities: ['Interview'],
+      },
+    ]);
+    const noKey = spec.replace('a.candidacy = b.candidacy', 'a.slot = b.slot');
+    expect(
+      ofType(noKey, 'invariant_risk').map((f) => [f.rule, (f.guard_analysis as { needed: string }).needed]),
+    ).toEqual([
+      ['Confirm', 'Rule should set related entity.status to prevent concurrent confirmed states'],
+      ['ConfirmAndClose', 'Rule should set related entity.status to prevent concurrent confirmed states'],
+      ['ConfirmOpen', 'Rule should set related entity.status to prevent concurrent confirmed states'],
+    ]);
+    expect(ofType(spec.replace('implies not', 'implies'), 'invariant_risk')).toEqual([]);
+  });
 });

@@ -58,6 +58,12 @@ export interface Expr {
   readonly kids: readonly Expr[];
 }
 
+/** A range of source offsets (start inclusive, end exclusive), as the reference's spans. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
 /** A name with its position. */
 export interface Ident {
   readonly name: string;
@@ -70,8 +76,15 @@ export interface WhenQualifier {
   readonly states: readonly Ident[];
 }
 
-/** One item inside a declaration's braces. */
-export type BlockItem =
+/**
+ * One item inside a declaration's braces, with its source span as the reference spans it: a clause or field from
+ * its first token to the end of its value (the keyword alone when the value is empty), a nested `for`/`if` to the
+ * end of its last item, an invariant or transition graph to its closing brace.
+ */
+export type BlockItem = BlockItemKind & { readonly span: Span };
+
+/** The kinds of {@link BlockItem}. */
+export type BlockItemKind =
   | {
       readonly kind: 'clause';
       readonly keyword: string;
@@ -111,7 +124,7 @@ export type BlockItem =
   | {
       readonly kind: 'transitions';
       readonly field: Ident;
-      readonly edges: readonly { readonly from: Ident; readonly to: Ident }[];
+      readonly edges: readonly { readonly from: Ident; readonly to: Ident; readonly span: Span }[];
       readonly terminal: readonly Ident[];
       readonly location: SourceLocation;
     }
@@ -141,6 +154,8 @@ export type Declaration =
       readonly items: readonly BlockItem[];
       readonly location: SourceLocation;
       readonly endLine: number;
+      /** From the first keyword (or qualifier) to the closing brace. */
+      readonly span: Span;
     }
   | {
       readonly kind: 'variant';
@@ -149,12 +164,15 @@ export type Declaration =
       readonly items: readonly BlockItem[];
       readonly location: SourceLocation;
       readonly endLine: number;
+      /** From `variant` to the end of the last item (or of the base name), as the reference spans it. */
+      readonly span: Span;
     }
   | {
       readonly kind: 'invariant';
       readonly name: Ident;
       readonly body: Expr;
       readonly location: SourceLocation;
+      readonly span: Span;
     }
   | {
       readonly kind: 'default';

@@ -27,6 +27,23 @@ export {
   type WhenSet,
 } from './build-model.js';
 export {
+  buildPlan,
+  type Obligation,
+  type ObligationCategory,
+  type ObligationDetail,
+  type PlanDependencies,
+  type TestPlan,
+  type TriggerSource,
+} from './build-plan.js';
+export {
+  checkObligationClaims,
+  type ObligationClaimTest,
+  type ObligationReconciliation,
+  type RejectedClaim,
+  type RejectedClaimReason,
+  type ReportedUncovered,
+} from './check-obligation-claims.js';
+export {
   analyzeSpecs,
   collectOpenQuestions,
   countOpenQuestions,
@@ -34,11 +51,7 @@ export {
   type SpecAnalysis,
   type SpecSource,
 } from './analyze-specs.js';
-export {
-  classifyOpenQuestions,
-  questionKey,
-  type ClassifiedQuestions,
-} from './classify-open-questions.js';
+export { classifyOpenQuestions, questionKey, type ClassifiedQuestions } from './classify-open-questions.js';
 export { buildGraph, type GraphInput } from './build-graph.js';
 export {
   buildInventory,
@@ -64,6 +77,7 @@ export {
   analyseFindings,
   checkReports,
   modelReport,
+  planReport,
   referenceJson,
   type FileReport,
   type Finding,

@@ -113,8 +113,13 @@ export function lex(source: string): LexResult {
   let lineStart = 0;
   let i = 0;
   const n = source.length;
+  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence.
+  const words = new Map<string, string>();
+  const pushText = (kind: TokenKind, text: string, start: number, end: number): void => {
+    tokens.push({ kind, text, start, end, line, col: start - lineStart + 1 });
+  };
   const push = (kind: TokenKind, start: number, end: number): void => {
-    tokens.push({ kind, text: source.slice(start, end), start, end, line, col: start - lineStart + 1 });
+    pushText(kind, source.slice(start, end), start, end);
   };
   while (i < n) {
     const c = source.charCodeAt(i);
@@ -138,8 +143,13 @@ export function lex(source: string): LexResult {
     const start = i;
     if (isIdentStart(c)) {
       i = scanWhile(source, i, isIdentPart);
-      const text = source.slice(start, i);
-      push(KEYWORDS.has(text) ? 'keyword' : 'ident', start, i);
+      const sliced = source.slice(start, i);
+      let text = words.get(sliced);
+      if (text === undefined) {
+        text = sliced;
+        words.set(text, text);
+      }
+      pushText(KEYWORDS.has(text) ? 'keyword' : 'ident', text, start, i);
       continue;
     }
     if (isDigit(c)) {

@@ -5,17 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_DIR, fixtureNames, readFixture } from './fixtures.test-helpers.js';
 import { canonicalJson, compareOutputs, formatParity } from './parity.js';
-import { checkReports, modelReport, referenceJson } from './reports.js';
+import { checkReports, modelReport, planReport, referenceJson } from './reports.js';
 
 const reference = (name: string, command: string): unknown =>
   JSON.parse(readFileSync(join(FIXTURE_DIR, 'reference', `${name}.${command}.json`), 'utf8'));
 const exitCodes = JSON.parse(readFileSync(join(FIXTURE_DIR, 'reference', 'index.json'), 'utf8')) as Record<
   string,
-  { check: number; analyse: number; model: number }
+  { check: number; analyse: number; model: number; plan: number }
 >;
-
-/** Reference findings of types this package does not compute yet (see docs/spec.md). */
-const NOT_YET = new Set(['invariant_risk']);
 
 describe('reference parity on the shared fixtures', () => {
   it.each(fixtureNames())('%s: check JSON and exit code equal the reference', (name) => {
@@ -33,17 +30,19 @@ describe('reference parity on the shared fixtures', () => {
     expect(exitCode).toBe(exitCodes[`${name}.allium`]?.model);
   });
 
-  it.each(fixtureNames())(
-    '%s: analyse diagnostics equal; findings equal where only computed types occur',
-    (name) => {
-      const { reports } = checkReports([{ path: `${name}.allium`, text: readFixture(name) }], 'analyse');
-      const ours = JSON.parse(referenceJson(reports[0])) as { diagnostics: unknown; findings: unknown[] };
-      const theirs = reference(name, 'analyse') as { diagnostics: unknown; findings: { type: string }[] };
-      expect(ours.diagnostics).toEqual(theirs.diagnostics);
-      const computed = theirs.findings.filter((f) => !NOT_YET.has(f.type));
-      expect(canonicalJson(ours.findings)).toBe(canonicalJson(computed));
-    },
-  );
+  it.each(fixtureNames())('%s: plan JSON and exit code equal the reference', (name) => {
+    const { report, exitCode } = planReport({ path: `${name}.allium`, text: readFixture(name) });
+    expect(JSON.parse(referenceJson(report))).toEqual(reference(name, 'plan'));
+    expect(exitCode).toBe(exitCodes[`${name}.allium`]?.plan);
+  });
+
+  it.each(fixtureNames())('%s: analyse diagnostics and findings equal the reference', (name) => {
+    const { reports } = checkReports([{ path: `${name}.allium`, text: readFixture(name) }], 'analyse');
+    const ours = JSON.parse(referenceJson(reports[0])) as { diagnostics: unknown; findings: unknown[] };
+    const theirs = reference(name, 'analyse') as { diagnostics: unknown; findings: { type: string }[] };
+    expect(ours.diagnostics).toEqual(theirs.diagnostics);
+    expect(canonicalJson(ours.findings)).toBe(canonicalJson(theirs.findings));
+  });
 });
 
 describe('the parity tool', () => {
@@ -67,6 +66,7 @@ describe('the parity tool', () => {
     expect(out).toContain('check JSON equal: 27/27');
     expect(out).toContain('error lines: reference 260, ours 260, both 260 (recall 1.00, precision 1.00)');
     expect(out).toContain('model equal: 27/27');
+    expect(out).toContain('plan equal: 27/27');
   });
 
   it('counts disagreements: a missed, an extra and a moved diagnostic', () => {

@@ -1,4 +1,5 @@
-import type { BlockItem, BlockKind, Expr, Ident, WhenQualifier } from './ast.js';
+import type { BlockItem, BlockItemKind, BlockKind, Expr, Ident, Span, WhenQualifier } from './ast.js';
+import type { Token } from './lexer.js';
 import { node, parseExpr, parseForBindings, parseIndentedBlock, BP } from './parse-expression.js';
 import { describeToken, type ParserState } from './parser-state.js';
 
@@ -44,7 +45,10 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
     const before = p.pos;
     const item = block === 'enum' ? parseEnumValue(p) : parseBlockItem(p);
     if (item === undefined) {
-      if (p.pos === before) p.advance();
+      // As the reference: a failed item always skips one more token (so a clause right after a broken
+      // `for … in` line is lost with it); a failed enum value skips only itself.
+      if (p.pos === before || block !== 'enum') p.advance();
+      p.drop(before);
       continue;
     }
     items.push(item);
@@ -65,7 +69,7 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
   if (token.kind === 'backtick' || p.atWord()) {
     p.advance();
     const name = token.kind === 'backtick' ? token.text.replace(/^`|`$/g, '') : token.text;
-    return { kind: 'enum-value', name: { name, location: p.location(token) } };
+    return { kind: 'enum-value', name: { name, location: p.location(token) }, span: tokenSpan(token) };
   }
   p.errorHere(`expected enum value, found ${describeToken(token)}`);
   return undefined;
@@ -75,13 +79,30 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
 export function parseBlockItem(p: ParserState): BlockItem | undefined {
   if (!p.enter()) return undefined;
   try {
-    return parseBlockItemAt(p);
+    const first = p.peek();
+    const item = parseBlockItemAt(p);
+    if (item === undefined || 'span' in item) return item;
+    return { ...item, span: { start: first.start, end: Math.max(first.end, p.previous().end) } };
   } finally {
     p.leave();
   }
 }
 
-function parseBlockItemAt(p: ParserState): BlockItem | undefined {
+function tokenSpan(token: Token): Span {
+  return { start: token.start, end: token.end };
+}
+
+/** The span of a `keyword: value` item: to the end of the value, or the keyword alone when the value is empty. */
+function valueSpan(first: Token, value: Expr): Span {
+  return { start: first.start, end: value.kind === 'empty' ? first.end : value.end };
+}
+
+/** The span of a nested `for`/`if`: to the end of its last item, or its keyword alone when it has none. */
+function lastItemSpan(first: Token, items: readonly BlockItem[]): Span {
+  return { start: first.start, end: items.at(-1)?.span.end ?? first.end };
+}
+
+function parseBlockItemAt(p: ParserState): BlockItemKind | BlockItem | undefined {
   const token = p.peek();
   if (p.at('let')) return parseLetItem(p);
   if (p.at('for')) return parseForItem(p);
@@ -103,12 +124,12 @@ function parseBlockItemAt(p: ParserState): BlockItem | undefined {
   return undefined;
 }
 
-function parseLetItem(p: ParserState): BlockItem | undefined {
+function parseLetItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const letToken = p.advance();
   const name = p.expectIdent('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseClauseValue(p, letToken.line, letToken.col, false);
-  return value === undefined ? undefined : { kind: 'let', name, value };
+  return value === undefined ? undefined : { kind: 'let', name, value, span: valueSpan(letToken, value) };
 }
 
 /**
@@ -137,7 +158,7 @@ function parseBinding(p: ParserState): Expr | undefined {
   return value === undefined ? undefined : node(p, 'binding', name, [value], { name: name.text });
 }
 
-function parseClauseOrField(p: ParserState): BlockItem | undefined {
+function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const nameToken = p.advance();
   p.advance();
   const keyword = nameToken.text;
@@ -146,11 +167,12 @@ function parseClauseOrField(p: ParserState): BlockItem | undefined {
   const value = parseClauseValue(p, nameToken.line, nameToken.col, keyword === 'when');
   if (value === undefined) return undefined;
   const location = p.location(nameToken);
-  if (isClause) return { kind: 'clause', keyword, value, location };
+  const span = valueSpan(nameToken, value);
+  if (isClause) return { kind: 'clause', keyword, value, location, span };
   const name: Ident = { name: keyword, location };
   const split = splitWhenQualifier(p, value);
-  if (split === undefined) return { kind: 'field', name, value };
-  return { kind: 'field', name, value: split.value, when: split.when };
+  if (split === undefined) return { kind: 'field', name, value, span };
+  return { kind: 'field', name, value: split.value, when: split.when, span };
 }
 
 /** `String when status = a | b` → the type and the qualifier. */
@@ -178,7 +200,10 @@ export function collectPipe(expr: Expr, visit: (leaf: Expr) => void): void {
   visit(expr);
 }
 
-function parseContracts(p: ParserState, keyword: { line: number; col: number }): BlockItem | undefined {
+function parseContracts(
+  p: ParserState,
+  keyword: { line: number; col: number },
+): BlockItemKind | BlockItem | undefined {
   const first = p.peek();
   const parts: Expr[] = [];
   while (!p.atEof() && !p.at('}') && (p.peek().line === keyword.line || p.peek().col > keyword.col)) {
@@ -189,21 +214,23 @@ function parseContracts(p: ParserState, keyword: { line: number; col: number }):
   return { kind: 'clause', keyword: 'contracts', value, location: p.location(first) };
 }
 
-function parseBindingClause(p: ParserState): BlockItem | undefined {
+function parseBindingClause(p: ParserState): BlockItemKind | BlockItem | undefined {
   const keyword = p.advance();
   const value = parseBinding(p);
   if (value === undefined) return undefined;
-  return { kind: 'clause', keyword: keyword.text, value, location: p.location(keyword) };
+  const span = { start: keyword.start, end: value.end };
+  return { kind: 'clause', keyword: keyword.text, value, location: p.location(keyword), span };
 }
 
-function parsePathField(p: ParserState): BlockItem | undefined {
+function parsePathField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const owner = p.advance();
   p.advance();
   const field = p.advance();
   p.advance();
   const value = parseClauseValue(p, owner.line, owner.col, false);
   if (value === undefined) return undefined;
-  return { kind: 'field', name: { name: field.text, location: p.location(field) }, value, path: owner.text };
+  const name = { name: field.text, location: p.location(field) };
+  return { kind: 'field', name, value, path: owner.text, span: valueSpan(owner, value) };
 }
 
 function hasColonAfterParens(p: ParserState): boolean {
@@ -219,7 +246,7 @@ function hasColonAfterParens(p: ParserState): boolean {
   }
 }
 
-function parseParamField(p: ParserState): BlockItem | undefined {
+function parseParamField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const nameToken = p.advance();
   p.advance();
   const params: string[] = [];
@@ -233,10 +260,11 @@ function parseParamField(p: ParserState): BlockItem | undefined {
   p.advance();
   const value = parseClauseValue(p, nameToken.line, nameToken.col, false);
   if (value === undefined) return undefined;
-  return { kind: 'field', name: { name: nameToken.text, location: p.location(nameToken) }, value, params };
+  const name = { name: nameToken.text, location: p.location(nameToken) };
+  return { kind: 'field', name, value, params, span: valueSpan(nameToken, value) };
 }
 
-function parseLegacyClause(p: ParserState): BlockItem | undefined {
+function parseLegacyClause(p: ParserState): BlockItemKind | BlockItem | undefined {
   const keyword = p.advance();
   p.advance();
   while (!p.atEof() && !p.at('}') && p.peek().line === keyword.line) p.advance();
@@ -249,7 +277,7 @@ function parseLegacyClause(p: ParserState): BlockItem | undefined {
   return undefined;
 }
 
-function parseForItem(p: ParserState): BlockItem | undefined {
+function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const forToken = p.advance();
   const bindings = parseForBindings(p);
   if (bindings === undefined || p.expect('in') === undefined) return undefined;
@@ -263,7 +291,16 @@ function parseForItem(p: ParserState): BlockItem | undefined {
   if (p.expect(':') === undefined) return undefined;
   const items = parseNestedItems(p, forToken.line);
   const location = p.location(forToken);
-  return { kind: 'for', bindings, collection, ...(filter === undefined ? {} : { filter }), items, location };
+  const span = lastItemSpan(forToken, items);
+  return {
+    kind: 'for',
+    bindings,
+    collection,
+    ...(filter === undefined ? {} : { filter }),
+    items,
+    location,
+    span,
+  };
 }
 
 /** The body of a block-level `for`/`if`: one item on the same line, or the indented items below. */
@@ -275,9 +312,11 @@ function parseNestedItems(p: ParserState, ownerLine: number): BlockItem[] {
   const baseCol = p.peek().col;
   const items: BlockItem[] = [];
   while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol && !startsDeclaration(p)) {
+    const before = p.pos;
     const item = parseBlockItem(p);
     if (item === undefined) {
       p.advance();
+      p.drop(before);
       break;
     }
     items.push(item);
@@ -285,7 +324,7 @@ function parseNestedItems(p: ParserState, ownerLine: number): BlockItem[] {
   return items;
 }
 
-function parseIfItem(p: ParserState): BlockItem | undefined {
+function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const ifToken = p.advance();
   const branches: { condition: Expr; items: BlockItem[] }[] = [];
   let elseItems: BlockItem[] | undefined;
@@ -304,10 +343,12 @@ function parseIfItem(p: ParserState): BlockItem | undefined {
     break;
   }
   const location = p.location(ifToken);
-  return { kind: 'if', branches, ...(elseItems === undefined ? {} : { elseItems }), location };
+  const last = elseItems ?? branches.at(-1)?.items ?? [];
+  const span = lastItemSpan(ifToken, last);
+  return { kind: 'if', branches, ...(elseItems === undefined ? {} : { elseItems }), location, span };
 }
 
-function parseAnnotation(p: ParserState): BlockItem | undefined {
+function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined {
   const at = p.advance();
   const keyword = p.expectIdent('annotation keyword');
   if (keyword === undefined) return undefined;
@@ -324,7 +365,7 @@ function parseAnnotation(p: ParserState): BlockItem | undefined {
   return name === undefined ? undefined : { kind: 'annotation', annotation: keyword.name, name, location };
 }
 
-function parseInvariantItem(p: ParserState): BlockItem | undefined {
+function parseInvariantItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   p.advance();
   const name = p.expectIdent('invariant name');
   if (name === undefined) return undefined;
@@ -338,7 +379,7 @@ export function parseBracedBody(p: ParserState): Expr | undefined {
   if (open === undefined) return undefined;
   const items: Expr[] = [];
   while (!p.at('}') && !p.atEof()) {
-    const item = parseIndentedBlock(p, 1);
+    const item = parseIndentedBlock(p, 1, false);
     if (item === undefined) return undefined;
     items.push(item);
   }
@@ -347,7 +388,7 @@ export function parseBracedBody(p: ParserState): Expr | undefined {
   return only ?? node(p, 'block', open, items);
 }
 
-function parseOpenQuestionItem(p: ParserState): BlockItem | undefined {
+function parseOpenQuestionItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const open = p.advance();
   p.advance();
   const text = p.peek();
@@ -364,12 +405,12 @@ export function unquote(text: string): string {
   return text.replace(/^"|"$/g, '').replace(/\\(.)/g, '$1');
 }
 
-function parseTransitions(p: ParserState): BlockItem | undefined {
+function parseTransitions(p: ParserState): BlockItemKind | BlockItem | undefined {
   const keyword = p.advance();
   const field = p.expectIdent('transition field name');
   if (field === undefined) return undefined;
   p.advance();
-  const edges: { from: Ident; to: Ident }[] = [];
+  const edges: { from: Ident; to: Ident; span: Span }[] = [];
   const terminal: Ident[] = [];
   while (!p.at('}') && !p.atEof()) {
     if (p.at('terminal') && p.at(':', 1)) {
@@ -395,8 +436,9 @@ function parseStateList(p: ParserState): Ident[] {
   return states;
 }
 
-function parseEdge(p: ParserState): { from: Ident; to: Ident } | undefined {
+function parseEdge(p: ParserState): { from: Ident; to: Ident; span: Span } | undefined {
   const line = p.peek().line;
+  const first = p.peek();
   const from = p.expectIdent('source state');
   const arrow = from === undefined ? undefined : p.expect('->');
   const to = arrow === undefined ? undefined : p.expectIdent('target state');
@@ -404,6 +446,7 @@ function parseEdge(p: ParserState): { from: Ident; to: Ident } | undefined {
     while (!p.at('}') && !p.atEof() && p.peek().line === line) p.advance();
     return undefined;
   }
+  const span = { start: first.start, end: p.previous().end };
   p.eat(',');
-  return { from, to };
+  return { from, to, span };
 }

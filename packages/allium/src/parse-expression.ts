@@ -64,12 +64,15 @@ const STRUCTURAL = new Set([
 const EXPECTED_EXPRESSION =
   "expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '[')";
 
+/** The children of every leaf: one shared empty list instead of one per node (leaves are most of a tree). */
+const NO_KIDS: readonly Expr[] = Object.freeze([]);
+
 /** Builds a node spanning from `first` to the last consumed token. */
 export function node(
   p: ParserState,
   kind: ExprKind,
   first: { start: number; line: number; col: number },
-  kids: readonly Expr[] = [],
+  kids: readonly Expr[] = NO_KIDS,
   extra: { name?: string; op?: string } = {},
 ): Expr {
   const end = Math.max(p.previous().end, first.start);
@@ -453,14 +456,22 @@ function parseBody(p: ParserState, ownerLine: number, ownerCol: number): Expr | 
 
 /**
  * Collects expressions (and `let` bindings) while tokens start at a column ≥ `baseCol`; one item gives itself,
- * several give a `block`.
+ * several give a `block`. As the reference, an item that fails to parse ends the block and the items before it are
+ * kept (a broken expression also skips one more token); with `partial: false` the whole block fails instead.
  */
-export function parseIndentedBlock(p: ParserState, baseCol: number): Expr | undefined {
+export function parseIndentedBlock(p: ParserState, baseCol: number, partial = true): Expr | undefined {
   const first = p.peek();
   const items: Expr[] = [];
   while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol) {
-    const item = p.at('let') ? parseLetExpr(p) : parseExpr(p);
-    if (item === undefined) return undefined;
+    const isLet = p.at('let');
+    const before = p.pos;
+    const item = isLet ? parseLetExpr(p) : parseExpr(p);
+    if (item === undefined) {
+      if (!partial) return undefined;
+      if (!isLet) p.advance();
+      p.drop(before);
+      break;
+    }
     items.push(item);
     p.eat(',');
   }

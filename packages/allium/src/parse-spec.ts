@@ -25,7 +25,10 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     const before = p.pos;
     const declaration = parseDeclaration(p);
     if (declaration !== undefined) declarations.push(declaration);
-    else if (p.pos === before) p.advance();
+    else {
+      if (p.pos === before) p.advance();
+      p.drop(before);
+    }
   }
   const header = readVersion(text, lexed.tokens[0] as Token, file);
   return {
@@ -34,25 +37,24 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     version: header.version,
     declarations,
     suppressions: readSuppressions(lexed.comments, file),
-    nameCounts: countNames(lexed.tokens),
+    nameCounts: countNames(lexed.tokens, p.dropped),
     diagnostics: [...header.diagnostics, ...p.diagnostics],
   };
 }
 
 function parseDeclaration(p: ParserState): Declaration | undefined {
   const token = p.peek();
-  const location = p.location(token);
   if (token.kind === 'keyword' && SIMPLE_BLOCKS.has(token.text))
-    return parseNamedBlock(p, token.text as BlockKind);
+    return parseNamedBlock(p, token.text as BlockKind, token);
   if (p.at('external') && p.at('entity', 1)) {
     p.advance();
-    return parseNamedBlock(p, 'external entity', location);
+    return parseNamedBlock(p, 'external entity', token);
   }
-  if (p.at('given') || p.at('config')) return parseAnonymousBlock(p, token.text as BlockKind);
+  if (p.at('given') || p.at('config')) return parseAnonymousBlock(p, token.text as BlockKind, token);
   if (p.atWord() && p.at('/', 1) && p.at('config', 2)) {
     p.advance();
     p.advance();
-    return parseAnonymousBlock(p, 'config', token.text, location);
+    return parseAnonymousBlock(p, 'config', token, token.text);
   }
   if (p.at('invariant')) return parseInvariant(p);
   if (p.at('variant')) return parseVariant(p);
@@ -64,31 +66,28 @@ function parseDeclaration(p: ParserState): Declaration | undefined {
   return undefined;
 }
 
-function parseNamedBlock(
-  p: ParserState,
-  block: BlockKind,
-  start = p.location(p.peek()),
-): Declaration | undefined {
+/** `first` is the declaration's first token (`external` for an external entity), where its span starts. */
+function parseNamedBlock(p: ParserState, block: BlockKind, first: Token): Declaration | undefined {
   p.advance();
   const name = p.expectIdent(`${block} name`);
   if (name === undefined) return undefined;
-  return parseBraces(p, block, start, name);
+  return parseBraces(p, block, first, name);
 }
 
 function parseAnonymousBlock(
   p: ParserState,
   block: BlockKind,
+  first: Token,
   qualifier?: string,
-  start = p.location(p.peek()),
 ): Declaration | undefined {
   p.advance();
-  return parseBraces(p, block, start, undefined, qualifier);
+  return parseBraces(p, block, first, undefined, qualifier);
 }
 
 function parseBraces(
   p: ParserState,
   block: BlockKind,
-  location: Declaration['location'],
+  first: Token,
   name?: Ident,
   qualifier?: string,
 ): Declaration | undefined {
@@ -102,30 +101,40 @@ function parseBraces(
     ...(name === undefined ? {} : { name }),
     ...(qualifier === undefined ? {} : { qualifier }),
     items,
-    location,
+    location: p.location(first),
     endLine,
+    span: { start: first.start, end: p.previous().end },
   };
 }
 
 function parseInvariant(p: ParserState): Declaration | undefined {
-  const location = p.location(p.advance());
+  const first = p.advance();
+  const location = p.location(first);
   const name = p.expectIdent('invariant name');
   const body = name === undefined ? undefined : parseBracedBody(p);
-  return name === undefined || body === undefined ? undefined : { kind: 'invariant', name, body, location };
+  if (name === undefined || body === undefined) return undefined;
+  return { kind: 'invariant', name, body, location, span: { start: first.start, end: p.previous().end } };
 }
 
 function parseVariant(p: ParserState): Declaration | undefined {
-  const location = p.location(p.advance());
+  const first = p.advance();
+  const location = p.location(first);
   const name = p.expectIdent('variant name');
   if (name === undefined || p.expect(':') === undefined) return undefined;
   const base = p.expectIdent('base entity name');
   if (base === undefined) return undefined;
-  if (!p.at('{')) return { kind: 'variant', name, base, items: [], location, endLine: location.line };
+  const baseEnd = p.previous().end;
+  if (!p.at('{')) {
+    const span = { start: first.start, end: baseEnd };
+    return { kind: 'variant', name, base, items: [], location, endLine: location.line, span };
+  }
   p.advance();
   const items = parseBlockItems(p, 'variant');
   const endLine = p.peek().line;
   p.expect('}');
-  return { kind: 'variant', name, base, items, location, endLine };
+  // The reference reads `Base { … }` as one expression, so its span runs to the closing brace.
+  const span = { start: first.start, end: p.previous().end };
+  return { kind: 'variant', name, base, items, location, endLine, span };
 }
 
 function parseDefault(p: ParserState): Declaration | undefined {
@@ -219,9 +228,12 @@ function readVersion(
   return { version, diagnostics: [] };
 }
 
-function countNames(tokens: readonly Token[]): Map<string, number> {
+/** Identifier and keyword occurrences, leaving out the tokens no construct holds (see `ParserState.dropped`). */
+function countNames(tokens: readonly Token[], dropped: Uint8Array): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const token of tokens) {
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i] as Token;
+    if (dropped[i] === 1) continue;
     if (token.kind === 'ident' || token.kind === 'keyword')
       counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
   }

@@ -18,6 +18,11 @@ export class ParserState {
   /** Current nesting of expressions and items (see {@link MAX_NESTING}). */
   depth = 0;
   readonly diagnostics: Diagnostic[] = [];
+  /**
+   * Tokens that ended up in no construct: consumed by an item or declaration that failed to parse, or skipped while
+   * recovering. The reference reads uses from its syntax tree, so names there do not count as uses.
+   */
+  readonly dropped: Uint8Array;
   private readonly errorLines = new Set<number>();
   private readonly eof: Token;
 
@@ -29,6 +34,12 @@ export class ParserState {
     const last = tokens[tokens.length - 1];
     if (last === undefined) throw new RangeError('token list must end with an eof token');
     this.eof = last;
+    this.dropped = new Uint8Array(tokens.length);
+  }
+
+  /** Marks the tokens from index `from` up to the current position as {@link dropped}. */
+  drop(from: number): void {
+    this.dropped.fill(1, from, this.pos);
   }
 
   /**

@@ -127,6 +127,32 @@ function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>,
   }
 }
 
+/**
+ * The `binding.field = value` conditions of a `requires` value (through blocks, `and`, `or`, `implies`), as the
+ * reference collects them: `x.f = v`, `x.f = true`, and `x.y.status = v` read as a condition on `x`'s status.
+ */
+function requiresConditions(
+  expr: Expr,
+  onRequire: (binding: string, field: string, value: string) => void,
+): void {
+  if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
+    for (const kid of expr.kids) requiresConditions(kid, onRequire);
+    return;
+  }
+  if (expr.kind !== 'binary' || expr.op !== '=') return;
+  const right = expr.kids[1];
+  if (right?.kind === 'ident' && right.name !== undefined) {
+    const direct = simpleMember(expr.kids[0]);
+    const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
+    if (direct !== undefined) onRequire(direct[0], direct[1], right.name);
+    else if (nested !== undefined && nested[2] === 'status') onRequire(nested[0], 'status', right.name);
+  }
+  if (right?.kind === 'bool' && right.name === 'true') {
+    const direct = simpleMember(expr.kids[0]);
+    if (direct !== undefined) onRequire(direct[0], direct[1], 'true');
+  }
+}
+
 function ruleData(
   rule: NamedBlock,
   info: EntityInfo,
@@ -152,25 +178,7 @@ function ruleData(
     const entity = resolve(binding, undefined, types, info.statuses);
     if (entity !== undefined) requiresFields.push([entity, field, value]);
   };
-  const visitRequires = (expr: Expr): void => {
-    if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
-      expr.kids.forEach(visitRequires);
-      return;
-    }
-    if (expr.kind !== 'binary' || expr.op !== '=') return;
-    const right = expr.kids[1];
-    if (right?.kind === 'ident' && right.name !== undefined) {
-      const direct = simpleMember(expr.kids[0]);
-      const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
-      if (direct !== undefined) onRequire(direct[0], direct[1], right.name);
-      else if (nested !== undefined && nested[2] === 'status') onRequire(nested[0], 'status', right.name);
-    }
-    if (right?.kind === 'bool' && right.name === 'true') {
-      const direct = simpleMember(expr.kids[0]);
-      if (direct !== undefined) onRequire(direct[0], direct[1], 'true');
-    }
-  };
-  for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
+  for (const clause of clausesOf(rule.items, 'requires')) requiresConditions(clause.value, onRequire);
   const assigns = new Set<string>();
   const ensuresStatuses: [string, string][] = [];
   const onAssign = (entity: string, field: string, value: string): void => {
@@ -469,6 +477,113 @@ export function conflictFindings(index: SpecIndex): Finding[] {
           affected_entities: [entity],
         });
         break;
+      }
+    }
+  }
+  return findings;
+}
+
+/** `for a in X: for b in X: a != b and a.key = b.key implies not (a.status = V and b.status = V)` → V and key. */
+function uniquenessPattern(body: Expr): { prohibited: string; key: string } | undefined {
+  const outer = body.kind === 'for' ? body.kids[2] : undefined;
+  const inner = outer?.kind === 'for' ? outer.kids[2] : undefined;
+  if (inner?.kind !== 'binary' || inner.op !== 'implies') return undefined;
+  const [premise, conclusion] = inner.kids;
+  if (conclusion?.kind !== 'unary' || conclusion.op !== 'not') return undefined;
+  const both = conclusion.kids[0];
+  if (both?.kind !== 'binary' || both.op !== 'and') return undefined;
+  const statusValue = (expr: Expr | undefined): string | undefined => {
+    if (expr?.kind !== 'binary' || expr.op !== '=') return undefined;
+    if (simpleMember(expr.kids[0])?.[1] !== 'status') return undefined;
+    const right = expr.kids[1];
+    return right?.kind === 'ident' ? right.name : undefined;
+  };
+  const prohibited = statusValue(both.kids[0]);
+  if (prohibited === undefined || statusValue(both.kids[1]) !== prohibited) return undefined;
+  if (premise?.kind !== 'binary' || premise.op !== 'and') return undefined;
+  const keyComparison = premise.kids[1];
+  if (keyComparison?.kind !== 'binary' || keyComparison.op !== '=') return undefined;
+  const key = simpleMember(keyComparison.kids[0])?.[1];
+  return key === undefined ? undefined : { prohibited, key };
+}
+
+/**
+ * The reference's `invariant_risk` findings: for a top-level uniqueness invariant (no two `X` sharing a key may
+ * both be in status `V`), each rule that sets an entity's status to `V` without touching the key's entity (no
+ * field of it assigned, no `requires` on it) could violate it. Only in files with an entity status enum.
+ */
+export function invariantRiskFindings(index: SpecIndex): Finding[] {
+  const info = entityInfo(index);
+  if (info.statuses.size === 0) return [];
+  const effects = index.rules.map((rule) => {
+    const types = bindingTypes(rule, info.statuses);
+    const statusSets: [string, string][] = [];
+    const fieldSets = new Set<string>();
+    const requiresEntities = new Set<string>();
+    for (const clause of clausesOf(rule.items, 'ensures')) {
+      ensuresEqualities(clause.value, (left, right) => {
+        if (right?.kind !== 'ident' || right.name === undefined) return;
+        const target = right.name;
+        const direct = simpleMember(left);
+        if (direct !== undefined) {
+          const entity = resolve(
+            direct[0],
+            direct[1] === 'status' ? target : undefined,
+            types,
+            info.statuses,
+          );
+          if (entity !== undefined) {
+            if (direct[1] === 'status') statusSets.push([entity, target]);
+            fieldSets.add(`${entity}.${direct[1]}`);
+          }
+        }
+        const nested = nestedMember(left);
+        if (nested === undefined) return;
+        const root = resolve(nested[0], undefined, types, info.statuses);
+        const type = root === undefined ? undefined : info.fieldTypes.get(root)?.get(nested[1]);
+        if (type === undefined) return;
+        if (nested[2] === 'status') statusSets.push([type, target]);
+        fieldSets.add(`${type}.${nested[2]}`);
+      });
+    }
+    for (const clause of clausesOf(rule.items, 'requires'))
+      requiresConditions(clause.value, (binding) => {
+        const entity = resolve(binding, undefined, types, info.statuses);
+        if (entity !== undefined) requiresEntities.add(entity);
+      });
+    return { name: rule.name.name, statusSets, fieldSets, requiresEntities };
+  });
+  const findings: Finding[] = [];
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind !== 'invariant') continue;
+    const pattern = uniquenessPattern(declaration.body);
+    if (pattern === undefined) continue;
+    let keyEntity: string | undefined;
+    for (const entity of info.statuses.keys()) {
+      keyEntity = info.fieldTypes.get(entity)?.get(pattern.key);
+      if (keyEntity !== undefined) break;
+    }
+    for (const effect of effects) {
+      for (const [entity, target] of effect.statusSets) {
+        if (target !== pattern.prohibited) continue;
+        const guarded =
+          keyEntity !== undefined &&
+          ([...effect.fieldSets].some((f) => f.startsWith(`${keyEntity}.`)) ||
+            effect.requiresEntities.has(keyEntity));
+        if (guarded) continue;
+        const invariant = declaration.name.name;
+        findings.push({
+          type: 'invariant_risk',
+          summary: `Rule '${effect.name}' could violate invariant '${invariant}'`,
+          rule: effect.name,
+          invariant,
+          mechanism: `Sets ${entity}.status to '${target}' without preventing concurrent instances`,
+          guard_analysis: {
+            has_guard: false,
+            needed: `Rule should set ${keyEntity ?? 'related entity'}.status to prevent concurrent ${pattern.prohibited} states`,
+          },
+          affected_entities: [entity],
+        });
       }
     }
   }

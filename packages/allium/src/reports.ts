@@ -1,11 +1,12 @@
 import type { ParsedSpec } from './ast.js';
 import { buildModel } from './build-model.js';
+import { buildPlan, type TestPlan } from './build-plan.js';
 import { checkIndexedSpecs } from './check-specs.js';
 import type { Diagnostic } from './diagnostic.js';
 import { parseSpec } from './parse-spec.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 import { canonicalJson } from './parity.js';
-import { conflictFindings, processFindings } from './process-findings.js';
+import { conflictFindings, invariantRiskFindings, processFindings } from './process-findings.js';
 import { compareStrings } from './walk.js';
 
 /** One spec file to report on: its path as the user named it (printed as `spec_file`) and its text. */
@@ -60,17 +61,23 @@ export function modelReport(source: ReportSource): { report: unknown; exitCode: 
   return { report: buildModel(spec), exitCode: parseExit(spec) };
 }
 
+/** `plan` of one file: its test obligations with the parse diagnostics; exits 1 when the parse has an error. */
+export function planReport(source: ReportSource): { report: TestPlan; exitCode: 0 | 1 } {
+  const spec = parseSpec(source.text, source.path);
+  return { report: buildPlan(spec), exitCode: parseExit(spec) };
+}
+
 function parseExit(spec: ParsedSpec): 0 | 1 {
   return spec.diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
 }
 
 /**
- * The `analyse` findings of one file that this package computes — `dead_transition`, `missing_producer`,
- * `deadlock`, `unreachable_trigger` (as the reference, only in files with an entity status enum) and `conflict` —
- * sorted by type, summary, then the whole finding. `invariant_risk` is not computed yet.
+ * The `analyse` findings of one file — `dead_transition`, `missing_producer`, `deadlock`, `unreachable_trigger`,
+ * `conflict` and `invariant_risk` (as the reference, only in files with an entity status enum) — sorted by type,
+ * summary, then the whole finding.
  */
 export function analyseFindings(index: SpecIndex): Finding[] {
-  return [...processFindings(index), ...conflictFindings(index)].sort(
+  return [...processFindings(index), ...conflictFindings(index), ...invariantRiskFindings(index)].sort(
     (a, b) =>
       compareStrings(a.type, b.type) ||
       compareStrings(a.summary, b.summary) ||

@@ -176,6 +176,38 @@ rule Place {
   });
 });
 
+describe('7. error recovery as the reference', () => {
+  it('keeps the parsed part of a multi-line clause that ends in a parse error, and reports on it', () => {
+    const spec =
+      'rule R {\n    when: Go(x)\n    ensures:\n        Ghost.created(x: 1)\n        x.total = )\n}\n';
+    expect(withCode(v3(spec), 'allium.rule.undefinedTypeReference')).toEqual([
+      '5:9 error allium.rule.undefinedTypeReference',
+    ]);
+    expect(withCode(v3(spec), null)).toEqual(['6:19 error null']);
+  });
+
+  it('does not count names on broken lines as uses', () => {
+    const spec = `entity Order {\n    status: open | closed\n}\nentity Audit {\n    at: Timestamp\n}\nrule R {\n    when: Go(order)\n    requires: order.status = open Audit ) (\n    ensures: order.status = closed\n}\n`;
+    const unused = v3(spec)
+      .filter((d) => d.code === 'allium.entity.unused')
+      .map((d) => d.message);
+    expect(unused).toContain(
+      "Entity 'Audit' is declared but not referenced elsewhere in this specification.",
+    );
+  });
+
+  it('loses the clause right after a broken `for x` line with it, as the reference skips one more token', () => {
+    const spec = parseSpec(
+      '-- allium: 3\nrule R {\n    when: Go(x)\n    requires: a rule listens for trigger\n    requires: b = 1\n    ensures: Done()\n}\n',
+      's.allium',
+    );
+    const rule = spec.declarations[0];
+    const clauses =
+      rule?.kind === 'block' ? rule.items.map((i) => (i.kind === 'clause' ? i.keyword : i.kind)) : [];
+    expect(clauses).toEqual(['when', 'requires', 'ensures']);
+  });
+});
+
 describe('8. codes the reference emits', () => {
   it('field.unused for a field nothing accesses; a sibling or member access counts as use', () => {
     const found = v3(

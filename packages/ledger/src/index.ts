@@ -112,6 +112,7 @@ export { LEDGER_JSON_SCHEMA_PATH, renderLedgerJsonSchema } from './ledger-json-s
 export {
   LoopStateSchema,
   ModeSpecSchema,
+  PortFailureSchema,
   SpecLoopStateSchema,
   SpecRunConfigSchema,
   StateFileModeStateSchema,
@@ -119,6 +120,7 @@ export {
   VerifyModeStateSchema,
   type LoopStateRecord,
   type ModeSpec,
+  type PortFailure,
   type SpecLoopState,
   type SpecRunConfig,
   type StateFileModeConfig,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonRecordSchema } from './json-value.js';
 import { QuestionSchema, RunModeSchema, TerminalStateSchema } from './ledger-schema.js';
+import { PortFailureSchema } from './loop-state-schema.js';
 import { TickVerdictSchema } from './verdict-schema.js';
 
 /** Fields every journal event carries. */
@@ -54,7 +55,12 @@ export const KnownJournalEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['succeeded', 'failed', 'abandoned']),
     detail: z.string().optional(),
   }),
-  event('terminal', { state: TerminalStateSchema, reason: z.string(), detail: z.string() }),
+  event('terminal', {
+    state: TerminalStateSchema,
+    reason: z.string(),
+    detail: z.string(),
+    error: PortFailureSchema.optional(),
+  }),
   event('note', { message: z.string(), data: JsonRecordSchema.optional() }),
 ]);
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JsonRecordSchema, sortKeysDeep } from './json-value.js';
-import { LoopStateSchema, type LoopStateRecord } from './loop-state-schema.js';
+import { LoopStateSchema, PortFailureSchema, type LoopStateRecord } from './loop-state-schema.js';
 import { TickVerdictSchema } from './verdict-schema.js';
 
 /** The schema version this package writes. Older documents are migrated on load (see `migrateLedger`). */
@@ -44,6 +44,8 @@ export const TerminalSchema = z.object({
   state: TerminalStateSchema,
   reason: z.string(),
   detail: z.string(),
+  /** The port failure that ended the run (`failed`, or `timed_out` while retrying one), when one did. */
+  error: PortFailureSchema.exactOptional(),
   at: Timestamp,
 });
 

@@ -20,6 +20,17 @@ const TerminalStateSchema = z.enum([
   'failed',
 ]);
 
+/**
+ * What a port failure that ended a run keeps for the report: its stable code, what the user can do next, and the
+ * chain of causes (redacted like the rest of the ledger).
+ */
+export const PortFailureSchema = z.object({
+  code: z.string(),
+  hint: z.string().exactOptional(),
+  cause: z.string().exactOptional(),
+});
+export type PortFailure = z.infer<typeof PortFailureSchema>;
+
 const LoopPhaseSchema = z.enum(['elicit', 'distill', 'tend', 'propagate', 'implement', 'weed']);
 
 const TestTermSchema = z.discriminatedUnion('counts', [
@@ -135,7 +146,9 @@ export const SpecLoopStateSchema = z.object({
   spentUsd: z.number().nonnegative(),
   elapsedMs: z.number().nonnegative(),
   agentCalls: Count,
-  terminal: z.object({ state: TerminalStateSchema, reason: z.string() }).exactOptional(),
+  terminal: z
+    .object({ state: TerminalStateSchema, reason: z.string(), error: PortFailureSchema.exactOptional() })
+    .exactOptional(),
   appliedCall: z.string().exactOptional(),
   slices: Count.exactOptional(),
 });

@@ -1,4 +1,5 @@
-import type { AnyPhaseResult } from './result-schemas.js';
+import type { ObligationClaimTest, ObligationReconciliation } from '@allium-loop/allium';
+import type { AnyPhaseResult, PropagateResult } from './result-schemas.js';
 import type { ConstructDiff, ObservedTestRun, SpecReading } from './worker-ports.js';
 import type { PhaseFailureReason } from './worker-types.js';
 
@@ -19,6 +20,8 @@ export interface ClaimEvidence {
   readonly testRuns?: ReadonlyMap<string, ObservedTestRun>;
   /** propagate only: the source of each listed test file, read when the runner could not load it. */
   readonly testSources?: ReadonlyMap<string, string>;
+  /** propagate only: the engine's reconciliation of the claims with the spec's obligations (`checkObligationClaims`). */
+  readonly obligationClaims?: ObligationReconciliation;
 }
 
 /** The files a result names, which must exist and be non-empty. */
@@ -102,30 +105,63 @@ function checkPropagateRuns(result: AnyPhaseResult, evidence: ClaimEvidence): Cl
       });
       continue;
     }
-    const uncovered = file.covers.filter(
-      (name) => !run.cases.some((c) => c.loadError !== true && c.name.includes(name)),
-    );
     const unloaded = run.cases.find((c) => c.loadError === true);
-    if (unloaded === undefined) {
-      if (uncovered.length > 0)
-        failures.push({
-          reason: 'coverage_unproven',
-          detail: `${file.path}: no test title names ${uncovered.join(', ')}`,
-        });
-      continue;
-    }
     // The runner could not load the file (in spec-first, often an import of what is not written yet): its tests
     // are read from the source instead.
     const source = evidence.testSources?.get(file.path) ?? '';
-    const unnamed = uncovered.filter((name) => !declaresTestNaming(source, name));
-    if (unnamed.length > 0) {
-      failures.push({
-        reason: 'coverage_unproven',
-        detail: `${file.path} could not be loaded by the test runner (${unloaded.message ?? 'no message'}), and no test declared in its source names ${unnamed.join(', ')}`,
-      });
-    }
+    const unproven = file.covers.filter((name) => {
+      const verdict = obligationVerdict(evidence.obligationClaims, file.path, name);
+      if (verdict !== undefined) return !verdict;
+      return unloaded === undefined
+        ? !run.cases.some((c) => c.loadError !== true && c.name.includes(name))
+        : !declaresTestNaming(source, name);
+    });
+    if (unproven.length === 0) continue;
+    failures.push({
+      reason: 'coverage_unproven',
+      detail:
+        unloaded === undefined
+          ? `${file.path}: no test title names ${unproven.join(', ')}`
+          : `${file.path} could not be loaded by the test runner (${unloaded.message ?? 'no message'}), and no test declared in its source names ${unproven.join(', ')}`,
+    });
   }
   return failures;
+}
+
+/**
+ * Whether the reconciliation proved a claim (`undefined` when it is not a claim on the spec's obligations — no
+ * plan, or a name that is neither an obligation id nor a construct — and the test titles decide).
+ */
+function obligationVerdict(
+  claims: ObligationReconciliation | undefined,
+  path: string,
+  claim: string,
+): boolean | undefined {
+  if (claims === undefined) return undefined;
+  const rejected = claims.rejected.find((r) => r.path === path && r.claim === claim);
+  if (rejected?.reason === 'unknown_obligation') return undefined;
+  return rejected === undefined;
+}
+
+/**
+ * What {@link checkObligationClaims} needs to know of each generated test file: its claims, whether the runner
+ * collected and ran it, and its test names (for a file the runner could not load, the test declarations of its
+ * source). Pure.
+ */
+export function obligationClaimTests(
+  result: PropagateResult,
+  testRuns: ReadonlyMap<string, ObservedTestRun>,
+  testSources: ReadonlyMap<string, string>,
+): ObligationClaimTest[] {
+  return result.testFiles.map((file) => {
+    const run = testRuns.get(file.path);
+    const ran = run !== undefined && run.collected && run.cases.length > 0;
+    const loaded = run?.cases.every((c) => c.loadError !== true) ?? false;
+    const titles = loaded
+      ? (run?.cases ?? []).map((c) => c.name)
+      : declaredTests(testSources.get(file.path) ?? '');
+    return { path: file.path, covers: file.covers, ran, titles };
+  });
 }
 
 const TEST_DECLARATION =
@@ -140,7 +176,12 @@ const squash = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 export function declaresTestNaming(source: string, name: string): boolean {
   const wanted = squash(name);
   if (wanted === '') return false;
-  return [...source.matchAll(TEST_DECLARATION)].some((m) => squash(m[0]).includes(wanted));
+  return declaredTests(source).some((line) => squash(line).includes(wanted));
+}
+
+/** The lines of `source` that declare a test (see {@link declaresTestNaming}). */
+function declaredTests(source: string): string[] {
+  return [...source.matchAll(TEST_DECLARATION)].map((m) => m[0]);
 }
 
 /**
@@ -148,7 +189,8 @@ export function declaresTestNaming(source: string, name: string): boolean {
  * spec still parses; the open questions listed are exactly those in the spec; distill's finding count agrees
  * with the spec diff (zero exactly when nothing changed); each propagated test file is collected by the runner
  * and names every rule it claims to cover in a test title — or, when the runner could not load the file, in a
- * test declared in its source. Pure; an empty list means every claim held.
+ * test declared in its source; a claim on the spec's obligations (an obligation id, or a construct standing for
+ * its obligations) holds when the engine's reconciliation proved it. Pure; an empty list means every claim held.
  */
 export function checkClaims(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
   const missing: ClaimFailure[] = evidence.missingFiles.map((file) => ({

@@ -1,4 +1,4 @@
-import { analyzeSpecs, diffInventory, type Inventory } from '@allium-loop/allium';
+import { analyzeSpecs, buildPlan, diffInventory, type Inventory } from '@allium-loop/allium';
 import type { ConstructDiff, SpecReader, SpecReading, SpecSource } from './worker-ports.js';
 
 // Each reading remembers the spec package's own inventory, so diffs are the spec package's diffs.
@@ -15,6 +15,9 @@ function read(sources: readonly SpecSource[]): SpecReading {
     })),
     constructs: new Map(analysis.inventory.constructs.map((c) => [c.id, c.fingerprint])),
     graph: analysis.graph,
+    obligations: analysis.specs.flatMap((spec) =>
+      buildPlan(spec).obligations.map((o) => ({ id: o.id, source_construct: o.source_construct })),
+    ),
   };
   inventories.set(reading, analysis.inventory);
   return reading;
@@ -39,7 +42,8 @@ function diff(before: SpecReading, after: SpecReading): ConstructDiff {
 
 /**
  * The {@link SpecReader} over `@allium-loop/allium`: `analyzeSpecs` for diagnostics (parse and structural, with
- * suppressions applied), open questions, the construct inventory and the dependency graph; `diffInventory` for
+ * suppressions applied), open questions, the construct inventory and the dependency graph, `buildPlan` for the
+ * test obligations; `diffInventory` for
  * what a phase added, removed or changed. Pure.
  */
 export function createSpecReader(): SpecReader {

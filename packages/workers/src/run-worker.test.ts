@@ -469,6 +469,33 @@ describe('runWorker claim verification', () => {
     );
   });
 
+  it("reconciles propagate's obligation claims itself: an id is proven by a test naming its construct", async () => {
+    const claim = (covers: string[]) => ({
+      name: `claims ${covers.join(', ')}`,
+      phase: 'propagate' as const,
+      steps: [
+        { op: 'write' as const, path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
+        {
+          op: 'result' as const,
+          json: { phase: 'propagate', testFiles: [{ path: 'test/give-back.test.mjs', covers }], summary: '' },
+        },
+      ],
+    });
+    const { outcome } = await play(claim(['rule-success.GiveBack']));
+    expect(outcome.status).toBe('ok');
+    const r = outcome.reconciliation;
+    expect(r?.coveredBy.get('rule-success.GiveBack')).toEqual(['test/give-back.test.mjs']);
+    expect(r?.covered).toBe(1);
+    expect(r?.line).toBe(`${r?.obligations} obligations, 1 covered, ${(r?.obligations ?? 0) - 1} uncovered`);
+    expect(r?.uncovered.map((u) => u.id)).toContain('rule-success.Borrow');
+    const wrong = await play(claim(['rule-success.Borrow']));
+    expect(wrong.outcome.status === 'failed' && [wrong.outcome.reason, wrong.outcome.detail]).toEqual([
+      'coverage_unproven',
+      'test/give-back.test.mjs: no test title names rule-success.Borrow',
+    ]);
+    expect(wrong.outcome.reconciliation?.rejected.map((c) => c.reason)).toEqual(['not_named']);
+  });
+
   it('code-first: a test passing against the code is the goal, a failing one goes to weed', async () => {
     const both = `${GIVE_BACK_TEST}\ntest('Borrow: refuses a tool that is already out', () => {\n  assert.throws(() => giveBack(null));\n});\n`;
     const { outcome } = await play({

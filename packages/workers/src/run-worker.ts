@@ -4,7 +4,8 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { assemblePrompt, type PromptSpec } from './assemble-prompt.js';
 import { applyReverts, type RevertOutcome } from './apply-reverts.js';
-import { checkClaims, namedFiles, type ClaimFailure } from './check-claims.js';
+import { checkObligationClaims, type ObligationReconciliation } from '@allium-loop/allium';
+import { checkClaims, namedFiles, obligationClaimTests, type ClaimFailure } from './check-claims.js';
 import {
   detectViolations,
   type AllowedTestChange,
@@ -108,6 +109,7 @@ interface Verification<P extends WorkerPhase> {
   readonly failures: ClaimFailure[];
   readonly result?: PhaseResult<P>;
   readonly testRuns?: Map<string, ObservedTestRun>;
+  readonly reconciliation?: ObligationReconciliation;
 }
 
 // The test files a propagate result lists; none when the agent wrote no valid result.
@@ -201,6 +203,15 @@ async function verifyResult<P extends WorkerPhase>(
     result.phase === 'propagate' ? await runEachTestFile(deps, context.cwd, result) : undefined;
   const testSources =
     testRuns === undefined ? undefined : await readSources(context.cwd, [...testRuns.keys()]);
+  // The engine reconciles propagate's coverage claims with the spec's obligations itself.
+  const obligations = observed.specAfter.obligations;
+  const reconciliation =
+    result.phase !== 'propagate' || testRuns === undefined || obligations === undefined
+      ? undefined
+      : checkObligationClaims(
+          { obligations },
+          obligationClaimTests(result, testRuns, testSources ?? new Map()),
+        );
   const failures = checkClaims(result, {
     ...(testSources === undefined ? {} : { testSources }),
     specBefore: observed.specBefore,
@@ -208,8 +219,14 @@ async function verifyResult<P extends WorkerPhase>(
     diff: observed.diff,
     missingFiles: await missingOrEmpty(context.cwd, namedFiles(result)),
     ...(testRuns === undefined ? {} : { testRuns }),
+    ...(reconciliation === undefined ? {} : { obligationClaims: reconciliation }),
   });
-  return { failures, result, ...(testRuns === undefined ? {} : { testRuns }) };
+  return {
+    failures,
+    result,
+    ...(testRuns === undefined ? {} : { testRuns }),
+    ...(reconciliation === undefined ? {} : { reconciliation }),
+  };
 }
 
 function outcomeBase<P extends WorkerPhase>(
@@ -275,7 +292,10 @@ export async function runWorker<P extends WorkerPhase>(
       ? []
       : [{ reason: 'cheat_detected', detail: observed.violations.map(describeViolation).join('; ') }];
   const failures = [...cheat, ...verification.failures];
-  const base = outcomeBase(phase, observed, failures);
+  const base = {
+    ...outcomeBase(phase, observed, failures),
+    ...(verification.reconciliation === undefined ? {} : { reconciliation: verification.reconciliation }),
+  };
   const protectedTests = context.protectedTests ?? [];
   const first = failures[0];
   if (first !== undefined) {

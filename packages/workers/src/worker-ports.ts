@@ -1,5 +1,5 @@
 import type { AgentRunner } from '@allium-loop/agents';
-import type { DependencyGraph, Diagnostic } from '@allium-loop/allium';
+import type { DependencyGraph, Diagnostic, Obligation } from '@allium-loop/allium';
 
 /** One spec file as text, path relative to the project root. */
 export interface SpecSource {
@@ -25,6 +25,8 @@ export interface SpecReading {
    */
   readonly constructs: ReadonlyMap<string, string>;
   readonly graph: DependencyGraph;
+  /** The spec's test obligations (`allium plan`: id and construct), when the reader derives them. */
+  readonly obligations?: readonly Pick<Obligation, 'id' | 'source_construct'>[];
 }
 
 /** Construct ids that appeared, disappeared or changed between two readings. */

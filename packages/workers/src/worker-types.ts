@@ -1,4 +1,5 @@
 import type { AgentRunResult } from '@allium-loop/agents';
+import type { ObligationReconciliation } from '@allium-loop/allium';
 import type { RevertOutcome } from './apply-reverts.js';
 import type { ClaimFailure } from './check-claims.js';
 import type { GuardViolation, ProtectedTest } from './detect-violations.js';
@@ -59,6 +60,11 @@ interface OutcomeBase<P extends WorkerPhase> {
   /** Protected tests after the phase: propagate adds its test files; every other phase passes them through. */
   readonly protectedTests: readonly ProtectedTest[];
   readonly events: readonly WorkerEvent[];
+  /**
+   * propagate only: the engine's own reconciliation of the spec's obligations with the generated tests (the
+   * `N obligations, M covered, K uncovered` line and what each test proved), when the spec reader derives them.
+   */
+  readonly reconciliation?: ObligationReconciliation;
 }
 
 /** The verified outcome of one phase: `ok` only when the agent succeeded, every claim held and no guard fired. */

@@ -1,3 +1,4 @@
+import { terminalCauseLine } from '../render/render-report.js';
 import { join, resolve } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
@@ -113,7 +114,7 @@ async function report(
   progress.close();
   const terminal = outcome.ledger.terminal;
   progress.report(
-    `\n${outcome.summary}${terminal === null ? '' : `${terminal.state}: ${terminal.detail}\n`}`,
+    `\n${outcome.summary}${terminal === null ? '' : `${terminal.state}: ${terminal.detail}\n${terminalCauseLine(terminal)}`}`,
   );
   return outcome.exitCode;
 }

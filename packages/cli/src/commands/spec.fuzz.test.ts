@@ -111,12 +111,16 @@ describe('allium-loop spec --json on hostile input', () => {
     120_000,
   );
 
-  it('model prints one JSON object for every hostile file', async () => {
-    for (const name of files.keys()) {
-      const io = createRecordingIo(dir);
-      const code = await specCommand.run(['model', '--json', name], io);
-      expect([0, 1]).toContain(code);
-      expect(documents(io.out())).toHaveLength(1);
-    }
-  }, 120_000);
+  it.each(['model', 'plan'])(
+    '%s prints one JSON object for every hostile file',
+    async (action) => {
+      for (const name of files.keys()) {
+        const io = createRecordingIo(dir);
+        const code = await specCommand.run([action, '--json', name], io);
+        expect([0, 1]).toContain(code);
+        expect(documents(io.out())).toHaveLength(1);
+      }
+    },
+    120_000,
+  );
 });

@@ -99,6 +99,37 @@ describe('allium-loop spec', () => {
     expect((await run('model', 'specs/good.allium', 'specs/good.allium')).code).toBe(2);
   });
 
+  it('plan --json prints the test obligations of one file; without --json one line each; exit 1 on a parse error', async () => {
+    const json = await run('plan', 'specs/good.allium', '--json');
+    expect(json.code).toBe(0);
+    const plan = JSON.parse(json.out) as {
+      version: number;
+      obligations: { id: string; category: string; source_span: { start: number; end: number } }[];
+      diagnostics: unknown[];
+    };
+    expect(plan.version).toBe(3);
+    expect(plan.diagnostics).toEqual([]);
+    expect(plan.obligations.map((o) => o.id)).toEqual([
+      'entity-fields.Order',
+      'rule-success.Close',
+      'rule-failure.Close.1',
+      'surface-actor.Desk',
+      'surface-provides.Desk',
+    ]);
+    const failure = plan.obligations[2];
+    expect(GOOD.slice(failure?.source_span.start, failure?.source_span.end)).toBe(
+      'requires: order.status = open',
+    );
+    const human = await run('plan', 'specs/good.allium');
+    expect(human.out).toContain(
+      'rule-failure.Close.1  Verify rule Close is rejected when requires clause fails\n',
+    );
+    expect(human.out.endsWith('5 obligation(s)\n')).toBe(true);
+    await writeFile(join(dir, 'specs', 'bad.allium'), '-- allium: 3\nrule R {\n  when: X(\n}\n');
+    expect((await run('plan', 'specs/bad.allium', '--json')).code).toBe(1);
+    expect((await run('plan', 'specs/good.allium', 'specs/bad.allium')).code).toBe(2);
+  });
+
   it('check exits 1 when a file has errors, and --json gives the diagnostics', async () => {
     await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
     const human = await run('check', 'specs');

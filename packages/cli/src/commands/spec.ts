@@ -6,6 +6,7 @@ import {
   checkReports,
   formatDiagnostic,
   modelReport,
+  planReport,
   referenceJson,
   type DependencyGraph,
   type SpecAnalysis,
@@ -19,22 +20,28 @@ const USAGE = `Usage:
   allium-loop spec check [paths...] [--json]     diagnostics; exits 1 on any error or warning
   allium-loop spec analyse [paths...] [--json]   diagnostics and process findings; exits 1 on findings
   allium-loop spec model <file> [--json]         the domain model; exits 1 when the file does not parse
+  allium-loop spec plan <file> [--json]          test obligations (ids, categories, spans, dependencies);
+                                                 exits 1 when the file does not parse
   allium-loop spec graph [paths...] [--json | --mermaid]
   allium-loop spec questions [paths...] [--json] open questions
 
 Paths are .allium files or directories (searched recursively); the default is the current directory.
-With --json, check and analyse print one JSON object per file and model one object, as the reference
-'allium' CLI does. Exit 2 when no .allium file is found.
+With --json, check and analyse print one JSON object per file and model and plan one object, as the
+reference 'allium' CLI does (model always prints JSON). Exit 2 when no .allium file is found.
 `;
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.allium-loop', 'dist']);
-const ACTIONS = new Set(['check', 'analyse', 'model', 'graph', 'questions']);
+const ACTIONS = new Set(['check', 'analyse', 'model', 'plan', 'graph', 'questions']);
 
-/** `allium-loop spec check|analyse|model|graph|questions`: the built-in spec tooling over the engine's own parser. */
+/**
+ * `allium-loop spec check|analyse|model|plan|graph|questions`: the built-in spec tooling over the engine's own
+ * parser.
+ */
 export const specCommand: Command = {
   name: 'spec',
-  synopsis: 'spec check|analyse|model|graph|questions [paths]',
-  summary: 'Built-in spec tooling: diagnostics, findings, domain model, graph, open questions.',
+  synopsis: 'spec check|analyse|model|plan|graph|questions [paths]',
+  summary:
+    'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
   run: runSpec,
 };
 
@@ -58,9 +65,9 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   }
   const options = parseOptions(action, rest, io);
   if (options === undefined) return ExitCode.usage;
-  if (action === 'model' && options.paths.length !== 1) {
+  if ((action === 'model' || action === 'plan') && options.paths.length !== 1) {
     io.stderr(
-      `allium-loop spec model: expects exactly one file.\nRun 'allium-loop spec --help' for usage.\n`,
+      `allium-loop spec ${action}: expects exactly one file.\nRun 'allium-loop spec --help' for usage.\n`,
     );
     return ExitCode.usage;
   }
@@ -78,6 +85,16 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   if (action === 'model') {
     const { report, exitCode } = modelReport(sources[0] as SpecSource);
     io.stdout(`${referenceJson(report)}\n`);
+    return exitCode;
+  }
+  if (action === 'plan') {
+    const { report, exitCode } = planReport(sources[0] as SpecSource);
+    if (options.json) io.stdout(`${referenceJson(report)}\n`);
+    else {
+      for (const diagnostic of report.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`);
+      for (const o of report.obligations) io.stdout(`${o.id}  ${o.description}\n`);
+      io.stdout(`${report.obligations.length} obligation(s)\n`);
+    }
     return exitCode;
   }
   const analysis = analyzeSpecs(sources);

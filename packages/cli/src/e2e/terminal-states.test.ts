@@ -124,3 +124,48 @@ describe('terminal states, through the CLI as a child process', () => {
     expect(bad.stderr).toContain('--max-ticks takes a positive whole number');
   });
 });
+
+describe('port failures, through the CLI as a child process', () => {
+  const MISSING = 'allium-loop-no-such-agent-binary';
+
+  it('failed: an agent that cannot be started ends the run with its code, hint and cause in the output and the ledger', async () => {
+    const dir = await makeProject(TALLY_PROJECT);
+    const run = await runCli(
+      ['run', DRIFT_GOAL, '--agent', 'command', '--agent-command', `${MISSING} {phase}`],
+      dir,
+    );
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(1);
+    const ledger = await readLedger(dir, DRIFT_SLUG);
+    expect(ledger['terminal'].state).toBe('failed');
+    const error = ledger['terminal'].error;
+    expect(error.code).toBe('agents.binary_not_found');
+    expect(run.stdout).toContain(`[${String(error.code)}]`);
+    expect(typeof error.hint).toBe('string');
+    expect(run.stdout).toContain(String(error.hint));
+    expect(run.stdout).toContain(`caused by: ${String(error.cause)}`);
+    const journal = await readJournal(dir, DRIFT_SLUG);
+    expect(journal.find((e) => e['type'] === 'terminal')).toMatchObject({ state: 'failed', error });
+  });
+
+  it('failed: the same in verify mode', async () => {
+    const dir = await makeProject(TALLY_PROJECT);
+    const run = await runCli(
+      [
+        'run',
+        'make it pass',
+        '--verify',
+        'test -f done.txt',
+        '--agent',
+        'command',
+        '--agent-command',
+        `${MISSING} {phase}`,
+      ],
+      dir,
+    );
+    expect(run.code, `${run.stdout}${run.stderr}`).toBe(1);
+    const ledger = await readLedger(dir, 'make-it-pass');
+    expect(ledger['terminal']).toMatchObject({ state: 'failed', error: { code: 'agents.binary_not_found' } });
+    expect(run.stdout).toContain('[agents.binary_not_found]');
+    expect(run.stdout).toContain(`caused by: ${String(ledger['terminal'].error.cause)}`);
+  });
+});

@@ -25,6 +25,12 @@ function testsLine(ledger: Ledger): string {
   return `${testText} · ${weed} · structural errors ${String(last.structural.errors)}`;
 }
 
+/** The cause of the port failure that ended a run, as an indented line after the terminal line; '' without one. */
+export function terminalCauseLine(terminal: Ledger['terminal']): string {
+  const cause = terminal?.error?.cause;
+  return cause === undefined ? '' : `  caused by: ${cause}\n`;
+}
+
 /**
  * The final report of a run, as text: how it ended, what converged, what was escalated, residual parked questions,
  * test and weed status, slices, cost and time. Reads only the ledger.
@@ -37,6 +43,8 @@ export function renderReport(ledger: Ledger): string {
       ? `Run ${ledger.slug}: ${ledger.status} at tick ${String(ledger.tick)}`
       : `Run ${ledger.slug}: ${terminal.state} after ${String(totalTicks(ledger))} tick(s) — ${terminal.detail}`,
   );
+  const cause = terminalCauseLine(terminal);
+  if (cause !== '') lines.push(cause.trimEnd());
   lines.push(`  goal: ${ledger.goal}`);
   if (ledger.entry !== null)
     lines.push(`  entry: ${ledger.entry.path} (${ledger.entry.mode}) — ${ledger.entry.reason}`);

@@ -40,11 +40,19 @@ export function applyObservation(
         terminal: {
           state: 'timed_out',
           reason: `wall-clock cap of ${String(limit)} ms reached during a call`,
+          ...(observation.error === undefined ? {} : { error: observation.error }),
         },
       };
     }
     case 'failed':
-      return { ...state, terminal: { state: 'failed', reason: observation.reason } };
+      return {
+        ...state,
+        terminal: {
+          state: 'failed',
+          reason: observation.reason,
+          ...(observation.error === undefined ? {} : { error: observation.error }),
+        },
+      };
     case 'phase_done':
       return applyPhase(state, observation, config, events);
     case 'red_checked':

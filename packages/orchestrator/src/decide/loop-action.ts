@@ -1,3 +1,4 @@
+import type { PortFailure } from '@allium-loop/ledger';
 import type { Observation } from '@allium-loop/evaluator';
 import type { TerminalState } from '../terminal-state.js';
 import type { Divergence, LoopPhase, TickVerdict } from './loop-state.js';
@@ -95,8 +96,9 @@ export type LoopObservation =
     }
   | { readonly kind: 'cancelled' }
   /** The wall-clock cap passed during an action, which the driver then aborted. */
-  | { readonly kind: 'deadline' }
-  | { readonly kind: 'failed'; readonly reason: string };
+  | { readonly kind: 'deadline'; readonly error?: PortFailure }
+  /** An action failed for good; `error` keeps the port failure's code, hint and causes for the report. */
+  | { readonly kind: 'failed'; readonly reason: string; readonly error?: PortFailure };
 
 /** The clock and spend the driver measured, attached to every observation. */
 export interface LoopMeter {

@@ -1,3 +1,4 @@
+import type { PortFailure } from '@allium-loop/ledger';
 import type { InvariantPolicy, Observation, StallCaps, TickSummary, UnmetTerm } from '@allium-loop/evaluator';
 import type { TerminalState } from '../terminal-state.js';
 
@@ -134,7 +135,11 @@ export interface LoopState {
   readonly spentUsd: number;
   readonly elapsedMs: number;
   readonly agentCalls: number;
-  readonly terminal?: { readonly state: TerminalState; readonly reason: string };
+  readonly terminal?: {
+    readonly state: TerminalState;
+    readonly reason: string;
+    readonly error?: PortFailure;
+  };
   /** Intent key of the last agent call whose outcome this state has taken in (set by the driver, not by decide). */
   readonly appliedCall?: string;
   /** Set once the goal was planned: how many slices it split into. */

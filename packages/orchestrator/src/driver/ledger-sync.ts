@@ -139,6 +139,7 @@ export function syncLedger(ledger: Ledger, state: LoopState, at: Date, wallMs: n
             state: state.terminal.state,
             reason: state.terminal.state,
             detail: state.terminal.reason,
+            ...(state.terminal.error === undefined ? {} : { error: state.terminal.error }),
             at: at.toISOString(),
           },
     modeState: { ...specRecord(ledger), loop: state },

@@ -1,3 +1,4 @@
+import { AlliumLoopError } from '@allium-loop/errors';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import { createLedger, createMemoryLedgerStore, pendingIntents, type Ledger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
@@ -342,5 +343,112 @@ describe('runLoop: an outcome recorded just before the supervisor stopped', () =
     expect(
       journal.events.some((e) => e.type === 'note' && e.message.includes('its recorded outcome is used')),
     ).toBe(true);
+  });
+});
+
+/** Runs the scripted project with `overrides` of its ports and a fake sleep that records each backoff wait. */
+async function runFailing(
+  overrides: (ports: LoopPorts, calls: string[]) => Partial<LoopPorts>,
+  extra: Partial<Parameters<typeof runLoop>[0]> = {},
+) {
+  const { store, lease, ledger } = await start();
+  const calls: string[] = [];
+  const waits: number[] = [];
+  const ports = scriptedPorts(calls);
+  const final = await runLoop({
+    store,
+    lease,
+    ledger,
+    config,
+    clock,
+    signal: new AbortController().signal,
+    backoff: { baseMs: 500, maxMs: 10_000, maxAttempts: 3 },
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    ports: { ...ports, ...overrides(ports, calls) },
+    ...extra,
+  });
+  return { store, final, calls, waits };
+}
+
+describe('runLoop: port failures', () => {
+  const transient = () =>
+    new AlliumLoopError('could not write the agent transcript', {
+      code: 'agents.transcript_failed',
+      retryable: true,
+      cause: new Error('ENOSPC: no space left on device'),
+    });
+  const fatal = () =>
+    new AlliumLoopError("agent executable 'claude' was not found on PATH", {
+      code: 'agents.binary_not_found',
+      hint: 'Install it with npm i -g @anthropic-ai/claude-code.',
+      cause: new Error('spawn claude ENOENT'),
+    });
+
+  it('retries a retryable failure with backoff (waits on the fake sleep) and converges', async () => {
+    let failures = 2;
+    const { store, final, calls, waits } = await runFailing((ports, calls) => ({
+      runPhase: async (request) => {
+        if (request.phase === 'implement' && failures > 0) {
+          failures -= 1;
+          calls.push(request.key);
+          throw transient();
+        }
+        return ports.runPhase(request);
+      },
+    }));
+    expect(final.terminal?.state).toBe('converged');
+    expect(waits).toEqual([500, 1_000]);
+    // The failed tries re-run under the same intent key; nothing is left pending.
+    expect(calls.filter((key) => key.includes('implement'))).toEqual([
+      'tick-1/implement/1',
+      'tick-1/implement/1',
+      'tick-1/implement/1',
+    ]);
+    expect(pendingIntents(final)).toEqual([]);
+    const journal = await store.readJournal('add-lending');
+    const notes = journal.events.filter(
+      (e) => e.type === 'note' && e.message.includes('agents.transcript_failed'),
+    );
+    expect(notes).toHaveLength(2);
+  });
+
+  it('a retryable failure that keeps failing ends `failed` once the tries are used, with its code and cause', async () => {
+    const { final, waits } = await runFailing(() => ({ measure: async () => Promise.reject(transient()) }));
+    expect(waits).toEqual([500, 1_000]);
+    expect(final.terminal).toMatchObject({
+      state: 'failed',
+      error: { code: 'agents.transcript_failed', cause: 'ENOSPC: no space left on device' },
+    });
+  });
+
+  it('a non-retryable failure stops at once as `failed`; code, hint and cause reach the ledger and the journal', async () => {
+    const { store, final, waits } = await runFailing(() => ({
+      runPhase: async () => Promise.reject(fatal()),
+    }));
+    expect(waits).toEqual([]);
+    const error = {
+      code: 'agents.binary_not_found',
+      hint: 'Install it with npm i -g @anthropic-ai/claude-code.',
+      cause: 'spawn claude ENOENT',
+    };
+    expect(final.terminal).toMatchObject({ state: 'failed', error });
+    expect(final.terminal?.detail).toBe(
+      "agent executable 'claude' was not found on PATH [agents.binary_not_found]. Install it with npm i -g @anthropic-ai/claude-code.",
+    );
+    const loaded = await store.load('add-lending');
+    expect(loaded.ok && loaded.value.ledger.terminal?.error).toEqual(error);
+    const journal = await store.readJournal('add-lending');
+    expect(journal.events.find((e) => e.type === 'terminal')).toMatchObject({ state: 'failed', error });
+  });
+
+  it('a retry whose backoff would outlast the wall clock ends `timed_out`, keeping the failure', async () => {
+    const { final, waits } = await runFailing(() => ({ runPhase: async () => Promise.reject(transient()) }), {
+      config: { ...config, caps: { ...config.caps, wallClockMs: 60_000 } },
+      backoff: { baseMs: 120_000, maxMs: 120_000, maxAttempts: 3 },
+    });
+    expect(waits).toEqual([]);
+    expect(final.terminal).toMatchObject({ state: 'timed_out', error: { code: 'agents.transcript_failed' } });
   });
 });

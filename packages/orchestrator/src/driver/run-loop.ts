@@ -1,4 +1,3 @@
-import { AlliumLoopError } from '@allium-loop/errors';
 import {
   pendingIntents,
   type Intent,
@@ -23,6 +22,15 @@ import {
 } from './ledger-sync.js';
 import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from './loop-ports.js';
 import { rollUpSlices } from './slice-roll-up.js';
+import {
+  DEFAULT_BACKOFF,
+  describeFailure,
+  failureDetail,
+  planRetry,
+  portFailure,
+  type BackoffPolicy,
+  type DescribedFailure,
+} from './port-failure.js';
 import { callBudget, callSignal, RunRecord } from './run-record.js';
 import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
 
@@ -47,7 +55,9 @@ export interface RunLoopOptions {
   readonly onProgress?: (progress: LoopProgress) => void;
   /** Called with the ledger after every write, so ports can read the current questions and protected tests. */
   readonly onLedger?: (ledger: Ledger) => void;
-  /** Cancellable sleep for rate-limit waits; default a real timer. */
+  /** How retryable port failures are retried; default {@link DEFAULT_BACKOFF}. */
+  readonly backoff?: BackoffPolicy;
+  /** Cancellable sleep for rate-limit waits and retry backoff; default a real timer. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
   readonly slice?: SliceFocus;
@@ -165,6 +175,7 @@ class LoopDriver {
           state: decision.action.state,
           reason: decision.action.state,
           detail: decision.action.reason,
+          ...(this.state.terminal?.error === undefined ? {} : { error: this.state.terminal.error }),
         });
       }
       if (decision.action.kind === 'terminal')
@@ -185,53 +196,82 @@ class LoopDriver {
     }
   }
 
-  /** Runs one action under the wall-clock deadline: a cap that passes during the action aborts it. */
+  /**
+   * Runs one action under the wall-clock deadline: a cap that passes during the action aborts it. A port failure
+   * marked retryable is tried again after the backoff of {@link planRetry} while tries and wall clock are left; any
+   * other failure ends the run `failed` with its code, hint and causes.
+   */
   private async execute(action: Exclude<LoopAction, { kind: 'terminal' }>): Promise<LoopObservation> {
-    const call = callSignal(
-      this.options.signal,
-      this.record.remainingMs(this.options.config.caps.wallClockMs),
-    );
-    this.actionSignal = call.signal;
-    try {
-      const observation = await this.act(action, call.signal);
-      return call.deadlinePassed() ? { kind: 'deadline' } : observation;
-    } finally {
-      call.dispose();
-      this.actionSignal = this.options.signal;
+    for (let attempt = 1; ; attempt += 1) {
+      const call = callSignal(
+        this.options.signal,
+        this.record.remainingMs(this.options.config.caps.wallClockMs),
+      );
+      this.actionSignal = call.signal;
+      let failure: DescribedFailure;
+      try {
+        const observation = await this.act(action, call.signal);
+        if (call.deadlinePassed()) return { kind: 'deadline' };
+        return observation;
+      } catch (error) {
+        if (call.deadlinePassed()) return { kind: 'deadline', error: portFailure(describeFailure(error)) };
+        if (call.signal.aborted) return { kind: 'cancelled' };
+        failure = describeFailure(error);
+      } finally {
+        call.dispose();
+        this.actionSignal = this.options.signal;
+      }
+      const retry = planRetry(
+        failure,
+        attempt,
+        this.record.remainingMs(this.options.config.caps.wallClockMs),
+        this.options.backoff,
+      );
+      if (!retry.retry)
+        return retry.why === 'wall_clock'
+          ? { kind: 'deadline', error: portFailure(failure) }
+          : { kind: 'failed', reason: failureDetail(failure), error: portFailure(failure) };
+      await this.persist(this.ledger, [
+        {
+          type: 'note',
+          at: this.now().toISOString(),
+          tick: this.state.tick,
+          message: `${action.kind} failed (${failure.code}, retryable): try ${String(attempt + 1)} of ${String((this.options.backoff ?? DEFAULT_BACKOFF).maxAttempts)} in ${String(retry.delayMs)} ms`,
+          data: { code: failure.code, attempt, delayMs: retry.delayMs },
+        },
+      ]);
+      try {
+        await (this.options.sleep ?? abortableSleep)(retry.delayMs, this.options.signal);
+      } catch {
+        return { kind: 'cancelled' };
+      }
     }
   }
 
+  /** Carries out one action; a port failure is thrown to {@link execute}. */
   private async act(
     action: Exclude<LoopAction, { kind: 'terminal' }>,
     signal: AbortSignal,
   ): Promise<LoopObservation> {
-    try {
-      switch (action.kind) {
-        case 'phase':
-          return await this.runPhase(action.phase, action.focus);
-        case 'red_check': {
-          const cached = this.cachedRedCheck;
-          this.cachedRedCheck = undefined;
-          const result = cached ?? (await this.options.ports.redCheck(action.tests, signal));
-          return { kind: 'red_checked', passing: result.passing, failing: result.failing };
-        }
-        case 'measure': {
-          this.lastMeasure = await this.options.ports.measure(signal);
-          return this.lastMeasure.observation;
-        }
-        case 'ask':
-          return await this.ask(action.questions);
-        case 'plan':
-          return await this.plan();
-        case 'run_slices':
-          return await this.runSlices();
+    switch (action.kind) {
+      case 'phase':
+        return await this.runPhase(action.phase, action.focus);
+      case 'red_check': {
+        const cached = this.cachedRedCheck;
+        this.cachedRedCheck = undefined;
+        const result = cached ?? (await this.options.ports.redCheck(action.tests, signal));
+        return { kind: 'red_checked', passing: result.passing, failing: result.failing };
       }
-    } catch (error) {
-      if (signal.aborted) return { kind: 'cancelled' };
-      // The hint says what to do next (e.g. how to install a missing agent); it belongs in the report.
-      const hint = AlliumLoopError.is(error) ? error.hint : undefined;
-      const message = error instanceof Error ? error.message : String(error);
-      return { kind: 'failed', reason: hint === undefined ? message : `${message}. ${hint}` };
+      case 'measure': {
+        this.lastMeasure = await this.options.ports.measure(signal);
+        return this.lastMeasure.observation;
+      }
+      case 'ask':
+        return await this.ask(action.questions);
+      case 'plan':
+        return await this.plan();
+      case 'run_slices':
+        return await this.runSlices();
     }
   }
 

@@ -1,5 +1,13 @@
 import type { AgentRunner, AgentRunResult } from '@allium-loop/agents';
-import type { JournalEvent, Lease, Ledger, LedgerStore, TerminalState } from '@allium-loop/ledger';
+import type {
+  JournalEvent,
+  Lease,
+  Ledger,
+  LedgerStore,
+  PortFailure,
+  TerminalState,
+} from '@allium-loop/ledger';
+import type { BackoffPolicy } from '../driver/port-failure.js';
 
 /** Progress a mode shows as it happens; every event is also in the journal. */
 export type ModeProgress =
@@ -20,6 +28,8 @@ export interface ModeContext {
   readonly clock: { now(): number };
   /** Cancellable sleep; default a real timer. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** How retryable port failures are retried; default `DEFAULT_BACKOFF`. */
+  readonly backoff?: BackoffPolicy;
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: ModeProgress) => void;
 }
@@ -29,6 +39,8 @@ export interface ModeStop {
   readonly state: TerminalState;
   readonly reason: string;
   readonly detail: string;
+  /** The port failure that ended the run, with its code, hint and causes. */
+  readonly error?: PortFailure;
 }
 
 /** One agent call's outcome as a mode sees it: done (any outcome but a rate limit), or a stop of the run. */

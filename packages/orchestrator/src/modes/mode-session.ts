@@ -4,6 +4,13 @@ import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
 import { AlliumLoopError } from '@allium-loop/errors';
 import type { JournalEvent, Ledger, LoopStateRecord, TickVerdict } from '@allium-loop/ledger';
 import { budgetStop } from '../decide/decide.js';
+import {
+  describeFailure,
+  failureDetail,
+  planRetry,
+  portFailure,
+  type DescribedFailure,
+} from '../driver/port-failure.js';
 import { callBudget, callSignal, RunRecord } from '../driver/run-record.js';
 import type { AgentStep, ModeContext, ModeStop, TickMeasure } from './mode-context.js';
 import { abortableSleep, waitForRateLimit } from '../driver/wait-for-rate-limit.js';
@@ -222,13 +229,21 @@ export class ModeSession {
   async callAgent(phase: AgentPhase, name: string, prompt: string): Promise<AgentStep> {
     const tick = this.current.tick;
     const resultFile = this.resultFile(name);
+    let failures = 0;
     for (let attempt = 1; ; attempt += 1) {
       // Pre-flight before every call (a tick may make several): its worst case must fit the budget.
       const budget = budgetStop(this.current.caps, this.current.spent.usd ?? 0);
       if (budget !== undefined)
         return { kind: 'stop', stop: { state: 'budget_exhausted', reason: 'budget', detail: budget } };
       const key = `tick-${String(tick)}/${name}/${String(attempt)}`;
-      const { result, deadlinePassed } = await this.runRecorded(key, phase, prompt, resultFile);
+      const recorded = await this.runRecorded(key, phase, prompt, resultFile);
+      if ('failure' in recorded) {
+        failures += 1;
+        const stop = await this.retryOrStop(recorded.failure, failures, name);
+        if (stop !== undefined) return { kind: 'stop', stop };
+        continue;
+      }
+      const { result, deadlinePassed } = recorded;
       if (deadlinePassed)
         return {
           kind: 'stop',
@@ -263,7 +278,7 @@ export class ModeSession {
     phase: AgentPhase,
     prompt: string,
     resultFile: string,
-  ): Promise<{ result: AgentRunResult; deadlinePassed: boolean }> {
+  ): Promise<{ result: AgentRunResult; deadlinePassed: boolean } | { failure: DescribedFailure }> {
     const tick = this.current.tick;
     // A result file left by an earlier attempt must not pass for this call's.
     await rm(resultFile, { force: true });
@@ -285,6 +300,25 @@ export class ModeSession {
         signal: call.signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),
       });
+    } catch (error) {
+      // The port failed (it could not start the agent, write its transcript…): the call ends failed, its cost
+      // unknown, and the caller retries a retryable failure or stops with its code, hint and causes.
+      const failure = describeFailure(error);
+      const end = new Date(this.now());
+      await this.persist(
+        this.record.endCall(this.current, key, { ok: false, detail: failure.code, at: end }, {}),
+        [
+          {
+            type: 'intent_ended',
+            at: end.toISOString(),
+            tick,
+            key,
+            status: 'failed',
+            detail: failureDetail(failure),
+          },
+        ],
+      );
+      return { failure: call.deadlinePassed() ? { ...failure, retryable: false } : failure };
     } finally {
       call.dispose();
     }
@@ -307,6 +341,54 @@ export class ModeSession {
       { type: 'intent_ended', at: end.toISOString(), tick, key, status: ok ? 'succeeded' : 'failed' },
     ]);
     return { result, deadlinePassed: call.deadlinePassed() };
+  }
+
+  /**
+   * After the `failures`-th port failure of a call: waits out the backoff of {@link planRetry} and returns nothing
+   * (try again), or returns the stop: `cancelled`, `timed_out` (the wall clock passed or would pass during the
+   * wait), or `failed` with the failure's code, hint and causes.
+   */
+  private async retryOrStop(
+    failure: DescribedFailure,
+    failures: number,
+    name: string,
+  ): Promise<ModeStop | undefined> {
+    const error = portFailure(failure);
+    if (this.signal.aborted)
+      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
+    const remainingMs = this.record.remainingMs(this.current.caps.wallClockMs);
+    if (remainingMs !== undefined && remainingMs <= 0)
+      return {
+        state: 'timed_out',
+        reason: 'wall_clock',
+        detail: `wall-clock cap reached during the ${name} call`,
+        error,
+      };
+    const retry = planRetry(failure, failures, remainingMs, this.context.backoff);
+    if (!retry.retry)
+      return retry.why === 'wall_clock'
+        ? {
+            state: 'timed_out',
+            reason: 'wall_clock',
+            detail: `${failureDetail(failure)}; no time left to retry`,
+            error,
+          }
+        : { state: 'failed', reason: 'port_failure', detail: failureDetail(failure), error };
+    await this.persist(this.current, [
+      {
+        type: 'note',
+        at: new Date(this.now()).toISOString(),
+        tick: this.current.tick,
+        message: `the ${name} call failed (${failure.code}, retryable): trying again in ${String(retry.delayMs)} ms`,
+        data: { code: failure.code, failures, delayMs: retry.delayMs },
+      },
+    ]);
+    try {
+      await (this.context.sleep ?? abortableSleep)(retry.delayMs, this.signal);
+    } catch {
+      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
+    }
+    return undefined;
   }
 
   private async waitOutRateLimit(result: AgentRunResult): Promise<ModeStop | undefined> {
@@ -345,7 +427,8 @@ export class ModeSession {
   /** Records the terminal state (ledger and journal) and returns the final ledger. */
   async finish(stop: ModeStop, extra: readonly JournalEvent[] = []): Promise<Ledger> {
     const at = new Date(this.now()).toISOString();
-    const terminal = { state: stop.state, reason: stop.reason, detail: stop.detail, at };
+    const error = stop.error === undefined ? {} : { error: stop.error };
+    const terminal = { state: stop.state, reason: stop.reason, detail: stop.detail, ...error, at };
     await this.persist({ ...this.current, status: 'terminal', terminal }, [
       ...extra,
       {
@@ -355,6 +438,7 @@ export class ModeSession {
         state: stop.state,
         reason: stop.reason,
         detail: stop.detail,
+        ...error,
       },
     ]);
     return this.current;

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AlliumLoopError } from '@allium-loop/errors';
 import { FakeAgentRunner, type FakeAgentScript } from '@allium-loop/agents/testing';
 import type { Caps } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
@@ -143,5 +144,71 @@ describe('mode runs: rate limits, caps and cancellation', () => {
     expect(outcome.exitCode).toBe(0);
     expect(run.sleeps).toEqual([5_000]);
     expect(run.lines).toContain('waiting 5 s before tick 2');
+  });
+});
+
+describe('mode runs: port failures', () => {
+  /** The fake agent, except that its first `throwing` calls reject with `error()` (a port failure). */
+  function failing(run: ReturnType<typeof harness>, throwing: number, error: () => Error) {
+    let left = throwing;
+    return (cwd: string): ModeRunSettings => ({
+      ...run.settings(cwd),
+      backoff: { baseMs: 1_000, maxMs: 60_000, maxAttempts: 3 },
+      createAgent: () => ({
+        name: 'fake',
+        run: async (request) => {
+          if (left > 0) {
+            left -= 1;
+            throw error();
+          }
+          return run.agent.run(request);
+        },
+      }),
+    });
+  }
+  const transient = () =>
+    new AlliumLoopError('could not start the agent', {
+      code: 'agents.spawn_failed',
+      retryable: true,
+      cause: new Error('EAGAIN'),
+    });
+
+  it('retries a retryable failure with backoff and converges', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-retry-'));
+    const run = harness([{ files: { 'ok.txt': 'ok\n' } }]);
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt'), failing(run, 2, transient)(cwd));
+    expect(outcome.exitCode).toBe(0);
+    expect(run.sleeps).toEqual([1_000, 2_000]);
+    expect(outcome.ledger.intents.map((i) => i.outcome?.status)).toEqual(['failed', 'failed', 'succeeded']);
+  });
+
+  it('a non-retryable failure stops `failed` with its code, hint and cause in the ledger and the journal', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-fatal-'));
+    const run = harness([{ files: { 'ok.txt': 'ok\n' } }]);
+    const missing = () =>
+      new AlliumLoopError("agent executable 'claude' was not found on PATH", {
+        code: 'agents.binary_not_found',
+        hint: 'Install it.',
+        cause: new Error('spawn claude ENOENT'),
+      });
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt'), failing(run, 1, missing)(cwd));
+    expect(outcome.exitCode).toBe(1);
+    expect(run.sleeps).toEqual([]);
+    const error = { code: 'agents.binary_not_found', hint: 'Install it.', cause: 'spawn claude ENOENT' };
+    expect(outcome.ledger.terminal).toMatchObject({ state: 'failed', error });
+    expect(outcome.ledger.terminal?.detail).toContain('[agents.binary_not_found]. Install it.');
+    const terminal = (await journalTypes(cwd)).find((e) => e.type === 'terminal');
+    expect(terminal).toMatchObject({ state: 'failed', error });
+  });
+
+  it('a retryable failure that persists ends `failed` after the tries, never looping', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-persist-'));
+    const run = harness([{ files: { 'ok.txt': 'ok\n' } }]);
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt'), failing(run, 99, transient)(cwd));
+    expect(outcome.ledger.terminal).toMatchObject({
+      state: 'failed',
+      error: { code: 'agents.spawn_failed' },
+    });
+    expect(run.sleeps).toEqual([1_000, 2_000]);
   });
 });

@@ -14,6 +14,7 @@ import {
   type LoopStateRecord,
   type ModeSpec,
 } from '@allium-loop/ledger';
+import type { BackoffPolicy } from '../driver/port-failure.js';
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode } from './mode-spec.js';
@@ -31,6 +32,8 @@ export interface ModeRunSettings {
   readonly signal: AbortSignal;
   readonly clock: { now(): number };
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** How retryable port failures are retried; default `DEFAULT_BACKOFF`. */
+  readonly backoff?: BackoffPolicy;
   /** Builds the runner from the configuration; default `createAgentRunner`. */
   readonly createAgent?: (config: unknown) => AgentRunner;
   readonly onProgress?: (progress: ModeProgress) => void;
@@ -209,6 +212,7 @@ async function driveModeRun(
     clock: settings.clock,
     signal: settings.signal,
     ...(settings.sleep === undefined ? {} : { sleep: settings.sleep }),
+    ...(settings.backoff === undefined ? {} : { backoff: settings.backoff }),
     ...(settings.onProgress === undefined ? {} : { onProgress: settings.onProgress }),
   };
   const final = await runModeLoop(context, stored.spec);
