@@ -168,8 +168,12 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
     expect(git(cwd, 'show', `${best}:score.txt`)).toBe('30');
     expect(git(cwd, 'rev-parse', 'refs/allium-loop/raise-the-score/tick-3')).toBe(best);
     expect(git(cwd, 'for-each-ref', '--format=%(refname)', 'refs/allium-loop/').split('\n').sort()).toEqual(
-      ['best', 'tick-0', 'tick-1', 'tick-3'].map((name) => `refs/allium-loop/raise-the-score/${name}`),
+      ['best', 'reverted-2', 'tick-0', 'tick-1', 'tick-3'].map(
+        (name) => `refs/allium-loop/raise-the-score/${name}`,
+      ),
     );
+    // What the reverted tick did stays reachable, off every branch.
+    expect(git(cwd, 'show', 'refs/allium-loop/raise-the-score/reverted-2:junk.txt')).toBe('regression');
     const events = await journal(cwd);
     expect(events.filter((e) => e.type === 'x-verify.reverted')).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: 'terminal', state: 'max_ticks' });

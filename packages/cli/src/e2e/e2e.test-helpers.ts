@@ -18,16 +18,20 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Starts the real `allium-loop` entry (from source) as a child process in `cwd`. */
+/**
+ * Starts the real `allium-loop` entry (from source) as a child process in `cwd`. With `output` (an open file
+ * descriptor) its stdout and stderr go to that file, as `allium-loop … > file 2>&1` would send them.
+ */
 export function startCli(
   args: readonly string[],
   cwd: string,
   env: Record<string, string> = {},
+  output?: number,
 ): { child: ChildProcess; done: Promise<CliRun> } {
   const child = spawn(process.execPath, ['--conditions=development', '--import', TSX, MAIN, ...args], {
     cwd,
     env: { ...process.env, FORCE_COLOR: '0', CI: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', output ?? 'pipe', output ?? 'pipe'],
   });
   let stdout = '';
   let stderr = '';

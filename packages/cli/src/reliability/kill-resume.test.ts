@@ -20,6 +20,7 @@ import {
   implementResult,
   listFiles,
   recordFigure,
+  seeded,
   waitForJournal,
 } from './reliability.test-helpers.js';
 
@@ -39,18 +40,6 @@ const STEPS = [
   },
   { phase: 'weed', result: CLEAN_WEED },
 ];
-
-/** mulberry32: a small seeded generator, so a failing sequence of kill moments can be replayed with its seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What a finished run looks like, compared between interrupted and uninterrupted runs. */
 interface FinalState {

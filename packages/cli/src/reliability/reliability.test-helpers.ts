@@ -122,3 +122,15 @@ export const CLEAN_WEED = { phase: 'weed', clean: true, divergences: [], summary
 export function implementResult(files: readonly string[], summary = 'fixed'): LooseJson {
   return { phase: 'implement', filesChanged: files, contestedTests: [], summary };
 }
+
+/** mulberry32: a small seeded generator, so a failing sequence of kill moments can be replayed with its seed. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitHead } from '../project/git.js';
-import { createCheckpoint, restoreCheckpoint } from './git-checkpoint.js';
+import {
+  changedPaths,
+  createCheckpoint,
+  listRefs,
+  pathsMatch,
+  restoreCheckpoint,
+  restorePaths,
+  snapshotWorkingTree,
+} from './git-checkpoint.js';
 import { gitOut, makeGitRepo, writeFiles } from './git-checkpoint.test-helpers.js';
 
 describe('git checkpoints', () => {
@@ -75,6 +83,56 @@ describe('git checkpoints', () => {
     await restoreCheckpoint(scope, best!.commit);
     expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
     expect(await readFile(join(dir, '.allium-loop/tracked.json'), 'utf8')).toBe('{"tick":3}');
+  });
+
+  it('names the paths that differ between two snapshots, and restores only those', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'one\n', 'gone/d.txt': 'd\n', 'other.txt': 'user\n' });
+    const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+    const before = await snapshotWorkingTree(scope, 'before');
+    await writeFiles(dir, { 'a.txt': 'agent\n', 'new/deep/x.txt': 'x\n' });
+    await rm(join(dir, 'gone/d.txt'));
+    const after = await snapshotWorkingTree(scope, 'after');
+    const paths = await changedPaths(scope, before!.commit, after!.commit);
+    expect(paths.sort()).toEqual(['a.txt', 'gone/d.txt', 'new/deep/x.txt']);
+    // Someone else writes other files after the snapshot: a restore of the named paths leaves them alone.
+    await writeFiles(dir, { 'other.txt': 'user edited meanwhile\n', 'notes.txt': 'user note\n' });
+    await restorePaths(scope, before!.commit, paths);
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(dir, 'gone/d.txt'), 'utf8')).toBe('d\n');
+    expect(existsSync(join(dir, 'new'))).toBe(false);
+    expect(await readFile(join(dir, 'other.txt'), 'utf8')).toBe('user edited meanwhile\n');
+    expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('user note\n');
+    expect(await gitOut(dir, 'diff', '--cached', '--name-only')).toBe('');
+    expect(await listRefs(scope, 'refs/allium-loop/')).toEqual(new Map());
+  });
+
+  it('restores a file where the tick left a folder, and a folder where it left a file', async () => {
+    const dir = await makeGitRepo({ 'p.txt': 'file\n', 'q/inner.txt': 'inner\n' });
+    const scope = { cwd: dir, exclude: [] };
+    const before = await snapshotWorkingTree(scope, 'before');
+    await rm(join(dir, 'p.txt'));
+    await writeFiles(dir, { 'p.txt/now-a-folder.txt': 'x\n' });
+    await rm(join(dir, 'q'), { recursive: true });
+    await writeFile(join(dir, 'q'), 'now a file\n');
+    const after = await snapshotWorkingTree(scope, 'after');
+    await restorePaths(scope, before!.commit, await changedPaths(scope, before!.commit, after!.commit));
+    expect(await readFile(join(dir, 'p.txt'), 'utf8')).toBe('file\n');
+    expect(await readFile(join(dir, 'q/inner.txt'), 'utf8')).toBe('inner\n');
+  });
+
+  it('tells whether named paths still hold what a snapshot recorded (content, presence), hashing only those', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    const scope = { cwd: dir, exclude: [] };
+    await writeFiles(dir, { 'new.txt': 'new\n' });
+    const snap = await snapshotWorkingTree(scope, 'snap');
+    expect(await pathsMatch(scope, snap!.commit, ['a.txt', 'new.txt', 'never.txt'])).toBe(true);
+    await writeFiles(dir, { 'b.txt': 'changed\n' });
+    expect(await pathsMatch(scope, snap!.commit, ['a.txt', 'new.txt'])).toBe(true);
+    expect(await pathsMatch(scope, snap!.commit, ['a.txt', 'b.txt'])).toBe(false);
+    await rm(join(dir, 'new.txt'));
+    expect(await pathsMatch(scope, snap!.commit, ['new.txt'])).toBe(false);
+    await writeFiles(dir, { 'never.txt': 'appeared\n' });
+    expect(await pathsMatch(scope, snap!.commit, ['never.txt'])).toBe(false);
   });
 
   it('returns undefined outside a git work tree', async () => {

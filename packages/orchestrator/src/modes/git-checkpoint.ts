@@ -1,6 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { gitHead, gitRoot } from '../project/git.js';
 
@@ -21,8 +21,18 @@ export interface CheckpointScope {
 
 const IDENTITY = ['-c', 'user.name=allium-loop', '-c', 'user.email=allium-loop@localhost'];
 
-async function git(top: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> {
-  const result = await execa('git', [...args], { cwd: top, env, stripFinalNewline: true });
+async function git(
+  top: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<string> {
+  const result = await execa('git', [...args], {
+    cwd: top,
+    env,
+    stripFinalNewline: true,
+    ...(input === undefined ? {} : { input }),
+  });
   return result.stdout;
 }
 
@@ -59,14 +69,13 @@ async function mirrorWorkingTree(
 
 /**
  * Records the working tree — tracked files and untracked ones that are not ignored — as a commit object whose
- * parent is HEAD, and points `ref` (e.g. `refs/allium-loop/<slug>/best`) at it. No branch, no index and no file of
- * the user changes. Returns `undefined` outside a git work tree. Throws when git fails.
+ * parent is HEAD, on no ref (see {@link createCheckpoint} for one kept under a ref). No branch, no index and no file
+ * of the user changes. Returns `undefined` outside a git work tree. Throws when git fails.
  */
-export async function createCheckpoint(
+export async function snapshotWorkingTree(
   scope: CheckpointScope,
-  ref: string,
   message: string,
-): Promise<Checkpoint | undefined> {
+): Promise<{ readonly commit: string; readonly tree: string } | undefined> {
   const top = await gitRoot(scope.cwd);
   if (top === undefined) return undefined;
   const head = await gitHead(top);
@@ -75,9 +84,23 @@ export async function createCheckpoint(
     const tree = await git(top, ['write-tree'], env);
     const parent = head === null ? [] : ['-p', head];
     const commit = await git(top, [...IDENTITY, 'commit-tree', tree, ...parent, '-m', message], env);
-    await git(top, ['update-ref', ref, commit]);
-    return { commit, tree, ref };
+    return { commit, tree };
   });
+}
+
+/**
+ * Records the working tree as {@link snapshotWorkingTree} does and points `ref` (e.g.
+ * `refs/allium-loop/<slug>/best`) at it. Returns `undefined` outside a git work tree. Throws when git fails.
+ */
+export async function createCheckpoint(
+  scope: CheckpointScope,
+  ref: string,
+  message: string,
+): Promise<Checkpoint | undefined> {
+  const made = await snapshotWorkingTree(scope, message);
+  if (made === undefined) return undefined;
+  await pointRef(scope, ref, made.commit);
+  return { ...made, ref };
 }
 
 /**
@@ -102,4 +125,127 @@ export async function pointRef(scope: CheckpointScope, ref: string, commit: stri
   const top = await gitRoot(scope.cwd);
   if (top === undefined) throw new Error(`cannot point ${ref}: ${scope.cwd} is not in a git work tree`);
   await git(top, ['update-ref', ref, commit]);
+}
+
+/** The paths (relative to the repository's top, `/`-separated) whose content or mode differs between two commits. */
+export async function changedPaths(scope: CheckpointScope, from: string, to: string): Promise<string[]> {
+  const top = await requireTop(scope, `compare ${from} with ${to}`);
+  const out = await git(top, ['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to]);
+  return out.split('\0').filter((path) => path !== '');
+}
+
+/**
+ * Gives only `paths` (relative to the repository's top) their content in `commit`: a path the commit holds is
+ * written back, one it does not hold is deleted (with the folders that deletion leaves empty). Every other file —
+ * an edit of the user's, a log being written — is left as it is. Throws when git fails.
+ */
+export async function restorePaths(
+  scope: CheckpointScope,
+  commit: string,
+  paths: readonly string[],
+): Promise<void> {
+  if (paths.length === 0) return;
+  const top = await requireTop(scope, `restore paths from ${commit}`);
+  const held = new Set(
+    (await git(top, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', commit]))
+      .split('\0')
+      .filter((path) => path !== ''),
+  );
+  // Deletions first: a file the commit holds may sit where the tick left a folder.
+  for (const path of paths.filter((p) => !held.has(p))) {
+    await rm(join(top, path), { force: true });
+    await removeEmptyFolders(top, dirname(path));
+  }
+  const back = paths.filter((p) => held.has(p));
+  if (back.length === 0) return;
+  const dir = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(dir, 'index') };
+    await git(top, ['read-tree', commit], env);
+    await git(top, ['checkout-index', '-f', '-z', '--stdin'], env, `${back.join('\0')}\0`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Whether each of `paths` (relative to the repository's top) still has the content `commit` holds for it — a
+ * regular file with the same blob, or absent from both. Hashes only those paths; anything else (a symlink, a
+ * folder) counts as changed.
+ */
+export async function pathsMatch(
+  scope: CheckpointScope,
+  commit: string,
+  paths: readonly string[],
+): Promise<boolean> {
+  if (paths.length === 0) return true;
+  // Many paths, or a name `--stdin-paths` cannot carry: say "changed", and let the caller take a snapshot.
+  if (paths.length > 1000 || paths.some((path) => path.includes('\n'))) return false;
+  const top = await requireTop(scope, `compare paths with ${commit}`);
+  const listed = await git(top, [
+    '--literal-pathspecs',
+    'ls-tree',
+    '-r',
+    '-z',
+    '--full-tree',
+    commit,
+    '--',
+    ...paths,
+  ]);
+  const held = new Map<string, string>();
+  for (const entry of listed.split('\0')) {
+    const match = /^100(?:644|755) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (match !== null) held.set(match[2]!, match[1]!);
+    else if (entry !== '') return false;
+  }
+  const present: string[] = [];
+  for (const path of paths) {
+    const stat = await lstat(join(top, path)).catch(() => undefined);
+    if (stat === undefined) {
+      if (held.has(path)) return false;
+    } else if (!stat.isFile() || !held.has(path)) return false;
+    else present.push(path);
+  }
+  if (present.length === 0) return true;
+  const hashes = (await git(top, ['hash-object', '--stdin-paths'], {}, `${present.join('\n')}\n`)).split(
+    '\n',
+  );
+  return present.every((path, i) => hashes[i] === held.get(path));
+}
+
+/** The refs under `prefix` (e.g. `refs/allium-loop/<slug>/`) and the commits they name. */
+export async function listRefs(scope: CheckpointScope, prefix: string): Promise<Map<string, string>> {
+  const top = await requireTop(scope, `list ${prefix}`);
+  const out = await git(top, ['for-each-ref', '--format=%(refname) %(objectname)', prefix]);
+  const refs = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [ref, object] = line.split(' ');
+    if (ref !== undefined && object !== undefined && ref !== '') refs.set(ref, object);
+  }
+  return refs;
+}
+
+/** Deletes `ref` when it exists. */
+export async function deleteRef(scope: CheckpointScope, ref: string): Promise<void> {
+  const top = await requireTop(scope, `delete ${ref}`);
+  await execa('git', ['update-ref', '-d', ref], { cwd: top, reject: false });
+}
+
+async function requireTop(scope: CheckpointScope, what: string): Promise<string> {
+  const top = await gitRoot(scope.cwd);
+  if (top === undefined) throw new Error(`cannot ${what}: ${scope.cwd} is not in a git work tree`);
+  return top;
+}
+
+/** Removes `folder` (relative to `top`) and its parents while they are empty; never `top` itself. */
+async function removeEmptyFolders(top: string, folder: string): Promise<void> {
+  for (
+    let current = folder;
+    current !== '.' && current !== '' && current !== '/';
+    current = dirname(current)
+  ) {
+    const entries = await readdir(join(top, current)).catch(() => undefined);
+    if (entries === undefined || entries.length > 0) return;
+    await rmdir(join(top, current)).catch(() => undefined);
+  }
 }

@@ -9,6 +9,7 @@ export {
   type Checkpoint as GitCheckpoint,
   type CheckpointScope,
 } from './git-checkpoint.js';
+export { openTick, revertTick, tickEdits, type OpenTick, type TickEdits } from './climb-tick.js';
 export type { AgentStep, ModeContext, ModeProgress, ModeStop } from './mode-context.js';
 export { ModeSession } from './mode-session.js';
 export { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';

@@ -7,7 +7,17 @@ import {
   storeFingerprint,
 } from './command-fingerprint.js';
 import { gitHead } from '../project/git.js';
-import { createCheckpoint, pointRef, restoreCheckpoint, type CheckpointScope } from './git-checkpoint.js';
+import { createCheckpoint, pointRef, type CheckpointScope } from './git-checkpoint.js';
+import {
+  closeTick,
+  guardRunRefs,
+  noticeHeadMoved,
+  openTick,
+  revertTick,
+  rollBackOpenTick,
+  tickEdits,
+  type TickEdits,
+} from './climb-tick.js';
 import type { ModeContext, ModeStop } from './mode-context.js';
 import { loopRecord, ModeSession } from './mode-session.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
@@ -44,29 +54,44 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
     const framed = await frame(session, state, scope);
     if ('stop' in framed) return session.finish(framed.stop, [summaryEvent(session, framed.state)]);
     state = framed.state;
+  } else {
+    await noticeHeadMoved(session, session.ledger.verdicts.at(-1)?.git.head ?? state.baseline.head);
+    state = await settleClimb(session, scope, state, 'interrupted');
   }
+  // A run that stops inside a hill-climb tick rolls the tick back and checks its refs before its last record.
+  const end = async (stop: ModeStop): Promise<Ledger> => {
+    state = await settleClimb(session, scope, state, 'stopped');
+    return session.finish(stop, [summaryEvent(session, state)]);
+  };
   for (;;) {
     const stop = session.capReached() ?? noProgress(state, session.ledger.caps.noProgressTicks);
-    if (stop !== undefined) return session.finish(stop, [summaryEvent(session, state)]);
+    if (stop !== undefined) return end(stop);
     const tick = await session.beginTick();
     if (tick > 1 && state.config.intervalMs > 0) {
       session.say(`waiting ${String(state.config.intervalMs / 1000)} s before tick ${String(tick)}`);
       await (context.sleep ?? abortableSleep)(state.config.intervalMs, session.signal);
-      if (session.signal.aborted) return session.finish(cancelled(), [summaryEvent(session, state)]);
+      if (session.signal.aborted) return end(cancelled());
+    }
+    if (state.config.hillclimb !== undefined && state.best?.commit != null) {
+      state = { ...state, pending: await openTick(scope, session.ledger.slug, tick, state.best.commit) };
+      await saveVerifyState(session, state);
     }
     session.say(`→ tick ${String(tick)}: agent step`);
     const step = await session.callAgent('step', 'step', verifyPrompt(session.ledger.goal, state));
-    if (step.kind === 'stop') return session.finish(step.stop, [summaryEvent(session, state)]);
+    if (step.kind === 'stop') return end(step.stop);
+    const edits =
+      state.pending == null ? undefined : await tickEdits(scope, session.ledger.slug, state.pending);
     const edited = await guardCommand(
       session,
       state.config.command,
       readFingerprint(state.fingerprint ?? {}),
     );
-    if (edited !== undefined) return session.finish(edited, [summaryEvent(session, state)]);
+    if (edited !== undefined) return end(edited);
     session.say(`→ tick ${String(tick)}: ${state.config.command}`);
     const run = await measure(session, state.config.command);
-    if (run.aborted) return session.finish(cancelled(), [summaryEvent(session, state)]);
-    const outcome = await judgeTick(session, state, scope, tick, step.result.outcome, run);
+    if (run.aborted) return end(cancelled());
+    if (state.pending != null) await guardRunRefs(session, scope, state.best?.commit ?? null, state.pending);
+    const outcome = await judgeTick(session, state, scope, tick, step.result.outcome, run, edits);
     state = outcome.state;
     const record = state.ticks.at(-1)!;
     await session.saveTick(
@@ -76,12 +101,40 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
         measured: `verify ${record.timedOut ? 'timed out' : `exit ${String(record.exitCode)}`}${record.kept === null ? '' : ` · score ${String(record.score ?? '-')} · ${record.kept ? 'kept' : 'reverted'}`}`,
         fingerprint: `verify ${record.outputHash}`,
         converged: outcome.converged !== undefined,
+        head: await gitHead(session.cwd),
       },
       outcome.events,
     );
+    if (state.config.hillclimb !== undefined) await closeTick(scope, session.ledger.slug);
     session.say(outcome.line);
-    if (outcome.converged) return session.finish(outcome.converged, [summaryEvent(session, state)]);
+    if (outcome.converged) return end(outcome.converged);
   }
+}
+
+/** Saves the verify mode's state in the ledger. */
+async function saveVerifyState(session: ModeSession, state: VerifyModeState): Promise<void> {
+  await session.saveState({ ...loopRecord(session.ledger, 'verify'), verify: state });
+}
+
+/**
+ * Hill-climb, on resume and when a run stops: a tick left open (a crash or a stop inside it) is rolled back so its
+ * unscored edits never reach a checkpoint, and the run's refs are checked against the ledger.
+ */
+async function settleClimb(
+  session: ModeSession,
+  scope: CheckpointScope,
+  state: VerifyModeState,
+  why: 'interrupted' | 'stopped',
+): Promise<VerifyModeState> {
+  if (state.config.hillclimb === undefined || state.best?.commit == null) return state;
+  let settled = state;
+  if (state.pending != null) {
+    await rollBackOpenTick(session, scope, state.pending, why);
+    settled = { ...state, pending: null };
+    await saveVerifyState(session, settled);
+  }
+  await guardRunRefs(session, scope, settled.best?.commit ?? null, null);
+  return settled;
 }
 
 async function frame(
@@ -170,6 +223,7 @@ async function judgeTick(
   tick: number,
   agentOutcome: string,
   run: UserCommandResult,
+  edits: TickEdits | undefined,
 ): Promise<TickJudgement> {
   const climb = state.config.hillclimb;
   const last = state.ticks.at(-1) ?? state.baseline;
@@ -189,14 +243,16 @@ async function judgeTick(
           ...session.ledger,
           checkpoints: [...session.ledger.checkpoints, checkpointEntry(session, tick, made)],
         });
-    } else if (best?.commit != null) {
-      await restoreCheckpoint(scope, best.commit);
+    } else if (best?.commit != null && state.pending != null && edits !== undefined) {
+      // Only the paths the agent touched go back; the user's edits and logs elsewhere in the tree stay.
+      await revertTick(scope, session.ledger.slug, state.pending, edits);
       events.push(
         session.event('reverted', {
           to: best.commit,
           bestTick: best.tick,
           score: parsed ?? null,
           best: best.score,
+          paths: edits.paths,
         }),
       );
     }
@@ -217,6 +273,7 @@ async function judgeTick(
   };
   const next: VerifyModeState = {
     ...state,
+    ...(climb === undefined ? {} : { pending: null }),
     best,
     ticks: [...state.ticks, record],
     lastOutput: outputTail(run.output),

@@ -1,0 +1,219 @@
+import type { JournalEvent, Ledger } from '@allium-loop/ledger';
+import { gitHead } from '../project/git.js';
+import {
+  createCheckpoint,
+  deleteRef,
+  listRefs,
+  pathsMatch,
+  pointRef,
+  restorePaths,
+  snapshotWorkingTree,
+  type CheckpointScope,
+} from './git-checkpoint.js';
+import type { ModeSession } from './mode-session.js';
+import { touchedPaths } from './touched-paths.js';
+
+/**
+ * A hill-climb tick under way, kept in the ledger from just before the agent's call until the tick's record is
+ * saved: the tree the tick started from (`before`, a commit under `refs/allium-loop/<slug>/pending`) and the best
+ * commit it is judged against. A tick a crash or a stop left open is rolled back from it.
+ */
+export interface OpenTick {
+  readonly tick: number;
+  readonly before: string;
+  readonly best: string;
+}
+
+/** What the agent changed in a tick: the paths it touched and a snapshot (`after`) holding their new content. */
+export interface TickEdits {
+  readonly after: string;
+  readonly paths: readonly string[];
+}
+
+/** The refs of a run: `refs/allium-loop/<slug>/…`. */
+export function climbRefs(slug: string) {
+  const prefix = `refs/allium-loop/${slug}/`;
+  return {
+    prefix,
+    best: `${prefix}best`,
+    pending: `${prefix}pending`,
+    tick: (tick: number) => `${prefix}tick-${String(tick)}`,
+    reverted: (tick: number) => `${prefix}reverted-${String(tick)}`,
+  };
+}
+
+/** Snapshots the tree before the agent's call (under `…/pending`) and opens the tick. */
+export async function openTick(
+  scope: CheckpointScope,
+  slug: string,
+  tick: number,
+  best: string,
+): Promise<OpenTick> {
+  const made = await createCheckpoint(
+    scope,
+    climbRefs(slug).pending,
+    `allium-loop ${slug} before tick ${String(tick)}`,
+  );
+  if (made === undefined)
+    throw new Error(`cannot open tick ${String(tick)}: ${scope.cwd} is not in a git work tree`);
+  return { tick, before: made.commit, best };
+}
+
+/** Snapshots the tree now and names the paths changed since the tick opened (the engine's own log left out). */
+export async function tickEdits(scope: CheckpointScope, slug: string, open: OpenTick): Promise<TickEdits> {
+  const after = await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`);
+  if (after === undefined)
+    throw new Error(`cannot snapshot tick ${String(open.tick)}: ${scope.cwd} is not in git`);
+  return { after: after.commit, paths: await touchedPaths(scope, open.before, after.commit) };
+}
+
+/**
+ * Undoes a tick's own edits: only the paths it touched get the content they had when the tick opened (created
+ * files are deleted, deleted ones come back); nothing else in the tree is written. What was undone stays
+ * reachable under `refs/allium-loop/<slug>/reverted-<tick>`: the tree as it was just before the revert (`edits`
+ * when `fresh` or when those paths still hold what it recorded, else a new snapshot), so an edit someone made to
+ * one of those paths after the agent's call is kept there too.
+ */
+export async function revertTick(
+  scope: CheckpointScope,
+  slug: string,
+  open: OpenTick,
+  edits: TickEdits,
+  fresh = false,
+): Promise<void> {
+  if (edits.paths.length === 0) return;
+  const kept =
+    fresh || (await pathsMatch(scope, edits.after, edits.paths))
+      ? edits.after
+      : (await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`))?.commit;
+  await restorePaths(scope, open.before, edits.paths);
+  if (kept !== undefined) await pointRef(scope, climbRefs(slug).reverted(open.tick), kept);
+}
+
+/** Drops the `…/pending` ref once the tick's record is saved. */
+export async function closeTick(scope: CheckpointScope, slug: string): Promise<void> {
+  await deleteRef(scope, climbRefs(slug).pending);
+}
+
+/**
+ * On resume (or when a run stops inside a tick): rolls the open tick back so its unscored edits never reach a
+ * checkpoint. The paths changed since the tick opened go back to that tree, `best` is put back to the best the
+ * ledger recorded, a checkpoint the tick had begun to keep is dropped (its ref and its ledger entry), and the
+ * journal gets `x-verify.rolled_back` naming the paths. Returns the ledger's checkpoints without that tick's.
+ */
+export async function rollBackOpenTick(
+  session: ModeSession,
+  scope: CheckpointScope,
+  open: OpenTick,
+  why: string,
+): Promise<TickEdits> {
+  const slug = session.ledger.slug;
+  const refs = climbRefs(slug);
+  const edits = await tickEdits(scope, slug, open);
+  await revertTick(scope, slug, open, edits, true);
+  await pointRef(scope, refs.best, open.best);
+  const own = session.ledger.checkpoints.filter((c) => c.tick >= open.tick).map((c) => c.ref);
+  for (const ref of new Set([refs.tick(open.tick), ...own])) await deleteRef(scope, ref);
+  await closeTick(scope, slug);
+  const checkpoints = session.ledger.checkpoints.filter((c) => c.tick < open.tick);
+  await session.persist({ ...session.ledger, checkpoints }, [
+    session.event('rolled_back', {
+      tick: open.tick,
+      why,
+      to: open.before,
+      paths: edits.paths,
+      ...(edits.paths.length > 0 ? { kept: refs.reverted(open.tick) } : {}),
+    }),
+  ]);
+  session.say(
+    edits.paths.length === 0
+      ? `tick ${String(open.tick)} was ${why} before it was scored; it had changed nothing`
+      : `tick ${String(open.tick)} was ${why} before it was scored: rolled back ${String(edits.paths.length)} file(s) (${edits.paths.slice(0, 5).join(', ')}${edits.paths.length > 5 ? ', …' : ''}); its edits are kept under ${refs.reverted(open.tick)}`,
+  );
+  return edits;
+}
+
+/** A ref of the run that does not name the commit the ledger recorded for it. */
+export interface RefMove {
+  readonly ref: string;
+  readonly expected: string;
+  /** What the ref named (`null`: deleted). */
+  readonly found: string | null;
+}
+
+/**
+ * The refs the ledger vouches for: each checkpoint it recorded (`…/tick-<n>`), `…/best` at the recorded best
+ * commit, and `…/pending` at the open tick's start.
+ */
+export function expectedRefs(
+  ledger: Pick<Ledger, 'slug' | 'checkpoints'>,
+  best: string | null,
+  open: OpenTick | null | undefined,
+): Map<string, string> {
+  const refs = climbRefs(ledger.slug);
+  const expected = new Map<string, string>();
+  for (const checkpoint of ledger.checkpoints)
+    if (checkpoint.ref.startsWith(refs.prefix)) expected.set(checkpoint.ref, checkpoint.object);
+  if (best !== null) expected.set(refs.best, best);
+  if (open != null) expected.set(refs.pending, open.before);
+  return expected;
+}
+
+/** Points every ref that does not name what `expected` says (moved or deleted) back at it; returns the moves. */
+export async function restoreMovedRefs(
+  scope: CheckpointScope,
+  prefix: string,
+  expected: ReadonlyMap<string, string>,
+): Promise<RefMove[]> {
+  const found = await listRefs(scope, prefix);
+  const moves: RefMove[] = [];
+  for (const [ref, commit] of expected) {
+    const actual = found.get(ref) ?? null;
+    if (actual === commit) continue;
+    await pointRef(scope, ref, commit);
+    moves.push({ ref, expected: commit, found: actual });
+  }
+  return moves;
+}
+
+/**
+ * Checks the run's refs against the ledger (at each tick and at the end): a ref moved to another commit (or
+ * deleted) by anyone but the engine is a violation (`checkpoint_ref_moved`), journaled, shown and put back, so
+ * the commit the report names is the one `refs/allium-loop/<slug>/best` holds.
+ */
+export async function guardRunRefs(
+  session: ModeSession,
+  scope: CheckpointScope,
+  best: string | null,
+  open: OpenTick | null | undefined,
+): Promise<readonly RefMove[]> {
+  const prefix = climbRefs(session.ledger.slug).prefix;
+  const moves = await restoreMovedRefs(scope, prefix, expectedRefs(session.ledger, best, open));
+  if (moves.length === 0) return moves;
+  const at = new Date(session.now()).toISOString();
+  const events: JournalEvent[] = moves.map((move) => ({
+    type: 'violation',
+    at,
+    tick: session.ledger.tick,
+    kind: 'checkpoint_ref_moved',
+    path: move.ref,
+    detail: `${move.ref} ${move.found === null ? 'was deleted' : `was moved to ${move.found}`}; the ledger records ${move.expected}, and the ref points there again`,
+    reverted: true,
+  }));
+  await session.persist(session.ledger, events);
+  return moves;
+}
+
+/**
+ * On resume: when HEAD is not the revision the run last recorded (a commit made after a crash, say), says so and
+ * journals `x-verify.head_moved`. The branch is never reset — that could lose the new commit; the run goes on
+ * from the working tree, and new checkpoints take the new HEAD as their parent.
+ */
+export async function noticeHeadMoved(session: ModeSession, recorded: string | null): Promise<void> {
+  const now = await gitHead(session.cwd);
+  if (recorded === null || now === null || now === recorded) return;
+  await session.persist(session.ledger, [session.event('head_moved', { recorded, now })]);
+  session.say(
+    `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${now.slice(0, 12)}. The run goes on from the working tree; your branch is left as it is ('git reset --keep ${recorded.slice(0, 12)}' would put it back).`,
+  );
+}

@@ -1,0 +1,53 @@
+import { open, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { snapshotWorkingTree } from './git-checkpoint.js';
+import { makeGitRepo, writeFiles } from './git-checkpoint.test-helpers.js';
+import { engineOutputFiles, touchedPaths } from './touched-paths.js';
+
+describe('touchedPaths', () => {
+  it("names what changed between the snapshots around the agent's call, not edits made before or after it", async () => {
+    const dir = await makeGitRepo({ 'code.js': 'v1\n', 'README.md': 'readme\n' });
+    const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+    await writeFiles(dir, { 'README.md': 'the user edits this before the tick\n' });
+    const before = await snapshotWorkingTree(scope, 'before');
+    await writeFiles(dir, {
+      'code.js': 'v2 by the agent\n',
+      'added.js': 'new\n',
+      '.allium-loop/x.json': '{}',
+    });
+    const after = await snapshotWorkingTree(scope, 'after');
+    await writeFiles(dir, { 'notes.txt': 'the user writes this after the call\n' });
+    expect((await touchedPaths(scope, before!.commit, after!.commit, [])).sort()).toEqual([
+      'added.js',
+      'code.js',
+    ]);
+  });
+
+  it("leaves out the engine's own output file (a log redirected into the repository), known by its inode", async () => {
+    const dir = await makeGitRepo({ 'code.js': 'v1\n' });
+    const scope = { cwd: dir, exclude: [] };
+    const log = await open(join(dir, 'run.log'), 'a');
+    try {
+      await log.write('→ baseline\n');
+      const before = await snapshotWorkingTree(scope, 'before');
+      await log.write('→ tick 1: agent step\n');
+      await writeFile(join(dir, 'code.js'), 'v2\n');
+      const after = await snapshotWorkingTree(scope, 'after');
+      const outputs = engineOutputFiles([log.fd]);
+      expect(outputs).toHaveLength(1);
+      expect(await touchedPaths(scope, before!.commit, after!.commit, outputs)).toEqual(['code.js']);
+      expect((await touchedPaths(scope, before!.commit, after!.commit, [])).sort()).toEqual([
+        'code.js',
+        'run.log',
+      ]);
+    } finally {
+      await log.close();
+    }
+    expect(await readFile(join(dir, 'run.log'), 'utf8')).toContain('tick 1');
+  });
+
+  it('knows no output file for a descriptor that is not a regular file or not open', () => {
+    expect(engineOutputFiles([987_654])).toEqual([]);
+  });
+});
