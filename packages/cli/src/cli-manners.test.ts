@@ -124,7 +124,7 @@ describe('a closed stdout (allium-loop run … | head -1)', { timeout: 600_000 }
     const run = await done;
     expect(run.stderr).not.toMatch(/EPIPE|Error:|at .*\.js/);
     expect(run.code).toBe(0);
-    const ledgers = (await readdir(join(project, '.allium-loop'))).filter((f) => f.endsWith('.json'));
+    const ledgers = (await readdir(join(project, '.allium-loop'))).filter((f) => /^[^.]+\.json$/.test(f));
     const ledger = JSON.parse(await readFile(join(project, '.allium-loop', ledgers[0]!), 'utf8')) as {
       status: string;
       terminal: { state: string } | null;

@@ -84,8 +84,8 @@ export const COMMANDS: readonly Command[] = [
   lazy(
     {
       name: 'spec',
-      synopsis: 'spec check|analyse|model|graph|questions [paths]',
-      summary: 'Built-in spec tooling: diagnostics, findings, domain model, graph, open questions.',
+      synopsis: 'spec check|analyse|model|plan|graph|questions [paths]',
+      summary: 'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
     },
     async () => (await import('./spec.js')).specCommand,
   ),

@@ -173,7 +173,7 @@ function editOrWrite(path: string, before: string | undefined, after: string): S
 
 /** The slug of the project's only run (the ledger file name under `.allium-loop/`). */
 export async function onlySlug(dir: string): Promise<string> {
-  const ledgers = (await readdir(join(dir, '.allium-loop'))).filter((f) => f.endsWith('.json'));
+  const ledgers = (await readdir(join(dir, '.allium-loop'))).filter((f) => /^[^.]+\.json$/.test(f));
   if (ledgers.length !== 1)
     throw new Error(`expected one ledger in ${dir}, found ${ledgers.join(', ') || 'none'}`);
   return ledgers[0]!.slice(0, -'.json'.length);

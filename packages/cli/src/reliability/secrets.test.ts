@@ -64,7 +64,7 @@ describe('secrets never leave the process (issue 14 item 16)', { timeout: 300_00
     ]);
     for (const [name, run] of runs) expect(run.code, `${name}: ${run.stdout}${run.stderr}`).toBe(0);
     const slugs = (await listFiles(join(dir, '.allium-loop')))
-      .filter((f) => !f.includes('/') && f.endsWith('.json'))
+      .filter((f) => /^[^./]+\.json$/.test(f))
       .map((f) => f.slice(0, -'.json'.length));
     expect(slugs.length).toBe(2);
     for (const slug of slugs) {
