@@ -224,7 +224,10 @@ async function withLoopConfig(spec: ModeSpec, values: RunFlagValues, io: CliIo):
       skipEval: values['skip-eval'] === true || loop.skipEval === true,
       loop: { mode, scopeBudgets: scopeBudgetsFor(loop, mode) },
     },
-    defaultCaps: { ...spec.defaultCaps, ...(loop.maxIterations === undefined ? {} : { maxTicks: loop.maxIterations }) },
+    defaultCaps: {
+      ...spec.defaultCaps,
+      ...(loop.maxIterations === undefined ? {} : { maxTicks: loop.maxIterations }),
+    },
   };
 }
 

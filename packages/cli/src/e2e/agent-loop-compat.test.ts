@@ -44,7 +44,9 @@ async function project(): Promise<string> {
   return dir;
 }
 
-async function journal(cwd: string): Promise<{ type: string; kind?: string; data?: Record<string, unknown> }[]> {
+async function journal(
+  cwd: string,
+): Promise<{ type: string; kind?: string; data?: Record<string, unknown> }[]> {
   const dir = join(cwd, '.allium-loop');
   const file = readdirSync(dir).find((name) => name.endsWith('.events.ndjson'))!;
   return (await readFile(join(dir, file), 'utf8'))
@@ -70,7 +72,10 @@ describe('an agent-loop setup runs unchanged under --stories (compatibility fixt
         ],
         evaluate: [
           // Breaks its "never edit" rule: the edit is reverted and its PASS discarded.
-          { write: { 'src/export.js': 'export const csv = "fixed by the evaluator";\n' }, verdict: { verdict: 'PASS' } },
+          {
+            write: { 'src/export.js': 'export const csv = "fixed by the evaluator";\n' },
+            verdict: { verdict: 'PASS' },
+          },
           { verdict: { verdict: 'REJECT', reason: 'amounts use one decimal' } },
           { verdict: { verdict: 'PASS' } },
         ],
@@ -103,11 +108,15 @@ describe('an agent-loop setup runs unchanged under --stories (compatibility fixt
     const sha = /git diff ([0-9a-f]{40})/.exec(evaluated)?.[1];
     expect(sha).toBeDefined();
     // The pre-generator commit holds the tree before the generator: src/export.js did not exist yet.
-    expect(() => execFileSync('git', ['cat-file', '-e', `${sha!}:src/export.js`], { cwd, stdio: 'ignore' })).toThrow();
+    expect(() =>
+      execFileSync('git', ['cat-file', '-e', `${sha!}:src/export.js`], { cwd, stdio: 'ignore' }),
+    ).toThrow();
     expect(evaluated).not.toMatch(/\{\{/);
 
     // The evaluator's edit was reverted: the file holds what the generator wrote last.
-    expect(await readFile(join(cwd, 'src/export.js'), 'utf8')).toBe(`export const csv = ${JSON.stringify(csv)};\n`);
+    expect(await readFile(join(cwd, 'src/export.js'), 'utf8')).toBe(
+      `export const csv = ${JSON.stringify(csv)};\n`,
+    );
     const events = await journal(cwd);
     expect(events.find((e) => e.type === 'violation' && e.kind === 'evaluator_edited')).toMatchObject({
       reverted: true,
@@ -143,7 +152,10 @@ describe('an agent-loop setup runs unchanged under --stories (compatibility fixt
     const plan = join(planDir, 'plan.json');
     await writeFile(
       plan,
-      JSON.stringify({ generate: [{}], evaluate: [{ verdict: { verdict: 'REJECT', reason: 'nothing written' } }] }),
+      JSON.stringify({
+        generate: [{}],
+        evaluate: [{ verdict: { verdict: 'REJECT', reason: 'nothing written' } }],
+      }),
     );
     const home = await mkdtemp(join(tmpdir(), 'agent-loop-home-'));
     const io = createRecordingIo(cwd, { PATH: process.env['PATH'], HOME: home });

@@ -21,13 +21,20 @@ const PRD = {
 
 /** Every call answers the same way, so a call run again after a kill plays what the first one would have. */
 const STEPS = [
-  { phase: 'generate', delayMs: 300, write: { 'src/export.js': 'export const csv = "id,amount";\n' }, repeat: true },
+  {
+    phase: 'generate',
+    delayMs: 300,
+    write: { 'src/export.js': 'export const csv = "id,amount";\n' },
+    repeat: true,
+  },
   { phase: 'evaluate', delayMs: 300, result: { verdict: 'PASS' }, repeat: true },
 ];
 
 async function slugOf(dir: string): Promise<string | undefined> {
   const names = await readdir(join(dir, '.allium-loop')).catch(() => [] as string[]);
-  return names.find((n) => /^[a-z0-9-]+\.json$/.test(n) && !n.endsWith('.witness.json'))?.replace(/\.json$/, '');
+  return names
+    .find((n) => /^[a-z0-9-]+\.json$/.test(n) && !n.endsWith('.witness.json'))
+    ?.replace(/\.json$/, '');
 }
 
 /** The outcome compared between interrupted and uninterrupted runs (dates and tick numbers left out). */
@@ -44,9 +51,9 @@ async function finalState(dir: string) {
     prd,
     pending: ledger.modeState.stories?.pending ?? null,
     iterations: ledger.modeState.stories?.iterations.map((i) => `${i.story}:${i.verdict}`),
-    progress: [...progress.matchAll(/^### (US-\d) — .+\nDate: .+\nIteration: \d+\nVerdict: (.+)\n---\n/gm)].map(
-      (m) => `${m[1]!}:${m[2]!}`,
-    ),
+    progress: [
+      ...progress.matchAll(/^### (US-\d) — .+\nDate: .+\nIteration: \d+\nVerdict: (.+)\n---\n/gm),
+    ].map((m) => `${m[1]!}:${m[2]!}`),
     export: await readFile(join(dir, 'src/export.js'), 'utf8'),
   };
 }
@@ -59,7 +66,15 @@ describe('--stories: kill -9 at a random moment, then resume in a fresh process'
       console.log(`stories kill suite: seed ${String(SEED)} (RELIABILITY_SEED=${String(SEED)} replays it)`);
       const files = { '.loop/prd.json': `${JSON.stringify(PRD, null, 2)}\n` };
       const reference = await makeProject(files);
-      const args = (script: string) => ['run', '--stories', '.loop/prd.json', '--agent', 'replay', '--agent-script', script];
+      const args = (script: string) => [
+        'run',
+        '--stories',
+        '.loop/prd.json',
+        '--agent',
+        'replay',
+        '--agent-script',
+        script,
+      ];
       const uninterrupted = await runCli(args(await writeScript(reference, STEPS)), reference);
       expect(uninterrupted.code, uninterrupted.stdout + uninterrupted.stderr).toBe(0);
       const baseline = await finalState(reference);
@@ -85,10 +100,12 @@ describe('--stories: kill -9 at a random moment, then resume in a fresh process'
         await Promise.race([
           (async () => {
             // Wait for the process to write something, then kill it at a random moment after that.
-            for (let found = false; !found && !exited; ) {
+            for (let found = false; !found && !exited;) {
               const now = await slugOf(dir);
               if (now === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-              else found = (await waitForJournal(dir, now, (events) => events.length > before, 200)).length > before;
+              else
+                found =
+                  (await waitForJournal(dir, now, (events) => events.length > before, 200)).length > before;
             }
           })(),
           done,

@@ -100,7 +100,11 @@ export function applyVerdict(prd: Prd, id: string, verdict: StoryVerdict, evalRe
       const blocked = rejections >= evalRetries;
       const lines = [
         `${REJECTED_MARK} ${verdict.reason}`,
-        ...(blocked ? [`${BLOCKED_MARK} rejected ${String(rejections)} time${rejections === 1 ? '' : 's'}; needs a human`] : []),
+        ...(blocked
+          ? [
+              `${BLOCKED_MARK} rejected ${String(rejections)} time${rejections === 1 ? '' : 's'}; needs a human`,
+            ]
+          : []),
       ];
       return {
         ...story,

@@ -132,7 +132,10 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
           signal: session.signal,
         });
         observation = run.aborted
-          ? { kind: 'stopped', stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' } }
+          ? {
+              kind: 'stopped',
+              stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
+            }
           : {
               kind: 'verified',
               exitCode: run.exitCode,
@@ -152,7 +155,13 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
           [
             ...action.events.map((e) => stamp(session, e)),
             session.event('verdict', { ...action.record.iterations.at(-1)! }),
-            { type: 'tick_recorded', at, tick: action.measure.tick, line: action.line, usd: session.ledger.spent.usd },
+            {
+              type: 'tick_recorded',
+              at,
+              tick: action.measure.tick,
+              line: action.line,
+              usd: session.ledger.spent.usd,
+            },
           ],
         );
         await writeOutputs(config.prdPath, progressPath, action.write, action.progress);
@@ -179,7 +188,12 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
 }
 
 /** Writes the PRD atomically and appends the progress entry unless `progress.md` already ends with it. */
-async function writeOutputs(prdPath: string, progressPath: string, prd: string, progress: string): Promise<void> {
+async function writeOutputs(
+  prdPath: string,
+  progressPath: string,
+  prd: string,
+  progress: string,
+): Promise<void> {
   await writeFileAtomic(prdPath, prd);
   const log = await readFile(progressPath, 'utf8').catch(() => '');
   if (!log.endsWith(progress)) await appendFile(progressPath, progress);
@@ -212,7 +226,10 @@ async function promptContext(
   const mode = loop?.mode ?? DEFAULT_LOOP_MODE;
   const all: Record<string, string> = {
     ...Object.fromEntries(
-      Object.entries(loop?.scopeBudgets ?? {}).map(([key, value]) => [templateVariableName(key), String(value)]),
+      Object.entries(loop?.scopeBudgets ?? {}).map(([key, value]) => [
+        templateVariableName(key),
+        String(value),
+      ]),
     ),
     MODE: mode,
     PRD_PATH: config.prdPath,
@@ -247,7 +264,10 @@ async function generate(
   const tick = await session.beginTick();
   session.say(line);
   const slug = session.ledger.slug;
-  const preGenerator = await snapshot(scope, `allium-loop ${slug} before the generator of tick ${String(tick)}`);
+  const preGenerator = await snapshot(
+    scope,
+    `allium-loop ${slug} before the generator of tick ${String(tick)}`,
+  );
   // Kept under a ref so the evaluator (and anyone after it) can diff against it.
   if (preGenerator !== undefined)
     await pointRef(scope, `refs/allium-loop/${slug}/pre-generator`, preGenerator).catch(() => undefined);

@@ -101,7 +101,12 @@ function simulate(
       case 'verify': {
         verified += 1;
         const code = world.verify?.(verified) ?? 0;
-        return { kind: 'verified', exitCode: code, timedOut: false, tail: code === 0 ? '' : 'missing export.csv' };
+        return {
+          kind: 'verified',
+          exitCode: code,
+          timedOut: false,
+          tail: code === 0 ? '' : 'missing export.csv',
+        };
       }
       case 'evaluate': {
         evaluated += 1;
@@ -132,7 +137,8 @@ const world = (over: Partial<World> = {}): World => ({
   progress: [],
   ...over,
 });
-const start = (config: Partial<StoryModeConfig> = {}) => initialStoryProgram({ ...base, ...config }, 50, undefined);
+const start = (config: Partial<StoryModeConfig> = {}) =>
+  initialStoryProgram({ ...base, ...config }, 50, undefined);
 const last = (actions: StoryAction[]) => actions.at(-1) as Extract<StoryAction, { kind: 'finish' }>;
 const story = (text: string, id: string) => parse(text).userStories.find((s) => s.id === id)!;
 
@@ -140,18 +146,29 @@ describe('the stories program (pure)', () => {
   it('works the stories lowest priority first — generator, PRD guard, evaluator, guard, record — and converges', () => {
     const w = world();
     const { trace, actions, state } = simulate(start(), w);
-    const tick = ['check_caps', 'generate', 'read_prd', 'evaluate', 'read_prd', 'record_tick', 'save_state', 'read_prd'];
+    const tick = [
+      'check_caps',
+      'generate',
+      'read_prd',
+      'evaluate',
+      'read_prd',
+      'record_tick',
+      'save_state',
+      'read_prd',
+    ];
     expect(trace).toEqual(['fingerprint', 'save_state', 'read_prd', ...tick, ...tick, 'finish']);
     expect(actions.filter((a) => a.kind === 'generate').map((a) => a.kind === 'generate' && a.line)).toEqual([
       'Iteration 1/50 — US-2: Add a header',
       'Iteration 2/50 — US-1: Export CSV',
     ]);
-    expect(last(actions).stop).toEqual({ state: 'converged', reason: 'all_stories_pass', detail: '2 stories pass' });
+    expect(last(actions).stop).toEqual({
+      state: 'converged',
+      reason: 'all_stories_pass',
+      detail: '2 stories pass',
+    });
     expect(last(actions).lines).toEqual(['2/2 stories complete', 'passed: 2 · blocked: 0 · remaining: 0']);
     expect(parse(w.disk).userStories.map((s) => s.passes)).toEqual([true, true]);
-    expect(w.progress[0]).toBe(
-      `### US-2 — Add a header\nDate: ${AT}\nIteration: 1\nVerdict: PASS\n---\n\n`,
-    );
+    expect(w.progress[0]).toBe(`### US-2 — Add a header\nDate: ${AT}\nIteration: 1\nVerdict: PASS\n---\n\n`);
     // The evaluator's diff base is the snapshot taken just before the generator.
     expect(actions.find((a) => a.kind === 'evaluate')).toMatchObject({ preGenerator: 'pre1' });
     expect(state.record.iterations.map((i) => i.preGenerator)).toEqual(['pre1', 'pre2']);
@@ -191,9 +208,13 @@ describe('the stories program (pure)', () => {
     expect(last(actions).stop.state).toBe('converged');
     const recorded = actions.find((a) => a.kind === 'record_tick');
     expect(recorded).toMatchObject({
-      events: [{ type: 'extension', name: 'generator_crashed', data: { story: 'US-2', outcome: 'failed: exit 1' } }],
+      events: [
+        { type: 'extension', name: 'generator_crashed', data: { story: 'US-2', outcome: 'failed: exit 1' } },
+      ],
     });
-    expect(w.progress[0]).toContain('Warning: the generator crashed (failed: exit 1); the loop continued\n---\n');
+    expect(w.progress[0]).toContain(
+      'Warning: the generator crashed (failed: exit 1); the loop continued\n---\n',
+    );
     expect(state.record.iterations[0]).toMatchObject({ verdict: 'PASS', generatorCrash: 'failed: exit 1' });
   });
 
@@ -210,7 +231,9 @@ describe('the stories program (pure)', () => {
   });
 
   it('an evaluator that edited files has them reverted (by the driver), a violation journaled and its PASS voided', () => {
-    const w = world({ evaluator: (_id, n) => ({ text: PASS, ...(n === 1 ? { edited: ['src/export.ts'] } : {}) }) });
+    const w = world({
+      evaluator: (_id, n) => ({ text: PASS, ...(n === 1 ? { edited: ['src/export.ts'] } : {}) }),
+    });
     const { actions, state } = simulate(start({ storyId: 'US-1' }), w);
     const first = actions.find((a) => a.kind === 'record_tick');
     expect(first).toMatchObject({
@@ -243,7 +266,12 @@ describe('the stories program (pure)', () => {
       generator: (_id, n) => ({
         outcome: 'ok',
         ...(n === 1
-          ? { edit: (prd: Prd) => ({ ...prd, userStories: prd.userStories.map((s) => ({ ...s, passes: true })) }) }
+          ? {
+              edit: (prd: Prd) => ({
+                ...prd,
+                userStories: prd.userStories.map((s) => ({ ...s, passes: true })),
+              }),
+            }
           : {}),
       }),
       evaluator: () => ({ text: reject('not done') }),
@@ -251,7 +279,9 @@ describe('the stories program (pure)', () => {
     const { actions } = simulate(start({ storyId: 'US-1', evalRetries: 1 }), w);
     const restore = actions.find((a) => a.kind === 'restore_prd');
     expect(restore).toMatchObject({
-      events: [{ kind: 'prd_edited', reverted: true, detail: 'status of US-1, US-2 changed by an agent; restored' }],
+      events: [
+        { kind: 'prd_edited', reverted: true, detail: 'status of US-1, US-2 changed by an agent; restored' },
+      ],
     });
     expect(story(w.disk, 'US-1')).toMatchObject({ passes: false, blocked: true });
     expect(last(actions).stop.state).toBe('no_progress');
@@ -322,14 +352,25 @@ function stepAnswer(action: StoryAction, w: World): StoryObservation {
       answered = { kind: 'written' };
       break;
     case 'read_prd':
-      answered = { kind: 'prd_read', read: { kind: 'ok', prd: parse(w.disk) }, commandEdited: undefined, at: AT };
+      answered = {
+        kind: 'prd_read',
+        read: { kind: 'ok', prd: parse(w.disk) },
+        commandEdited: undefined,
+        at: AT,
+      };
       break;
     case 'check_caps':
       answered = { kind: 'capped', stop: undefined, tick: w.tick + 1 };
       break;
     case 'generate':
       w.tick += 1;
-      answered = { kind: 'generated', tick: w.tick, outcome: 'ok', detail: undefined, preGenerator: undefined };
+      answered = {
+        kind: 'generated',
+        tick: w.tick,
+        outcome: 'ok',
+        detail: undefined,
+        preGenerator: undefined,
+      };
       break;
     case 'evaluate':
       answered = { kind: 'evaluated', verdictText: PASS, edited: [] };

@@ -25,7 +25,8 @@ import { exitLines, progressEntry } from './story-report.js';
 
 /** The PRD as the driver read it from disk. */
 export type PrdRead =
-  { readonly kind: 'ok'; readonly prd: Prd } | { readonly kind: 'invalid'; readonly issues: readonly string[] };
+  | { readonly kind: 'ok'; readonly prd: Prd }
+  | { readonly kind: 'invalid'; readonly issues: readonly string[] };
 
 /** A judged iteration before it is recorded. */
 interface Judgement {
@@ -109,7 +110,11 @@ export type StoryObservation =
    * The evaluator ended: the text of its result file (`undefined` when it wrote none) and the paths it edited,
    * which the driver has already reverted.
    */
-  | { readonly kind: 'evaluated'; readonly verdictText: string | undefined; readonly edited: readonly string[] };
+  | {
+      readonly kind: 'evaluated';
+      readonly verdictText: string | undefined;
+      readonly edited: readonly string[];
+    };
 
 /** An event for the journal, stamped by the driver. */
 export type StoryEvent =
@@ -130,7 +135,12 @@ export type StoryAction =
    * Write what the last recorded iteration left pending (a run killed while writing it): the PRD, and the
    * `progress.md` entry unless the file already ends with it; then save `record` (pending cleared).
    */
-  | { readonly kind: 'apply_pending'; readonly prd: string; readonly progress: string; readonly record: StoryModeState }
+  | {
+      readonly kind: 'apply_pending';
+      readonly prd: string;
+      readonly progress: string;
+      readonly record: StoryModeState;
+    }
   /** Save the mode state (no tick). */
   | { readonly kind: 'save_state'; readonly record: StoryModeState; readonly events: readonly StoryEvent[] }
   /** Read the PRD from disk and check the verify command's fingerprint. */
@@ -202,9 +212,16 @@ export function decideStories(state: StoryProgramState, observation: StoryObserv
         checksums: { criteria: criteriaChecksums(state.prd!), verify: observation.verify },
       };
       const events: StoryEvent[] = [
-        { type: 'extension', name: 'checksums', data: { stories: Object.keys(record.checksums!.criteria).length } },
+        {
+          type: 'extension',
+          name: 'checksums',
+          data: { stories: Object.keys(record.checksums!.criteria).length },
+        },
       ];
-      return { state: { ...state, record, phase: 'checksums' }, action: { kind: 'save_state', record, events } };
+      return {
+        state: { ...state, record, phase: 'checksums' },
+        action: { kind: 'save_state', record, events },
+      };
     }
     case 'written':
       return written(state);
@@ -244,7 +261,10 @@ function opened(state: StoryProgramState, read: PrdRead): StoryDecision {
 }
 
 function written(state: StoryProgramState): StoryDecision {
-  const readAgain = (phase: Phase): StoryDecision => ({ state: { ...state, phase }, action: { kind: 'read_prd' } });
+  const readAgain = (phase: Phase): StoryDecision => ({
+    state: { ...state, phase },
+    action: { kind: 'read_prd' },
+  });
   switch (state.phase) {
     case 'checksums':
     case 'cleared':
@@ -252,7 +272,10 @@ function written(state: StoryProgramState): StoryDecision {
       return readAgain('select');
     case 'recorded': {
       const { pending: _written, ...record } = state.record;
-      return { state: { ...state, record, phase: 'cleared' }, action: { kind: 'save_state', record, events: [] } };
+      return {
+        state: { ...state, record, phase: 'cleared' },
+        action: { kind: 'save_state', record, events: [] },
+      };
     }
     case 'restored_select':
       return select(state);
@@ -275,7 +298,9 @@ function guarded(
   observation: Extract<StoryObservation, { kind: 'prd_read' }>,
 ): StoryDecision {
   const state =
-    current.work === undefined ? current : { ...current, work: { ...current.work, restoredAt: observation.at } };
+    current.work === undefined
+      ? current
+      : { ...current, work: { ...current.work, restoredAt: observation.at } };
   if (observation.commandEdited !== undefined) return finish(state, observation.commandEdited);
   const engine = state.prd!;
   const restored: Phase =
@@ -292,7 +317,9 @@ function guarded(
       action: {
         kind: 'restore_prd',
         write: serializePrd(engine),
-        events: [{ type: 'violation', kind: 'prd_invalid', detail: read.issues.join('; '), reverted: true, path }],
+        events: [
+          { type: 'violation', kind: 'prd_invalid', detail: read.issues.join('; '), reverted: true, path },
+        ],
       },
     };
   const edited = changedCriteria(read.prd, state.record.checksums!.criteria);
@@ -380,7 +407,10 @@ function afterVerify(state: StoryProgramState): StoryDecision {
   // With no evaluator and no verify command, nothing judged a crashed generator's work: no verdict.
   const verdict: Judgement['verdict'] =
     work.generatorCrash !== undefined && state.config.verifyCommand === undefined
-      ? { verdict: 'WARN', reason: `the generator crashed (${work.generatorCrash}) and nothing else judges the story` }
+      ? {
+          verdict: 'WARN',
+          reason: `the generator crashed (${work.generatorCrash}) and nothing else judges the story`,
+        }
       : { verdict: 'PASS' };
   return judged(state, { verdict, events: [] });
 }
@@ -519,4 +549,3 @@ function finish(
   const lines = state.prd === undefined ? [] : exitLines(state.prd, state.config.storyId);
   return { state, action: { kind: 'finish', stop, summary, lines, events } };
 }
-

@@ -22,12 +22,19 @@ export interface PromptContext {
 /** A custom `_base.md` (+ `{mode}.md`) with its variables filled, then the engine's own section. */
 function withTemplate(context: PromptContext, engine: readonly string[]): string {
   if (context.template === undefined) return engine.join('\n');
-  const custom = [context.template.base, ...(context.template.mode === undefined ? [] : [context.template.mode])]
+  const custom = [
+    context.template.base,
+    ...(context.template.mode === undefined ? [] : [context.template.mode]),
+  ]
     .map((text) => fillTemplate(text, context.variables).trimEnd())
     .join('\n\n');
-  return [custom, '', '## From the allium-loop engine (these rules override the ones above)', '', ...engine].join(
-    '\n',
-  );
+  return [
+    custom,
+    '',
+    '## From the allium-loop engine (these rules override the ones above)',
+    '',
+    ...engine,
+  ].join('\n');
 }
 
 /** The generator's prompt: implement one story; previous rejections (`[REJECTED] …`) are in its notes. */
