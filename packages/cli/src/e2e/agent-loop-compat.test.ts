@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
 import { runModeCommand } from '../commands/run-modes.js';
+import { makeProject, readJournal, type LooseJson } from './e2e.test-helpers.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const FIXTURE = join(ROOT, 'examples/agent-loop');
@@ -32,27 +33,22 @@ function progressEntries(text: string): RegExpExecArray[] {
   return entries;
 }
 
+/** A git repository holding a copy of the fixture. */
 async function project(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'agent-loop-compat-'));
-  await cp(FIXTURE, dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.name', 'Test');
-  git('config', 'user.email', 'test@example.com');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'initial');
-  return dir;
+  const entries = await readdir(FIXTURE, { recursive: true, withFileTypes: true });
+  const files: Record<string, string> = {};
+  for (const entry of entries.filter((e) => e.isFile())) {
+    const path = join(entry.parentPath, entry.name);
+    files[relative(FIXTURE, path)] = await readFile(path, 'utf8');
+  }
+  return makeProject(files);
 }
 
-async function journal(
-  cwd: string,
-): Promise<{ type: string; kind?: string; data?: Record<string, unknown> }[]> {
-  const dir = join(cwd, '.allium-loop');
-  const file = readdirSync(dir).find((name) => name.endsWith('.events.ndjson'))!;
-  return (await readFile(join(dir, file), 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { type: string });
+async function journal(cwd: string): Promise<LooseJson[]> {
+  const slug = readdirSync(join(cwd, '.allium-loop'))
+    .find((name) => name.endsWith('.events.ndjson'))!
+    .replace(/\.events\.ndjson$/, '');
+  return readJournal(cwd, slug);
 }
 
 describe('an agent-loop setup runs unchanged under --stories (compatibility fixture: examples/agent-loop)', () => {
