@@ -111,7 +111,7 @@ async function carryOut(
       await guardRunRefs(session, scope, action.best, action.open);
       return { kind: 'refs_checked' };
     case 'check_caps':
-      return { kind: 'capped', stop: session.capReached() };
+      return { kind: 'capped', stop: session.capReached(), ...wallClockLeft(session) };
     case 'begin_tick':
       return { kind: 'tick_begun', tick: await session.beginTick() };
     case 'open_tick':
@@ -153,10 +153,10 @@ async function carryOut(
     }
     case 'record_tick':
       await recordTick(session, scope, action);
-      return { kind: 'recorded', wallClockLeftMs: wallClockLeft(session) };
+      return { kind: 'recorded' };
     case 'wait':
       session.say(action.line);
-      // Not a busy wait: a timer, ended early by Ctrl-C; the wall clock was already taken into `ms`.
+      // Not a busy wait: a timer, ended early by Ctrl-C; the wall clock is already taken into `ms`.
       await sleep(action.ms, session.signal).catch(() => undefined);
       return { kind: 'waited' };
   }
@@ -189,9 +189,9 @@ async function recordTick(
 }
 
 /** What is left of the wall-clock cap (`undefined`: none). */
-function wallClockLeft(session: ModeSession): number | undefined {
+function wallClockLeft(session: ModeSession): { wallClockLeftMs?: number } {
   const cap = session.ledger.caps.wallClockMs;
-  return cap === undefined ? undefined : Math.max(0, cap - session.elapsedMs());
+  return cap === undefined ? {} : { wallClockLeftMs: Math.max(0, cap - session.elapsedMs()) };
 }
 
 /** Saves the verify mode's state in the ledger. */

@@ -49,6 +49,8 @@ export interface VerifyProgramState {
   readonly turn?: VerifyTurn | undefined;
   /** Why the run ends, while the rollback and ref checks that precede the terminal record run. */
   readonly stopping?: ModeStop;
+  /** The tick the interval is waited before (set when a tick of this process was recorded). */
+  readonly waitBefore?: number | undefined;
 }
 
 /** What the driver observed after an action. */
@@ -75,8 +77,8 @@ export type VerifyObservation =
   | { readonly kind: 'rolled_back' }
   /** The run's refs were checked against the ledger (and put back where moved). */
   | { readonly kind: 'refs_checked' }
-  /** The caps at a tick boundary: the stop of the first cap reached, if any. */
-  | { readonly kind: 'capped'; readonly stop: ModeStop | undefined }
+  /** The caps at a tick boundary: the stop of the first cap reached, if any; the wall clock left (none: no cap). */
+  | { readonly kind: 'capped'; readonly stop: ModeStop | undefined; readonly wallClockLeftMs?: number }
   /** The tick counter moved in the ledger. */
   | { readonly kind: 'tick_begun'; readonly tick: number }
   /** The tree was snapshotted before the agent's call. */
@@ -95,8 +97,8 @@ export type VerifyObservation =
   | { readonly kind: 'checkpoint_kept'; readonly commit: string | undefined }
   /** The agent's paths were reverted. */
   | { readonly kind: 'reverted' }
-  /** The tick's record is saved; how much wall clock is left (`undefined`: no cap). */
-  | { readonly kind: 'recorded'; readonly wallClockLeftMs: number | undefined }
+  /** The tick's record is saved. */
+  | { readonly kind: 'recorded' }
   /** The wait between ticks ended (its end or Ctrl-C: the caps say which). */
   | { readonly kind: 'waited' };
 
@@ -225,7 +227,7 @@ export function decideVerify(state: VerifyProgramState, observation: VerifyObser
     case 'capped': {
       const stop = observation.stop ?? noProgress(state.record, state.noProgressTicks);
       if (stop !== undefined) return stopWith(state, stop);
-      return { state: { ...state, phase: 'between' }, action: { kind: 'begin_tick' } };
+      return capsPassed({ ...state, phase: 'between' }, observation.wallClockLeftMs);
     }
     case 'tick_begun':
       return tickBegun(state, observation.tick);
@@ -265,7 +267,7 @@ export function decideVerify(state: VerifyProgramState, observation: VerifyObser
     case 'reverted':
       return recordTick({ ...state, turn: { ...turnOf(state), kept: false, reverted: true } });
     case 'recorded':
-      return recorded(state, observation.wallClockLeftMs);
+      return recorded(state);
     case 'waited':
       return { state, action: { kind: 'check_caps' } };
   }
@@ -489,11 +491,17 @@ function recordTick(state: VerifyProgramState): VerifyDecision {
   };
 }
 
-/** After a recorded tick: converged ends the run; otherwise the interval (never past the wall clock), then caps. */
-function recorded(state: VerifyProgramState, wallClockLeftMs: number | undefined): VerifyDecision {
+/** After a recorded tick: converged ends the run; otherwise the caps, then the interval before the next tick. */
+function recorded(state: VerifyProgramState): VerifyDecision {
   const climb = state.record.config.hillclimb;
   const entry = state.record.ticks.at(-1);
-  const next = { ...state, phase: 'between' as const, turn: undefined };
+  const interval = state.record.config.intervalMs;
+  const next = {
+    ...state,
+    phase: 'between' as const,
+    turn: undefined,
+    waitBefore: interval > 0 && entry !== undefined ? entry.tick + 1 : undefined,
+  };
   if (entry !== undefined) {
     if (climb === undefined && entry.exitCode === 0)
       return stopWith(next, {
@@ -509,12 +517,20 @@ function recorded(state: VerifyProgramState, wallClockLeftMs: number | undefined
         detail: `best score ${formatScore(best)} reaches the target`,
       });
   }
+  return { state: next, action: { kind: 'check_caps' } };
+}
+
+/**
+ * No cap stops the run: the next tick begins, after the interval when a tick of this process came before it. The
+ * wait never runs past the wall clock (the caps, checked again after it, end the run then).
+ */
+function capsPassed(state: VerifyProgramState, wallClockLeftMs: number | undefined): VerifyDecision {
+  const tick = state.waitBefore;
+  if (tick === undefined) return { state, action: { kind: 'begin_tick' } };
   const interval = state.record.config.intervalMs;
-  if (interval <= 0) return { state: next, action: { kind: 'check_caps' } };
   const ms = wallClockLeftMs === undefined ? interval : Math.max(0, Math.min(interval, wallClockLeftMs));
-  const tick = (entry?.tick ?? 0) + 1;
   return {
-    state: next,
+    state: { ...state, waitBefore: undefined },
     action: {
       kind: 'wait',
       ms,
