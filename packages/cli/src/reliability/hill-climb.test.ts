@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLedger } from '@allium-loop/ledger';
 import { makeProject, readJournal, readLedger, runCli, startCli } from '../e2e/e2e.test-helpers.js';
-import { recordFigure, seeded, waitForJournal, writePlan } from './reliability.test-helpers.js';
+import { killAndResume, recordFigure, seeded, writePlan } from './reliability.test-helpers.js';
 
 const GOAL = 'raise the score';
 const SLUG = 'raise-the-score';
@@ -183,37 +182,15 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
         })),
       });
       const ticks = 8;
-      let kills = 0;
-      let resumes = 0;
-      for (;;) {
-        const started = await readLedger(dir, SLUG).then(
-          () => true,
-          () => false,
-        );
-        const args = started ? ['resume', SLUG] : climbArgs(plan.command, ticks);
-        if (started) resumes += 1;
-        const before = (await readJournal(dir, SLUG).catch(() => [])).length;
-        const { child, done } = startCli(args, dir);
-        if (kills < KILLS) {
-          let exited = false;
-          void done.then(() => (exited = true));
-          await Promise.race([waitForJournal(dir, SLUG, (events) => events.length > before, 120_000), done]);
-          await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * MAX_DELAY_MS)));
-          if (!exited) child.kill('SIGKILL');
-        }
-        const run = await done;
-        const text = await readFile(join(dir, '.allium-loop', `${SLUG}.json`), 'utf8').catch(() => undefined);
-        if (text !== undefined) {
-          const parsed = parseLedger(JSON.parse(text));
-          expect(parsed.ok, parsed.ok ? '' : parsed.issues.join('; ')).toBe(true);
-        }
-        if (run.signal === 'SIGKILL') {
-          kills += 1;
-          continue;
-        }
-        expect(run.code, `${dir}\n${run.stdout}${run.stderr}`).toBe(3);
-        break;
-      }
+      const { run, kills, resumes } = await killAndResume(
+        dir,
+        SLUG,
+        climbArgs(plan.command, ticks),
+        KILLS,
+        random,
+        MAX_DELAY_MS,
+      );
+      expect(run.code, `${dir}\n${run.stdout}${run.stderr}`).toBe(3);
       const ledger = await readLedger(dir, SLUG);
       const state = ledger['modeState']['verify'] as {
         baseline: { score: number };
