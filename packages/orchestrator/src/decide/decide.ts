@@ -375,6 +375,54 @@ export function budgetStop(
   return `spent $${spentUsd.toFixed(2)}; the next call may cost up to $${(caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
 }
 
+/** A duration for people: `90 s`, `12 min`. */
+export function seconds(ms: number): string {
+  return ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`;
+}
+
+/** A cap that ends a run, as the driver records it. */
+export interface CapStop {
+  readonly state: 'cancelled' | 'timed_out' | 'budget_exhausted' | 'max_ticks';
+  readonly reason: 'cancelled' | 'wall_clock' | 'budget' | 'max_ticks';
+  readonly detail: string;
+}
+
+/**
+ * The cap that stops a run before its next tick, first match wins: Ctrl-C, the wall clock, the budget pre-flight
+ * ({@link budgetStop}), the tick cap. Pure; the loop programs of the modes are stopped by it between ticks.
+ */
+export function capStop(
+  caps: {
+    readonly maxTicks: number;
+    readonly wallClockMs?: number | undefined;
+    readonly budgetUsd?: number | undefined;
+    readonly maxCallUsd?: number | undefined;
+  },
+  meter: {
+    readonly cancelled: boolean;
+    readonly elapsedMs: number;
+    readonly spentUsd: number;
+    readonly tick: number;
+  },
+): CapStop | undefined {
+  if (meter.cancelled) return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
+  if (caps.wallClockMs !== undefined && meter.elapsedMs >= caps.wallClockMs)
+    return {
+      state: 'timed_out',
+      reason: 'wall_clock',
+      detail: `wall-clock cap of ${seconds(caps.wallClockMs)} reached`,
+    };
+  const budget = budgetStop(caps, meter.spentUsd);
+  if (budget !== undefined) return { state: 'budget_exhausted', reason: 'budget', detail: budget };
+  if (meter.tick >= caps.maxTicks)
+    return {
+      state: 'max_ticks',
+      reason: 'max_ticks',
+      detail: `tick cap of ${String(caps.maxTicks)} reached`,
+    };
+  return undefined;
+}
+
 function budgetExceeded(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome | undefined {
   const detail = budgetStop(config.caps, state.spentUsd);
   if (detail === undefined || config.caps.budgetUsd === undefined) return undefined;

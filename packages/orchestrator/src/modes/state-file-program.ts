@@ -122,12 +122,12 @@ export function decideStateFile(
         ? finish(state, {
             state: 'converged',
             reason: 'state_done',
-            detail: `${state.displayPath} is done and its result checks out`,
+            detail: `${state.displayPath} is done and its result checks out; result: ${shown(state.current?.result)}`,
           })
         : { state, action: { kind: 'check_caps' } };
     case 'capped': {
       const stop = observation.stop ?? noProgress(state.record, state.noProgressTicks);
-      if (stop !== undefined) return finish(state, stop);
+      if (stop !== undefined) return finish(state, withLastProgress(stop, state.current));
       const current = state.current ?? initialAlState(state.goal);
       const next: AlState = {
         ...current,
@@ -266,6 +266,21 @@ function noProgress(record: StateFileModeState, limit: number): ModeStop | undef
     reason: 'no_progress',
     detail: `the state file did not change for ${String(limit)} iterations`,
   };
+}
+
+/** A result or progress as one line of text: a string as it is, anything else as JSON. */
+export function shown(value: unknown): string {
+  if (value === undefined || value === null) return '(none)';
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join('; ');
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** At a cap (like `/al` at its `max`): the stop names the last progress the state file recorded. */
+function withLastProgress(stop: ModeStop, current: AlState | undefined): ModeStop {
+  if (stop.state === 'cancelled' || current === undefined) return stop;
+  const progress = current.progress;
+  if (progress === undefined || progress === null || progress.length === 0) return stop;
+  return { ...stop, detail: `${stop.detail}; last progress: ${shown(progress)}` };
 }
 
 function finish(state: StateFileProgramState, stop: ModeStop, summary = true): StateFileDecision {
