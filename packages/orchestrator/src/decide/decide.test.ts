@@ -195,6 +195,23 @@ describe('decide: caps', () => {
     },
   );
 
+  it('stops on tokens climbing while the state does not move, before a long no-progress cap, and says so', () => {
+    // Each tick's calls use more tokens than the last (100, 300, 600 … in total) while the measure stays the same.
+    const { trace, state, events } = simulate(
+      testConfig({ caps: { noProgressTicks: 6, maxTicks: 10, innerLoopMax: 1 } }),
+      (action) => {
+        if (action.kind === 'measure') return measured(['same']);
+        if (action.kind === 'phase') return ok(action.phase);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+      { tokens: (_step, s) => (s.tick * (s.tick + 1) * 100) / 2 },
+    );
+    expect(trace.at(-1)).toBe('terminal:no_progress');
+    expect(state.tick).toBe(3);
+    expect(state.terminal?.reason).toMatch(/^tokens climbing while the state does not move: 100 → 200 → 300/);
+    expect(events.find((e) => e.kind === 'cap_reached')).toMatchObject({ cap: 'token_climb', limit: 2 });
+  });
+
   it('stops with no_progress after exactly the configured number of unchanged ticks', () => {
     const { trace, state } = simulate(
       testConfig({ caps: { noProgressTicks: 2, maxTicks: 10, innerLoopMax: 1 } }),
@@ -208,7 +225,7 @@ describe('decide: caps', () => {
     expect(state.tick).toBe(3);
   });
 
-  it('stops an A→B→A oscillation as no_progress', () => {
+  it('tolerates one A→B→A backtrack; the second ends the run no_progress', () => {
     const { trace, state } = simulate(
       testConfig({ caps: { maxTicks: 10, innerLoopMax: 1 } }),
       (action, s) => {
@@ -219,7 +236,7 @@ describe('decide: caps', () => {
     );
     expect(trace.at(-1)).toBe('terminal:no_progress');
     expect(state.terminal?.reason).toContain('oscillating');
-    expect(state.tick).toBe(3);
+    expect(state.tick).toBe(4);
   });
 
   it.each([

@@ -28,7 +28,11 @@ export function decide(
   meter: LoopMeter,
 ): Decision {
   const events: LoopEvent[] = [];
-  const metered: LoopState = { ...state, elapsedMs: Math.max(state.elapsedMs, meter.elapsedMs) };
+  const metered: LoopState = {
+    ...state,
+    elapsedMs: Math.max(state.elapsedMs, meter.elapsedMs),
+    ...(meter.tokens === undefined ? {} : { tokensUsed: Math.max(state.tokensUsed ?? 0, meter.tokens) }),
+  };
   const applied = applyObservation(metered, observation, config, events);
   return step(applied, config, events);
 }
@@ -205,8 +209,13 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
   };
   const verdict = evaluateInvariant(observation, config.policy);
   const print = fingerprint(observation);
+  const tickTokens =
+    state.tokensUsed === undefined
+      ? undefined
+      : Math.max(0, state.tokensUsed - state.history.reduce((sum, tick) => sum + (tick.tokens ?? 0), 0));
   const summary: TickSummary = {
     fingerprint: print,
+    ...(tickTokens === undefined ? {} : { tokens: tickTokens }),
     ...(state.actionHash === undefined ? {} : { actionHash: state.actionHash }),
     ...(state.fixTargets.length > 0
       ? {
@@ -237,6 +246,7 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
     oscillation: true,
     repeatedAction: 3,
     failedFixAttempts: config.caps.maxFixAttempts,
+    tokenClimbTicks: TOKEN_CLIMB_TICKS,
   });
   const reason = stall.reasons[0];
   if (reason !== undefined) {
@@ -244,13 +254,21 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
       kind: 'cap_reached',
       cap: reason.kind,
       detail: reason.message,
-      limit: reason.kind === 'failed_fix_attempts' ? config.caps.maxFixAttempts : config.caps.noProgressTicks,
+      limit:
+        reason.kind === 'failed_fix_attempts'
+          ? config.caps.maxFixAttempts
+          : reason.kind === 'token_climb'
+            ? TOKEN_CLIMB_TICKS
+            : config.caps.noProgressTicks,
       value: recorded.tick,
     });
     return { state: { ...recorded, terminal: { state: reason.terminal, reason: reason.message } } };
   }
   return { state: { ...recorded, stage: 'tick_start', route: routeAfter(recorded, observation, config) } };
 }
+
+/** Flat ticks whose tokens climb, one after the other, before the run stops (`token_climb`). */
+const TOKEN_CLIMB_TICKS = 2;
 
 function escalate(state: LoopState, config: LoopConfig): StageOutcome {
   if (config.interactive) return { state, action: { kind: 'ask', questions: state.blocking } };

@@ -138,6 +138,8 @@ export interface LoopState {
   readonly answered: readonly string[];
   readonly spentUsd: number;
   readonly elapsedMs: number;
+  /** Tokens the run's agent calls used so far (metered by the driver), when known. */
+  readonly tokensUsed?: number;
   readonly agentCalls: number;
   readonly terminal?: {
     readonly state: TerminalState;

@@ -128,7 +128,11 @@ class LoopDriver {
         this.observedCall = undefined;
       }
       const elapsedMs = this.elapsed();
-      const decision = decide(this.state, observation, this.options.config, { elapsedMs });
+      const tokens = this.ledger.spent.tokens;
+      const decision = decide(this.state, observation, this.options.config, {
+        elapsedMs,
+        tokens: tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite,
+      });
       this.state =
         this.observedCall === undefined
           ? decision.state

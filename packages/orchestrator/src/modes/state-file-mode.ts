@@ -104,7 +104,12 @@ async function step(
     read.kind === 'ok' && read.state.status === 'done'
       ? await checkDoneClaim(read.state.result, session.cwd)
       : undefined;
-  return { kind: 'stepped', tick, outcome: called.result.outcome, read, problem };
+  const used = called.result.tokens;
+  const tokens =
+    used === undefined
+      ? undefined
+      : (used.input ?? 0) + (used.output ?? 0) + (used.cacheRead ?? 0) + (used.cacheWrite ?? 0);
+  return { kind: 'stepped', tick, outcome: called.result.outcome, read, problem, tokens };
 }
 
 /** A program event as a journal event, stamped now at the current tick. */
