@@ -184,6 +184,7 @@ const SpecCapsSchema = z.object({
   wallClockMs: z.number().positive().exactOptional(),
   budgetUsd: z.number().positive().exactOptional(),
   maxCallUsd: z.number().positive().exactOptional(),
+  reserveUsd: z.number().positive().exactOptional(),
 });
 
 /** What a spec run was started with: its caps, question policy, test command and agent configuration. */
@@ -325,6 +326,7 @@ const ModeCapsSchema = z.object({
   wallClockMs: z.number().int().positive().exactOptional(),
   budgetUsd: z.number().positive().exactOptional(),
   maxCallUsd: z.number().positive().exactOptional(),
+  reserveUsd: z.number().positive().exactOptional(),
   agentTimeoutMs: z.number().int().positive().exactOptional(),
   testTimeoutMs: z.number().int().positive().exactOptional(),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callFitsBudget, decide } from './decide.js';
+import { budgetStop, callFitsBudget, decide } from './decide.js';
 import { measured, simulate, testConfig, WITNESS_PASS } from './decide.test-helpers.js';
 import type { LoopAction, LoopObservation } from './loop-action.js';
 import { initialLoopState, type LoopState } from './loop-state.js';
@@ -573,5 +573,30 @@ describe('decide: the witness gate (convergence is declared on its verdict)', ()
       },
     ]);
     expect(state.redBeforeGreen).toEqual({ newTests: ['a'], seenRed: ['a'], seenGreen: [] });
+  });
+});
+
+describe('budget pre-flight: the worst case reserved by default', () => {
+  it("reserves the model's worst case (reserveUsd) when no per-call ceiling is given; the ceiling overrides it", () => {
+    expect(budgetStop({ budgetUsd: 2, reserveUsd: 1.56 }, 0.44)).toBeUndefined();
+    expect(budgetStop({ budgetUsd: 2, reserveUsd: 1.56 }, 0.45)).toBe(
+      "spent $0.45; the next call may cost up to $1.56 (reserved from the model's price table); budget $2.00",
+    );
+    expect(budgetStop({ budgetUsd: 2, reserveUsd: 1.56, maxCallUsd: 0.5 }, 0.45)).toBeUndefined();
+    // Without a known worst case only a spent budget stops.
+    expect(budgetStop({ budgetUsd: 2 }, 1.99)).toBeUndefined();
+  });
+
+  it('the spec loop stops before a call whose reserved worst case does not fit', () => {
+    const { trace, state } = simulate(
+      testConfig({ caps: { maxTicks: 10, budgetUsd: 2, reserveUsd: 1.5 } }),
+      (action) => {
+        if (action.kind === 'phase') return { ...ok(action.phase), costUsd: 0.6 };
+        if (action.kind === 'measure') return measured(['a']);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+    );
+    expect(trace.at(-1)).toBe('terminal:budget_exhausted');
+    expect(state.spentUsd).toBeCloseTo(0.6, 6);
   });
 });

@@ -383,14 +383,25 @@ export function callFitsBudget(
   return spent + Math.round(worstCaseUsd * MICRO) <= budget;
 }
 
-/** Why the budget stops the next call (spent, worst case, budget), or `undefined` when its worst case fits. */
+/**
+ * Why the budget stops the next call (spent, worst case, budget), or `undefined` when its worst case fits. The worst
+ * case is the per-call ceiling (`maxCallUsd`, `--max-call-usd`), else the reservation from the model's price table
+ * (`reserveUsd`), else nothing (only a budget already spent stops).
+ */
 export function budgetStop(
-  caps: { readonly budgetUsd?: number | undefined; readonly maxCallUsd?: number | undefined },
+  caps: {
+    readonly budgetUsd?: number | undefined;
+    readonly maxCallUsd?: number | undefined;
+    readonly reserveUsd?: number | undefined;
+  },
   spentUsd: number,
 ): string | undefined {
   const budget = caps.budgetUsd;
-  if (budget === undefined || callFitsBudget(spentUsd, caps.maxCallUsd, budget)) return undefined;
-  return `spent $${spentUsd.toFixed(2)}; the next call may cost up to $${(caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
+  const worst = caps.maxCallUsd ?? caps.reserveUsd;
+  if (budget === undefined || callFitsBudget(spentUsd, worst, budget)) return undefined;
+  const why =
+    caps.maxCallUsd === undefined && worst !== undefined ? " (reserved from the model's price table)" : '';
+  return `spent $${spentUsd.toFixed(2)}; the next call may cost up to $${(worst ?? 0).toFixed(2)}${why}; budget $${budget.toFixed(2)}`;
 }
 
 /** A duration for people: `90 s`, `12 min`. */
@@ -415,6 +426,7 @@ export function capStop(
     readonly wallClockMs?: number | undefined;
     readonly budgetUsd?: number | undefined;
     readonly maxCallUsd?: number | undefined;
+    readonly reserveUsd?: number | undefined;
   },
   meter: {
     readonly cancelled: boolean;

@@ -26,6 +26,8 @@ export interface LoopCaps {
   readonly budgetUsd?: number;
   /** The most one agent call may cost (passed to CLIs that accept a budget); the pre-flight check uses it. */
   readonly maxCallUsd?: number;
+  /** The worst case the pre-flight reserves when `maxCallUsd` is not given (from the model's price table). */
+  readonly reserveUsd?: number;
 }
 
 /** The defaults of ARCHITECTURE.md §5. */

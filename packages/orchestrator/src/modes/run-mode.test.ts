@@ -115,6 +115,26 @@ describe('mode runs: rate limits, caps and cancellation', () => {
     expect(run.agent.calls.map((call) => call.budgetUsd)).toEqual([1, expect.closeTo(0.4, 5)]);
   });
 
+  it("reserves the worst case of the agent's model in the budget pre-flight by default; --max-call-usd overrides it", async () => {
+    // The claude agent's default model reserves $1.56 a call: after $0.60 of a $2 budget the next call does not fit.
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-reserve-'));
+    const run = harness([{ outcome: { costUsd: 0.6 } }], { budgetUsd: 2 });
+    const claude = { ...run.settings(cwd), agent: { kind: 'claude' } };
+    const reserved = await startModeRun('never', verify('date +%N; exit 1'), claude);
+    expect(reserved.ledger.caps.reserveUsd).toBeCloseTo(1.56, 6);
+    expect(reserved.ledger.terminal).toMatchObject({ state: 'budget_exhausted' });
+    expect(reserved.ledger.terminal?.detail).toContain("up to $1.56 (reserved from the model's price table)");
+    expect(run.agent.calls).toHaveLength(1);
+    // An explicit ceiling of $0.50 replaces the reservation: three calls fit ($0.60 each, the last leaving $0.20).
+    const cwd2 = await mkdtemp(join(tmpdir(), 'modes-reserve-'));
+    const ceiling = harness([{ outcome: { costUsd: 0.6 } }], { budgetUsd: 2, maxCallUsd: 0.5 });
+    await startModeRun('never', verify('date +%N; exit 1'), {
+      ...ceiling.settings(cwd2),
+      agent: { kind: 'claude' },
+    });
+    expect(ceiling.agent.calls).toHaveLength(3);
+  });
+
   it('refuses to replace a run of the same goal in another mode, and restarts one whose settings changed', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'modes-slug-'));
     const run = harness([{}], { maxTicks: 1 });

@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRunner, type AgentActivity, type AgentRunner } from '@allium-loop/agents';
+import {
+  createAgentRunner,
+  worstCaseCallUsd,
+  type AgentActivity,
+  type AgentRunner,
+} from '@allium-loop/agents';
 import { AlliumLoopError } from '@allium-loop/errors';
 import {
   chooseSlug,
@@ -102,7 +107,14 @@ export async function startModeRun(
     // Bounds are cumulative per goal: a new run of a goal that ran before goes on from what it used, so a shell
     // loop around `allium-loop run --verify …` stays bounded. Explicit caps (a larger --max-ticks) or --fresh raise it.
     const carried = previous !== undefined && settings.fresh !== true ? previous : undefined;
-    const caps = { ...spec.defaultCaps, ...carried?.caps, ...settings.caps };
+    // The budget pre-flight reserves the worst case of the agent's model unless --max-call-usd sets it.
+    const reserve = worstCaseCallUsd(settings.agent);
+    const caps = {
+      ...spec.defaultCaps,
+      ...carried?.caps,
+      ...(reserve === undefined ? {} : { reserveUsd: reserve.usd }),
+      ...settings.caps,
+    };
     const run = { spec, agent: agentRecord(settings.agent) };
     const now = new Date(settings.clock.now());
     const created = createLedger({
