@@ -213,7 +213,7 @@ describe('the state-file program (pure)', () => {
             kind: 'capped',
             stop: { state: 'max_ticks', reason: 'max_ticks', detail: 'tick cap of 2 reached' },
           }
-        : capped(action, state),
+        : capped(action),
     );
     expect(finished(run.actions)).toEqual({
       state: 'max_ticks',
@@ -227,7 +227,7 @@ describe('the state-file program (pure)', () => {
             kind: 'capped',
             stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
           }
-        : capped(action, state),
+        : capped(action),
     );
     expect(finished(cancelled.actions)?.detail).toBe('cancelled by the user');
     const done: AlState = { ...initialAlState(GOAL), status: 'done', result: { files: ['a.md'], rows: 2 } };
