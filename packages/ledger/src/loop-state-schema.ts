@@ -262,6 +262,8 @@ export const VerifyModeStateSchema = z.object({
       kept: z.boolean().nullable(),
       delta: z.string(),
       outputHash: z.string(),
+      /** The git revision (HEAD) after the tick: the revision a resume checks and resets to. */
+      head: z.string().nullable().exactOptional(),
     }),
   ),
   lastOutput: z.string(),
