@@ -36,6 +36,7 @@ import {
 } from './port-failure.js';
 import { callBudget, callSignal, RunRecord } from './run-record.js';
 import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
+import { runSlicesAtOnce, type ParallelSlices } from '../parallel/run-wave.js';
 
 /** How often one phase may wait out a rate limit before the run fails. */
 export const MAX_RATE_LIMIT_WAITS = 20;
@@ -64,6 +65,8 @@ export interface RunLoopOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
   readonly slice?: SliceFocus;
+  /** `--concurrency N` (N > 1): the slices of a decomposed goal run at once in worktrees (see `parallel/`). */
+  readonly parallel?: ParallelSlices;
 }
 
 const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
@@ -662,8 +665,38 @@ class LoopDriver {
     });
   }
 
-  /** Runs each slice not yet converged as its own loop, in plan order, then the integration pass. */
+  /**
+   * Runs each slice not yet converged as its own loop, in plan order (or, with `parallel`, at once in worktrees,
+   * merged back in plan order), then the integration pass.
+   */
   private async runSlices(): Promise<LoopObservation> {
+    const parallel = this.options.parallel;
+    if (parallel !== undefined && parallel.concurrency > 1 && this.options.slice === undefined) {
+      const before = this.ledger.spent;
+      const wave = await runSlicesAtOnce({
+        parallel,
+        options: this.options,
+        ledger: this.ledger,
+        sliceConfig: {
+          ...this.options.config,
+          entry: 'weed',
+          decompose: false,
+          startWithPropagate: true,
+        },
+        elapsedMs: () => this.elapsed(),
+        runLoop,
+        now: () => this.now(),
+        progress: (text) => this.progress({ kind: 'marker', text }),
+      });
+      this.ledger = wave.ledger;
+      this.record.adopt(wave.ledger);
+      this.state = {
+        ...this.state,
+        spentUsd: this.state.spentUsd + (wave.ledger.spent.usd ?? 0) - (before.usd ?? 0),
+        agentCalls: this.state.agentCalls + wave.ledger.spent.agentCalls - before.agentCalls,
+      };
+      if (wave.terminal !== undefined) return { kind: 'slices_done', terminal: wave.terminal };
+    }
     for (const goal of this.ledger.subGoals) {
       if (goal.status === 'converged') continue;
       const slice: SliceFocus = {
