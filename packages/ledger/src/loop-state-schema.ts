@@ -198,6 +198,16 @@ export const SpecRunConfigSchema = z.object({
   concurrency: z.number().int().positive().exactOptional(),
 });
 
+/** A generated test the engine protects from later edits. */
+export const ProtectedTestSchema = z.object({
+  /** Repository-relative path of the test file. */
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'),
+  /** Where the engine keeps its own copy, relative to `.allium-loop/`, used to revert a tampered file. */
+  storedCopy: z.string().min(1),
+  recordedAtTick: Count,
+});
+
 /**
  * Slices run at once (`--concurrency N`): the merged base every new slice starts from (a commit under
  * `refs/allium-loop/<slug>/merged`), the slices merged into it so far, each finished slice's commit waiting to be
@@ -208,6 +218,11 @@ const ParallelWaveSchema = z.object({
   mergedSlices: list(z.string()),
   commits: z.record(z.string(), z.string()),
   rounds: z.record(z.string(), z.number().int().nonnegative()),
+  /**
+   * The generated tests each unmerged slice protects: they exist only in its worktree (then its commit), so they
+   * join the run's `protectedTests` when the slice is merged, never before.
+   */
+  pendingTests: z.record(z.string(), list(ProtectedTestSchema)).exactOptional(),
 });
 
 /** An agent phase's outcome as the loop observed it (`decide`'s `phase_done` observation). */

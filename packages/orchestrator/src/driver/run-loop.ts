@@ -671,7 +671,9 @@ class LoopDriver {
    */
   private async runSlices(): Promise<LoopObservation> {
     const parallel = this.options.parallel;
-    if (parallel !== undefined && parallel.concurrency > 1 && this.options.slice === undefined) {
+    // At once with N > 1, and always to finish a wave that was started at once (its slices' work is in commits).
+    const started = specRecord(this.ledger).parallel !== undefined;
+    if (parallel !== undefined && (parallel.concurrency > 1 || started) && this.options.slice === undefined) {
       const before = this.ledger.spent;
       const wave = await runSlicesAtOnce({
         parallel,
@@ -687,6 +689,10 @@ class LoopDriver {
         runLoop,
         now: () => this.now(),
         progress: (text) => this.progress({ kind: 'marker', text }),
+        adopt: (ledger) => {
+          this.ledger = ledger;
+          this.record.adopt(ledger);
+        },
       });
       this.ledger = wave.ledger;
       this.record.adopt(wave.ledger);

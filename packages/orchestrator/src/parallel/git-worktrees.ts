@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rm, stat, symlink } from 'node:fs/promises';
+import { cp, mkdir, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
@@ -30,7 +30,10 @@ export interface SliceWorkspaces {
   setMerged(commit: string): Promise<void>;
   /** A new worktree for `sliceId` on its own branch at `base`. */
   create(sliceId: string, base: string): Promise<SliceWorkspace>;
-  /** Commits everything the slice's loop left in its worktree (the state folder aside); returns the commit. */
+  /**
+   * Commits everything the slice's loop left in its worktree (the state folder aside) and copies the slice's
+   * records (`.allium-loop/<slug>/`) into the main tree's; returns the commit.
+   */
   commit(workspace: SliceWorkspace): Promise<string>;
   /** Merges `commit` into `merged` without touching any working tree; conflicts are reported, never resolved. */
   merge(merged: string, commit: string, sliceId: string): Promise<MergeOutcome>;
@@ -50,7 +53,7 @@ const IDENTITY = {
 };
 
 /** Paths a slice commit never holds: the state folder, and the `node_modules` link into the main tree. */
-const NOT_COMMITTED = [':(exclude).allium-loop', ':(exclude)node_modules'];
+const NOT_COMMITTED = ['.allium-loop', 'node_modules'];
 
 async function git(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
   const result = await execa('git', [...args], { cwd, env, reject: false, stripFinalNewline: true });
@@ -142,12 +145,17 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       return workspace;
     },
     async commit(workspace) {
-      await git(workspace.dir, ['add', '-A', '--', '.', ...NOT_COMMITTED]);
+      await git(workspace.dir, ['add', '-A', '--', '.']);
+      await git(workspace.dir, ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...NOT_COMMITTED]);
       await git(
         workspace.dir,
         ['commit', '--allow-empty', '--no-verify', '-q', '-m', `allium-loop: slice ${workspace.sliceId}`],
         IDENTITY,
       );
+      // The slice's records (result files, transcripts, the engine's copies of its generated tests) outlive it.
+      const records = join(workspace.cwd, '.allium-loop', slug);
+      if ((await stat(records).catch(() => undefined)) !== undefined)
+        await cp(records, join(cwd, '.allium-loop', slug), { recursive: true, force: true });
       return git(workspace.dir, ['rev-parse', 'HEAD']);
     },
     async merge(merged, commit, sliceId) {

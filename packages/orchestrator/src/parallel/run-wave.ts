@@ -46,6 +46,8 @@ export interface WaveInput<O extends SliceLoopOptions> {
   readonly runLoop: (options: O) => Promise<Ledger>;
   readonly now: () => Date;
   readonly progress: (text: string) => void;
+  /** Called with the ledger after every write of the wave, so the driver holds the latest even if the wave throws. */
+  readonly adopt: (ledger: Ledger) => void;
 }
 
 /** How the wave ended: the ledger, and the terminal of the goal when not every slice was merged. */
@@ -66,7 +68,10 @@ type ParallelRecord = NonNullable<ReturnType<typeof specRecord>['parallel']>;
  */
 export async function runSlicesAtOnce<O extends SliceLoopOptions>(input: WaveInput<O>): Promise<WaveOutcome> {
   const { parallel, options } = input;
-  const shared = new SharedLedger(options.store, options.lease, input.ledger, options.onLedger);
+  const shared = new SharedLedger(options.store, options.lease, input.ledger, (ledger) => {
+    input.adopt(ledger);
+    options.onLedger?.(ledger);
+  });
   const note = (message: string, data: Record<string, unknown> = {}): JournalEvent => ({
     type: 'note',
     at: input.now().toISOString(),
@@ -115,6 +120,17 @@ async function prepare(
   );
 }
 
+/** The slice's generated tests join the run's protected tests (its merge is being verified). Pure. */
+function promoteTests(ledger: Ledger, id: string, tests: readonly Ledger['protectedTests'][number][]): Ledger {
+  const paths = new Set(tests.map((t) => t.path));
+  const p = specRecord(ledger).parallel!;
+  const { [id]: _moved, ...pendingTests } = p.pendingTests ?? {};
+  return withParallel(
+    { ...ledger, protectedTests: [...ledger.protectedTests.filter((t) => !paths.has(t.path)), ...tests] },
+    { ...p, pendingTests },
+  );
+}
+
 function withParallel(ledger: Ledger, parallel: ParallelRecord): Ledger {
   return { ...ledger, modeState: { ...specRecord(ledger), parallel } };
 }
@@ -138,7 +154,21 @@ export function restartSlices(ledger: Ledger, ids: readonly string[], detail: st
         : intent,
     ),
     subGoals: ledger.subGoals.map((g) => (ids.includes(g.id) ? { ...g, status: 'pending' as const, report: null } : g)),
-    modeState: { ...record, slices, lastCalls },
+    modeState: {
+      ...record,
+      slices,
+      lastCalls,
+      ...(record.parallel === undefined
+        ? {}
+        : {
+            parallel: {
+              ...record.parallel,
+              pendingTests: Object.fromEntries(
+                Object.entries(record.parallel.pendingTests ?? {}).filter(([id]) => !ids.includes(id)),
+              ),
+            },
+          }),
+    },
   };
 }
 
@@ -317,6 +347,8 @@ async function supervise<O extends SliceLoopOptions>(
     if (!outcome.ok) why = `merge conflict in ${outcome.conflicts.join(', ') || 'the tree'}`;
     else {
       await parallel.workspaces.showInMain(outcome.commit);
+      const tests = current.pendingTests?.[id] ?? [];
+      await shared.update((l) => promoteTests(l, id, tests));
       const state = readLoopState(shared.ledger, id);
       const { recorded: _recorded, ...claim } = witnessClaim(state!, input.sliceConfig);
       const witness = await options.ports.witness({ slice: id, claim, signal: options.signal });
@@ -336,6 +368,8 @@ async function supervise<O extends SliceLoopOptions>(
       }
       why = `red after merge: ${witness.result.summary}`;
       await parallel.workspaces.showInMain(current.merged);
+      const paths = new Set(tests.map((t) => t.path));
+      await shared.update((l) => ({ ...l, protectedTests: l.protectedTests.filter((t) => !paths.has(t.path)) }));
     }
     const rounds = (current.rounds[id] ?? 0) + 1;
     const again = rounds <= MAX_MERGE_ROUNDS;

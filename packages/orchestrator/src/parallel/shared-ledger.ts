@@ -20,19 +20,19 @@ export function mergeSliceView(shared: Ledger, base: Ledger, view: Ledger, slice
   const state = viewRecord.slices?.[sliceId];
   const lastCall = viewRecord.lastCalls?.[sliceId];
   const goal = view.subGoals.find((g) => g.id === sliceId);
+  // While slices run at once, a slice's generated tests exist only in its worktree: they wait in the wave's
+  // record and join the run's protected tests when the slice is merged.
+  const parallel = record.parallel;
+  const ownTests = (into: readonly Ledger['protectedTests'][number][]) =>
+    upsertChanged(into, base.protectedTests, view.protectedTests, (t) => t.path, true);
   return {
     ...shared,
     updatedAt: view.updatedAt,
     intents,
     checkpoints: upsertChanged(shared.checkpoints, base.checkpoints, view.checkpoints, (c) => c.ref),
     questions: upsertChanged(shared.questions, base.questions, view.questions, (q) => q.id),
-    protectedTests: upsertChanged(
-      shared.protectedTests,
-      base.protectedTests,
-      view.protectedTests,
-      (t) => t.path,
-      true,
-    ),
+    protectedTests:
+      parallel === undefined ? ownTests(shared.protectedTests) : shared.protectedTests,
     spent: addSpentDelta(shared.spent, base.spent, view.spent),
     subGoals:
       goal === undefined ? shared.subGoals : shared.subGoals.map((g) => (g.id === sliceId ? goal : g)),
@@ -40,6 +40,17 @@ export function mergeSliceView(shared: Ledger, base: Ledger, view: Ledger, slice
       ...record,
       ...(state === undefined ? {} : { slices: { ...record.slices, [sliceId]: state } }),
       ...(lastCall === undefined ? {} : { lastCalls: { ...record.lastCalls, [sliceId]: lastCall } }),
+      ...(parallel === undefined
+        ? {}
+        : {
+            parallel: {
+              ...parallel,
+              pendingTests: {
+                ...parallel.pendingTests,
+                [sliceId]: ownTests(parallel.pendingTests?.[sliceId] ?? []),
+              },
+            },
+          }),
     },
   };
 }
