@@ -58,10 +58,13 @@ const NOT_COMMITTED = ['.allium-loop', 'node_modules'];
 async function git(cwd: string, args: readonly string[], env: Record<string, string> = {}) {
   const result = await execa('git', [...args], { cwd, env, reject: false, stripFinalNewline: true });
   if (result.exitCode !== 0)
-    throw new AlliumLoopError(`git ${args.join(' ')} failed: ${result.stderr.trim() || result.stdout.trim()}`, {
-      code: 'parallel.git_failed',
-      context: { cwd, exitCode: result.exitCode ?? null },
-    });
+    throw new AlliumLoopError(
+      `git ${args.join(' ')} failed: ${result.stderr.trim() || result.stdout.trim()}`,
+      {
+        code: 'parallel.git_failed',
+        context: { cwd, exitCode: result.exitCode ?? null },
+      },
+    );
   return result.stdout;
 }
 
@@ -146,7 +149,15 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
     },
     async commit(workspace) {
       await git(workspace.dir, ['add', '-A', '--', '.']);
-      await git(workspace.dir, ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...NOT_COMMITTED]);
+      await git(workspace.dir, [
+        'rm',
+        '-r',
+        '--cached',
+        '--quiet',
+        '--ignore-unmatch',
+        '--',
+        ...NOT_COMMITTED,
+      ]);
       await git(
         workspace.dir,
         ['commit', '--allow-empty', '--no-verify', '-q', '-m', `allium-loop: slice ${workspace.sliceId}`],

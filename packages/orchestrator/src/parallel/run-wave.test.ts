@@ -7,7 +7,13 @@ import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import { createLedger, createMemoryLedgerStore, type JournalEvent, type Ledger } from '@allium-loop/ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
-import type { LoopPorts, MeasureReport, PhaseReport, PhaseRequest, PlannedSlice } from '../driver/loop-ports.js';
+import type {
+  LoopPorts,
+  MeasureReport,
+  PhaseReport,
+  PhaseRequest,
+  PlannedSlice,
+} from '../driver/loop-ports.js';
 import { runLoop } from '../driver/run-loop.js';
 import { createGitWorktrees } from './git-worktrees.js';
 
@@ -40,7 +46,11 @@ async function repo(files: Record<string, string> = {}): Promise<string> {
   return dir;
 }
 
-function phaseReport(phase: LoopPhase, extra: Partial<PhaseReport['observation']> = {}, costUsd = 0.1): PhaseReport {
+function phaseReport(
+  phase: LoopPhase,
+  extra: Partial<PhaseReport['observation']> = {},
+  costUsd = 0.1,
+): PhaseReport {
   return {
     observation: { kind: 'phase_done', phase, ok: true, costUsd, ...extra },
     events: [],
@@ -74,7 +84,14 @@ async function measured(cwd: string): Promise<MeasureReport> {
     observation: {
       kind: 'measured',
       measurement: {
-        tests: { counts: 'known', passed: 1, failed: failing.length, skipped: 0, failing, exitCode: failing.length > 0 ? 1 : 0 },
+        tests: {
+          counts: 'known',
+          passed: 1,
+          failed: failing.length,
+          skipped: 0,
+          failing,
+          exitCode: failing.length > 0 ? 1 : 0,
+        },
         structuralErrors: 0,
         openQuestions: { blocking: 0, parked: 0 },
       },
@@ -120,7 +137,13 @@ function portsIn(cwd: string, script: Script, calls: string[]): LoopPorts {
         result: {
           phase: 'witness',
           verdict: pass ? 'PASS' : 'FAIL',
-          checks: [{ name: 'tests-pass', result: pass ? 'pass' : 'fail', ground_truth: `failing: ${failing.join(', ')}` }],
+          checks: [
+            {
+              name: 'tests-pass',
+              result: pass ? 'pass' : 'fail',
+              ground_truth: `failing: ${failing.join(', ')}`,
+            },
+          ],
           violations: pass ? [] : [{ violation: `failing ${failing.join(', ')}`, routing: 'implement' }],
           record_path: `.allium-loop/${SLUG}.witness.json`,
           summary: `witness: ${pass ? 'PASS' : 'FAIL'} · ${request.slice ?? 'run'}`,
@@ -143,7 +166,11 @@ const config: LoopConfig = {
 };
 
 function plan(names: readonly string[], deps: Record<string, string[]> = {}): PlannedSlice[] {
-  const slices = names.map((n) => ({ id: `room:${n}`, constructs: [`entity:${n}`], dependsOn: (deps[n] ?? []).map((d) => `room:${d}`) }));
+  const slices = names.map((n) => ({
+    id: `room:${n}`,
+    constructs: [`entity:${n}`],
+    dependsOn: (deps[n] ?? []).map((d) => `room:${d}`),
+  }));
   return [...slices, { id: 'integration', constructs: [], dependsOn: slices.map((s) => s.id), chains: [] }];
 }
 
@@ -180,13 +207,21 @@ async function runRooms(options: {
 
 const parallelNotes = (journal: readonly JournalEvent[]) =>
   journal.flatMap((e) =>
-    e.type === 'note' && e.data?.['parallel'] === true && e.data['event'] !== undefined ? [`${String(e.data['event'] ?? '')} ${String(e.data['slice'] ?? '')}`.trim()] : [],
+    e.type === 'note' && e.data?.['parallel'] === true && e.data['event'] !== undefined
+      ? [`${String(e.data['event'] ?? '')} ${String(e.data['slice'] ?? '')}`.trim()]
+      : [],
   );
 
 async function worktreesLeft(dir: string): Promise<string[]> {
   const list = await git(dir, 'worktree', 'list', '--porcelain');
   const branches = await git(dir, 'for-each-ref', '--format=%(refname)', 'refs/heads/allium-loop/');
-  return [...list.split('\n').filter((l) => l.startsWith('worktree ')).slice(1), ...branches.split('\n').filter((b) => b !== '')];
+  return [
+    ...list
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .slice(1),
+    ...branches.split('\n').filter((b) => b !== ''),
+  ];
 }
 
 /** Resolves once `ready()` holds, checked whenever `poke` is called: an event wait, never a sleep. */
@@ -205,85 +240,116 @@ function barrier() {
 }
 
 describe('--concurrency: slices at once in worktrees', () => {
-  it('runs two independent slices at once, each in its own worktree, merges both and leaves no worktree', { timeout: 120_000 }, async () => {
-    const dir = await repo();
-    const meeting = barrier();
-    const cwds = new Map<string, string>();
-    // Each slice's implement waits until the other slice has propagated: run one after the other, this never ends.
-    const script = roomsScript(async (request, cwd) => {
-      const name = nameOf(request);
-      cwds.set(name, cwd);
-      if (request.phase === 'propagate') meeting.mark(name);
-      if (request.phase === 'implement') await meeting.waitFor(name === 'kitchen' ? 'hall' : 'kitchen');
-    });
-    const { final, journal } = await runRooms({ dir, slices: plan(['kitchen', 'hall']), script });
-    expect(final.terminal?.state).toBe('converged');
-    expect(final.subGoals.map((g) => [g.id, g.status])).toEqual([
-      ['room:kitchen', 'converged'],
-      ['room:hall', 'converged'],
-      ['integration', 'converged'],
-    ]);
-    // Overlap by events: both slices started before either finished.
-    const events = parallelNotes(journal);
-    expect(events.slice(0, 2).sort()).toEqual(['slice_started room:hall', 'slice_started room:kitchen']);
-    expect(events.indexOf('slice_started room:hall')).toBeLessThan(events.findIndex((e) => e.startsWith('slice_finished')));
-    // Merged in plan order, each slice in its own worktree outside the project.
-    expect(events.filter((e) => e.startsWith('slice_merged')).sort()).toEqual(['slice_merged room:hall', 'slice_merged room:kitchen']);
-    expect(cwds.get('kitchen')).not.toBe(cwds.get('hall'));
-    expect(cwds.get('kitchen')!.startsWith(dir)).toBe(false);
-    // The main tree holds both slices' work; the ledger has both slices' sections and every call's spend.
-    // (the integration pass runs after the wave, in the main tree.)
-    expect((await readdir(join(dir, 'rooms'))).sort()).toEqual([
-      'hall.impl',
-      'hall.test',
-      'integration.impl',
-      'integration.test',
-      'kitchen.impl',
-      'kitchen.test',
-    ]);
-    const record = final.modeState.kind === 'spec' ? final.modeState : undefined;
-    expect(Object.keys(record?.slices ?? {}).sort()).toEqual(['integration', 'room:hall', 'room:kitchen']);
-    expect(record?.parallel?.mergedSlices).toEqual(['room:kitchen', 'room:hall']);
-    expect(final.intents.filter((i) => i.key.startsWith('slice:room:')).every((i) => i.outcome?.status === 'succeeded')).toBe(true);
-    expect(final.spent.agentCalls).toBe(final.intents.length);
-    expect(await worktreesLeft(dir)).toEqual([]);
-    expect(existsSync(cwds.get('kitchen')!)).toBe(false);
-  });
+  it(
+    'runs two independent slices at once, each in its own worktree, merges both and leaves no worktree',
+    { timeout: 120_000 },
+    async () => {
+      const dir = await repo();
+      const meeting = barrier();
+      const cwds = new Map<string, string>();
+      // Each slice's implement waits until the other slice has propagated: run one after the other, this never ends.
+      const script = roomsScript(async (request, cwd) => {
+        const name = nameOf(request);
+        cwds.set(name, cwd);
+        if (request.phase === 'propagate') meeting.mark(name);
+        if (request.phase === 'implement') await meeting.waitFor(name === 'kitchen' ? 'hall' : 'kitchen');
+      });
+      const { final, journal } = await runRooms({ dir, slices: plan(['kitchen', 'hall']), script });
+      expect(final.terminal?.state).toBe('converged');
+      expect(final.subGoals.map((g) => [g.id, g.status])).toEqual([
+        ['room:kitchen', 'converged'],
+        ['room:hall', 'converged'],
+        ['integration', 'converged'],
+      ]);
+      // Overlap by events: both slices started before either finished.
+      const events = parallelNotes(journal);
+      expect(events.slice(0, 2).sort()).toEqual(['slice_started room:hall', 'slice_started room:kitchen']);
+      expect(events.indexOf('slice_started room:hall')).toBeLessThan(
+        events.findIndex((e) => e.startsWith('slice_finished')),
+      );
+      // Merged in plan order, each slice in its own worktree outside the project.
+      expect(events.filter((e) => e.startsWith('slice_merged')).sort()).toEqual([
+        'slice_merged room:hall',
+        'slice_merged room:kitchen',
+      ]);
+      expect(cwds.get('kitchen')).not.toBe(cwds.get('hall'));
+      expect(cwds.get('kitchen')!.startsWith(dir)).toBe(false);
+      // The main tree holds both slices' work; the ledger has both slices' sections and every call's spend.
+      // (the integration pass runs after the wave, in the main tree.)
+      expect((await readdir(join(dir, 'rooms'))).sort()).toEqual([
+        'hall.impl',
+        'hall.test',
+        'integration.impl',
+        'integration.test',
+        'kitchen.impl',
+        'kitchen.test',
+      ]);
+      const record = final.modeState.kind === 'spec' ? final.modeState : undefined;
+      expect(Object.keys(record?.slices ?? {}).sort()).toEqual(['integration', 'room:hall', 'room:kitchen']);
+      expect(record?.parallel?.mergedSlices).toEqual(['room:kitchen', 'room:hall']);
+      expect(
+        final.intents
+          .filter((i) => i.key.startsWith('slice:room:'))
+          .every((i) => i.outcome?.status === 'succeeded'),
+      ).toBe(true);
+      expect(final.spent.agentCalls).toBe(final.intents.length);
+      expect(await worktreesLeft(dir)).toEqual([]);
+      expect(existsSync(cwds.get('kitchen')!)).toBe(false);
+    },
+  );
 
-  it('starts a dependent slice only after its producer is merged, from the merged base', { timeout: 120_000 }, async () => {
-    const dir = await repo();
-    const seen: Record<string, string[]> = {};
-    const script = roomsScript(async (request, cwd) => {
-      if (request.phase === 'propagate') seen[nameOf(request)] = (await readdir(join(cwd, 'rooms')).catch(() => [] as string[])).sort();
-    });
-    const { final, journal } = await runRooms({ dir, slices: plan(['hall', 'kitchen'], { kitchen: ['hall'] }), script });
-    expect(final.terminal?.state).toBe('converged');
-    const events = parallelNotes(journal);
-    expect(events.indexOf('slice_started room:kitchen')).toBeGreaterThan(events.indexOf('slice_merged room:hall'));
-    expect(seen['kitchen']).toEqual(['hall.impl', 'hall.test']);
-  });
+  it(
+    'starts a dependent slice only after its producer is merged, from the merged base',
+    { timeout: 120_000 },
+    async () => {
+      const dir = await repo();
+      const seen: Record<string, string[]> = {};
+      const script = roomsScript(async (request, cwd) => {
+        if (request.phase === 'propagate')
+          seen[nameOf(request)] = (await readdir(join(cwd, 'rooms')).catch(() => [] as string[])).sort();
+      });
+      const { final, journal } = await runRooms({
+        dir,
+        slices: plan(['hall', 'kitchen'], { kitchen: ['hall'] }),
+        script,
+      });
+      expect(final.terminal?.state).toBe('converged');
+      const events = parallelNotes(journal);
+      expect(events.indexOf('slice_started room:kitchen')).toBeGreaterThan(
+        events.indexOf('slice_merged room:hall'),
+      );
+      expect(seen['kitchen']).toEqual(['hall.impl', 'hall.test']);
+    },
+  );
 
-  it('sends a slice whose merge conflicts round again on the merged base, never an unverified resolution', { timeout: 120_000 }, async () => {
-    const dir = await repo({ 'doors.txt': 'doors\n' });
-    // Both slices rewrite doors.txt; on the merged base the second one appends instead (what an agent would do).
-    const script = roomsScript(async (request, cwd) => {
-      if (request.phase !== 'implement' || request.focus.slice?.integration === true) return;
-      const file = join(cwd, 'doors.txt');
-      const text = await readFile(file, 'utf8');
-      const name = nameOf(request);
-      await writeFile(file, text === 'doors\n' ? `doors of ${name}\n` : `${text}doors of ${name}\n`);
-    });
-    const { final, journal } = await runRooms({ dir, slices: plan(['kitchen', 'hall']), script });
-    expect(final.terminal?.state).toBe('converged');
-    // Whichever slice is merged second conflicts on doors.txt and goes round again on the merged base.
-    const again = journal.filter((e) => e.type === 'note' && / goes round again /.test(e.message));
-    expect(again).toHaveLength(1);
-    expect(again[0]?.type === 'note' ? again[0].message : '').toContain('merge conflict in doors.txt');
-    expect(parallelNotes(journal).filter((e) => e.startsWith('slice_merged'))).toHaveLength(2);
-    const doors = (await readFile(join(dir, 'doors.txt'), 'utf8')).split('\n').filter((l) => l !== '').sort();
-    expect(doors).toEqual(['doors of hall', 'doors of kitchen']);
-    expect(await worktreesLeft(dir)).toEqual([]);
-  });
+  it(
+    'sends a slice whose merge conflicts round again on the merged base, never an unverified resolution',
+    { timeout: 120_000 },
+    async () => {
+      const dir = await repo({ 'doors.txt': 'doors\n' });
+      // Both slices rewrite doors.txt; on the merged base the second one appends instead (what an agent would do).
+      const script = roomsScript(async (request, cwd) => {
+        if (request.phase !== 'implement' || request.focus.slice?.integration === true) return;
+        const file = join(cwd, 'doors.txt');
+        const text = await readFile(file, 'utf8');
+        const name = nameOf(request);
+        await writeFile(file, text === 'doors\n' ? `doors of ${name}\n` : `${text}doors of ${name}\n`);
+      });
+      const { final, journal } = await runRooms({ dir, slices: plan(['kitchen', 'hall']), script });
+      expect(final.terminal?.state).toBe('converged');
+      // Whichever slice is merged second conflicts on doors.txt and goes round again on the merged base.
+      const again = journal.filter((e) => e.type === 'note' && / goes round again /.test(e.message));
+      expect(again).toHaveLength(1);
+      expect(again[0]?.type === 'note' ? again[0].message : '').toContain('merge conflict in doors.txt');
+      expect(parallelNotes(journal).filter((e) => e.startsWith('slice_merged'))).toHaveLength(2);
+      const doors = (await readFile(join(dir, 'doors.txt'), 'utf8'))
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort();
+      expect(doors).toEqual(['doors of hall', 'doors of kitchen']);
+      expect(await worktreesLeft(dir)).toEqual([]);
+    },
+  );
 
   it('sends a slice that turns the merged suite red round again', { timeout: 120_000 }, async () => {
     const dir = await repo();
@@ -308,20 +374,24 @@ describe('--concurrency: slices at once in worktrees', () => {
     expect(await worktreesLeft(dir)).toEqual([]);
   });
 
-  it('holds the budget across slices: calls in flight count, the total never passes it', { timeout: 120_000 }, async () => {
-    const dir = await repo();
-    const { final, stored } = await runRooms({
-      dir,
-      slices: plan(['kitchen', 'hall', 'attic']),
-      script: roomsScript(),
-      concurrency: 3,
-      caps: { budgetUsd: 0.65, maxCallUsd: 0.1 },
-    });
-    expect(final.terminal?.state).toBe('budget_exhausted');
-    expect(final.spent.usd!).toBeLessThanOrEqual(0.65 + 1e-9);
-    expect(stored.ok).toBe(true);
-    expect(await worktreesLeft(dir)).toEqual([]);
-  });
+  it(
+    'holds the budget across slices: calls in flight count, the total never passes it',
+    { timeout: 120_000 },
+    async () => {
+      const dir = await repo();
+      const { final, stored } = await runRooms({
+        dir,
+        slices: plan(['kitchen', 'hall', 'attic']),
+        script: roomsScript(),
+        concurrency: 3,
+        caps: { budgetUsd: 0.65, maxCallUsd: 0.1 },
+      });
+      expect(final.terminal?.state).toBe('budget_exhausted');
+      expect(final.spent.usd!).toBeLessThanOrEqual(0.65 + 1e-9);
+      expect(stored.ok).toBe(true);
+      expect(await worktreesLeft(dir)).toEqual([]);
+    },
+  );
 });
 
 export type { Ledger };

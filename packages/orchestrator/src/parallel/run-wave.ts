@@ -81,7 +81,10 @@ export async function runSlicesAtOnce<O extends SliceLoopOptions>(input: WaveInp
   });
   const leftovers = await parallel.workspaces.removeAll();
   if (leftovers.length > 0)
-    await shared.update((l) => l, [note(`removed ${String(leftovers.length)} worktree(s) left by a stopped run`, { removed: leftovers })]);
+    await shared.update(
+      (l) => l,
+      [note(`removed ${String(leftovers.length)} worktree(s) left by a stopped run`, { removed: leftovers })],
+    );
   const goals = shared.ledger.subGoals.filter((g) => g.id !== 'integration');
   try {
     await prepare(shared, goals, parallel.workspaces, note);
@@ -99,12 +102,16 @@ async function prepare(
   note: (message: string, data?: Record<string, unknown>) => JournalEvent,
 ): Promise<void> {
   const existing = specRecord(shared.ledger).parallel;
-  const merged = new Set(existing?.mergedSlices ?? goals.filter((g) => g.status === 'converged').map((g) => g.id));
+  const merged = new Set(
+    existing?.mergedSlices ?? goals.filter((g) => g.status === 'converged').map((g) => g.id),
+  );
   let record: ParallelRecord;
   const events: JournalEvent[] = [];
   if (existing === undefined) {
     record = { merged: await workspaces.snapshot(), mergedSlices: [...merged], commits: {}, rounds: {} };
-    events.push(note(`slices run at once from merged base ${record.merged.slice(0, 12)}`, { base: record.merged }));
+    events.push(
+      note(`slices run at once from merged base ${record.merged.slice(0, 12)}`, { base: record.merged }),
+    );
   } else {
     record = existing;
     if (goals.some((g) => !merged.has(g.id)) && (await workspaces.showInMain(record.merged)))
@@ -115,13 +122,23 @@ async function prepare(
   // gone, so it starts again from the merged base, its unfinished calls abandoned.
   const restart = goals.filter((g) => !merged.has(g.id) && record.commits[g.id] === undefined);
   await shared.update(
-    (ledger) => restartSlices(withParallel(ledger, record), restart.map((g) => g.id), 'the slice starts again in a new worktree', new Date(ledger.updatedAt)),
+    (ledger) =>
+      restartSlices(
+        withParallel(ledger, record),
+        restart.map((g) => g.id),
+        'the slice starts again in a new worktree',
+        new Date(ledger.updatedAt),
+      ),
     events,
   );
 }
 
 /** The slice's generated tests join the run's protected tests (its merge is being verified). Pure. */
-function promoteTests(ledger: Ledger, id: string, tests: readonly Ledger['protectedTests'][number][]): Ledger {
+function promoteTests(
+  ledger: Ledger,
+  id: string,
+  tests: readonly Ledger['protectedTests'][number][],
+): Ledger {
   const paths = new Set(tests.map((t) => t.path));
   const p = specRecord(ledger).parallel!;
   const { [id]: _moved, ...pendingTests } = p.pendingTests ?? {};
@@ -153,7 +170,9 @@ export function restartSlices(ledger: Ledger, ids: readonly string[], detail: st
         ? { ...intent, outcome: { status: 'abandoned' as const, at: at.toISOString(), detail } }
         : intent,
     ),
-    subGoals: ledger.subGoals.map((g) => (ids.includes(g.id) ? { ...g, status: 'pending' as const, report: null } : g)),
+    subGoals: ledger.subGoals.map((g) =>
+      ids.includes(g.id) ? { ...g, status: 'pending' as const, report: null } : g,
+    ),
     modeState: {
       ...record,
       slices,
@@ -292,13 +311,16 @@ async function supervise<O extends SliceLoopOptions>(
             get: () => gate.budgetFor(goal.id, ownSpent()),
           });
     const slice: SliceFocus = { id: goal.id, constructs: goal.slice.constructs, integration: false };
-    await shared.update((l) => l, [
-      note(`slice ${goal.id} started in worktree ${workspace.dir} (branch ${workspace.branch})`, {
-        event: 'slice_started',
-        slice: goal.id,
-        base: record().merged,
-      }),
-    ]);
+    await shared.update(
+      (l) => l,
+      [
+        note(`slice ${goal.id} started in worktree ${workspace.dir} (branch ${workspace.branch})`, {
+          event: 'slice_started',
+          slice: goal.id,
+          base: record().merged,
+        }),
+      ],
+    );
     input.progress(`[${goal.id}] started in its own worktree`);
     const done = input
       .runLoop({
@@ -325,14 +347,28 @@ async function supervise<O extends SliceLoopOptions>(
       if (terminal?.state === 'converged') {
         const commit = await parallel.workspaces.commit(entry.workspace);
         await shared.update(
-          (l) => withParallel(l, { ...specRecord(l).parallel!, commits: { ...specRecord(l).parallel!.commits, [id]: commit } }),
-          [note(`slice ${id} finished in its worktree as ${commit.slice(0, 12)}`, { event: 'slice_finished', slice: id, commit })],
+          (l) =>
+            withParallel(l, {
+              ...specRecord(l).parallel!,
+              commits: { ...specRecord(l).parallel!.commits, [id]: commit },
+            }),
+          [
+            note(`slice ${id} finished in its worktree as ${commit.slice(0, 12)}`, {
+              event: 'slice_finished',
+              slice: id,
+              commit,
+            }),
+          ],
         );
       } else {
-        failed.set(id, { state: terminal?.state ?? 'failed', reason: terminal?.reason ?? 'ended without a verdict' });
-        await shared.update((l) => l, [
-          note(`slice ${id} ended ${terminal?.state ?? 'failed'}`, { event: 'slice_ended', slice: id }),
-        ]);
+        failed.set(id, {
+          state: terminal?.state ?? 'failed',
+          reason: terminal?.reason ?? 'ended without a verdict',
+        });
+        await shared.update(
+          (l) => l,
+          [note(`slice ${id} ended ${terminal?.state ?? 'failed'}`, { event: 'slice_ended', slice: id })],
+        );
       }
     } finally {
       await parallel.workspaces.remove(entry.workspace);
@@ -361,7 +397,13 @@ async function supervise<O extends SliceLoopOptions>(
             const { [id]: _done, ...commits } = p.commits;
             return withParallel(l, { ...p, merged: c, mergedSlices: [...p.mergedSlices, id], commits });
           },
-          [note(`merged slice ${id} (${c.slice(0, 12)}); ${witness.result.summary}`, { event: 'slice_merged', slice: id, commit: c })],
+          [
+            note(`merged slice ${id} (${c.slice(0, 12)}); ${witness.result.summary}`, {
+              event: 'slice_merged',
+              slice: id,
+              commit: c,
+            }),
+          ],
         );
         input.progress(`[${id}] merged; tests green on the merged tree`);
         return;
@@ -369,7 +411,10 @@ async function supervise<O extends SliceLoopOptions>(
       why = `red after merge: ${witness.result.summary}`;
       await parallel.workspaces.showInMain(current.merged);
       const paths = new Set(tests.map((t) => t.path));
-      await shared.update((l) => ({ ...l, protectedTests: l.protectedTests.filter((t) => !paths.has(t.path)) }));
+      await shared.update((l) => ({
+        ...l,
+        protectedTests: l.protectedTests.filter((t) => !paths.has(t.path)),
+      }));
     }
     const rounds = (current.rounds[id] ?? 0) + 1;
     const again = rounds <= MAX_MERGE_ROUNDS;
@@ -389,7 +434,8 @@ async function supervise<O extends SliceLoopOptions>(
         ),
       ],
     );
-    if (!again) failed.set(id, { state: 'failed', reason: `${why!} after ${String(MAX_MERGE_ROUNDS)} more round(s)` });
+    if (!again)
+      failed.set(id, { state: 'failed', reason: `${why!} after ${String(MAX_MERGE_ROUNDS)} more round(s)` });
   };
 
   for (;;) {
@@ -433,7 +479,9 @@ async function supervise<O extends SliceLoopOptions>(
     return { ledger, terminal: { state: first.state, reason: `slice ${id}: ${first.reason}` } };
   }
   if (options.signal.aborted) return { ledger, terminal: { state: 'cancelled', reason: 'cancelled' } };
-  if (held === 'budget') return { ledger, terminal: { state: 'budget_exhausted', reason: 'budget: no slice could start' } };
-  if (held === 'wall_clock') return { ledger, terminal: { state: 'timed_out', reason: 'wall-clock cap reached' } };
+  if (held === 'budget')
+    return { ledger, terminal: { state: 'budget_exhausted', reason: 'budget: no slice could start' } };
+  if (held === 'wall_clock')
+    return { ledger, terminal: { state: 'timed_out', reason: 'wall-clock cap reached' } };
   return { ledger, terminal: { state: 'failed', reason: 'slices left unmerged' } };
 }

@@ -31,8 +31,7 @@ export function mergeSliceView(shared: Ledger, base: Ledger, view: Ledger, slice
     intents,
     checkpoints: upsertChanged(shared.checkpoints, base.checkpoints, view.checkpoints, (c) => c.ref),
     questions: upsertChanged(shared.questions, base.questions, view.questions, (q) => q.id),
-    protectedTests:
-      parallel === undefined ? ownTests(shared.protectedTests) : shared.protectedTests,
+    protectedTests: parallel === undefined ? ownTests(shared.protectedTests) : shared.protectedTests,
     spent: addSpentDelta(shared.spent, base.spent, view.spent),
     subGoals:
       goal === undefined ? shared.subGoals : shared.subGoals.map((g) => (g.id === sliceId ? goal : g)),
