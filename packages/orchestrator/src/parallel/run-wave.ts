@@ -201,6 +201,11 @@ class SpendGate {
     private readonly spentAll: () => number,
   ) {}
 
+  /** The worst case of one call: `--max-call-usd`, else the reservation from the model's price table. */
+  private get worst(): number | undefined {
+    return this.caps.maxCallUsd ?? this.caps.reserveUsd;
+  }
+
   private othersInFlight(id: string): number {
     let count = 0;
     for (const [slice, n] of this.inFlight) if (slice !== id) count += n;
@@ -214,14 +219,14 @@ class SpendGate {
   budgetFor(id: string, ownSpent: number): number | undefined {
     const budget = this.caps.budgetUsd;
     if (budget === undefined) return undefined;
-    const others = this.spentAll() - ownSpent + this.othersInFlight(id) * (this.caps.maxCallUsd ?? 0);
+    const others = this.spentAll() - ownSpent + this.othersInFlight(id) * (this.worst ?? 0);
     return Math.max(0, budget - others);
   }
 
   private fits(id: string): boolean {
     const budget = this.caps.budgetUsd;
     if (budget === undefined) return true;
-    const worst = this.caps.maxCallUsd;
+    const worst = this.worst;
     const spent = this.spentAll();
     if (worst === undefined) return spent < budget;
     return spent + (this.othersInFlight(id) + 1) * worst <= budget + 1e-9;
@@ -278,6 +283,7 @@ async function supervise<O extends SliceLoopOptions>(
   const { parallel, options } = input;
   const caps = input.sliceConfig.caps;
   const gate = new SpendGate(caps, () => shared.ledger.spent.usd ?? 0);
+  const worst = caps.maxCallUsd ?? caps.reserveUsd;
   const slices: SchedSlice[] = goals.map((g) => ({ id: g.id, dependsOn: g.dependsOn }));
   const running = new Map<string, Running>();
   const failed = new Map<string, { state: TerminalState; reason: string }>();
@@ -452,7 +458,7 @@ async function supervise<O extends SliceLoopOptions>(
       {
         concurrency: parallel.concurrency,
         ...(caps.budgetUsd === undefined ? {} : { budgetUsd: caps.budgetUsd }),
-        ...(caps.maxCallUsd === undefined ? {} : { maxCallUsd: caps.maxCallUsd }),
+        ...(worst === undefined ? {} : { maxCallUsd: worst }),
         ...(caps.wallClockMs === undefined ? {} : { wallClockMs: caps.wallClockMs }),
         spentUsd: shared.ledger.spent.usd ?? 0,
         elapsedMs: input.elapsedMs(),
