@@ -51,6 +51,15 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'spec',
     group: 'Spec loop',
   },
+  concurrency: {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: 'slices of a wave run at once, each in its own git worktree (docs/scale-out.md)',
+    default: '1',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
   'on-drift': {
     type: 'string',
     arg: 'reverify|reset|stop',

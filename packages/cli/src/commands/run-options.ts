@@ -119,6 +119,7 @@ export function runSettings(
     ...output,
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
+    ...concurrencyOf(values, config),
     ...(prompt === undefined
       ? {}
       : {
@@ -134,6 +135,12 @@ export function runSettings(
           },
         }),
   };
+}
+
+/** `--concurrency N` (or the config file's `concurrency`), when given (a count: at least 1). */
+function concurrencyOf(values: RunFlagValues, config: Config): { concurrency?: number } {
+  const given = numberFlag(values, 'concurrency') ?? config.concurrency;
+  return given === undefined ? {} : { concurrency: given };
 }
 
 /** The output mode the flags choose. */
