@@ -725,8 +725,12 @@ class LoopDriver {
     const local = label ?? `tick-${String(tick)}`;
     const name = slice === undefined ? local : `${slice}/${local}`;
     // A tick's checkpoint reuses the tree its measurement hashed (weed, which follows, does not edit files).
-    const tree = label === undefined ? (this.lastMeasure?.git.tree ?? undefined) : undefined;
-    const made = await this.options.ports.checkpoint?.(name, tree).catch(() => undefined);
+    const measured = this.lastMeasure?.git;
+    const known =
+      label === undefined && measured !== undefined && measured.tree !== null
+        ? { head: measured.head, tree: measured.tree }
+        : undefined;
+    const made = await this.options.ports.checkpoint?.(name, known).catch(() => undefined);
     if (made === undefined) return ledger;
     const entry = { tick, ref: made.ref, object: made.object, at: this.now().toISOString() };
     return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.ref !== made.ref), entry] };

@@ -27,7 +27,7 @@ import type {
   PlannedSlice,
 } from '../driver/loop-ports.js';
 import { plannedSlices } from '../driver/planned-slices.js';
-import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
+import { createGitSnapshots } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
 import { runWitnessGate, traceFilePath } from './witness-gate.js';
@@ -106,6 +106,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
     }),
   };
   let lastStructural: readonly { file: string; line: number; message: string }[] = [];
+  // One git session for the run: HEAD read from files, HEAD's index built once and reused by every hash.
+  const git = createGitSnapshots(cwd, join(cwd, '.allium-loop', slug, 'git-index'));
 
   const context = async (request: PhaseRequest): Promise<PhaseContext> => ({
     ...buildPhaseContext({
@@ -168,16 +170,16 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       lastStructural = measured.structure.diagnostics
         .filter((d) => d.severity === 'error')
         .map((d) => ({ file: d.location.file, line: d.location.line, message: d.message }));
-      // One tree hash serves both the repeated-action check and the verdict's git state.
-      const tree = await gitWorkingTree(cwd);
+      // One tree hash serves the repeated-action check, the verdict's git state and the tick's checkpoint.
+      const hashed = await git.workingTree();
       const report: MeasureReport = {
         observation: {
           kind: 'measured',
           measurement: measured.observation,
-          ...(tree === null ? {} : { treeHash: tree }),
+          ...(hashed === null ? {} : { treeHash: hashed.tree }),
         },
         structuralMessages: lastStructural.map((e) => `${e.file}:${String(e.line)} ${e.message}`),
-        git: { head: await gitHead(cwd), tree },
+        git: hashed === null ? { head: await git.head(), tree: null } : hashed,
       };
       return report;
     },
@@ -217,8 +219,8 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
     async plan() {
       return planFromBaseline(cwd, slug);
     },
-    async checkpoint(name, knownTree) {
-      return gitCheckpoint(cwd, slug, name, knownTree);
+    async checkpoint(name, known) {
+      return git.checkpoint(slug, name, known);
     },
   };
 }
