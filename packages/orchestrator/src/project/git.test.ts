@@ -64,7 +64,8 @@ describe('createGitSnapshots', () => {
       async () => undefined,
       () => write(dir, { 'src/a.js': 'a changed\n', 'src/new.js': 'new\n' }),
       () => rm(join(dir, 'src/b.js')),
-      () => write(dir, { 'build/tracked.js': 'tracked and ignored, edited\n', 'build/other.js': 'ignored\n' }),
+      () =>
+        write(dir, { 'build/tracked.js': 'tracked and ignored, edited\n', 'build/other.js': 'ignored\n' }),
       () => write(dir, { '.allium-loop/run.json': '{}', '.allium-loop/x/y.txt': 'state' }),
       () => write(dir, { '.gitignore': 'build/\n.allium-loop/\n', 'src/a.js': 'state dir ignored\n' }),
       async () => {
@@ -135,6 +136,13 @@ describe('createGitSnapshots', () => {
     expect(await git(dir, 'rev-parse', `${fresh?.object ?? ''}^{tree}`)).toBe(await freshTree(dir));
     expect(await git(dir, 'rev-parse', 'refs/allium-loop/r/after-last-phase')).toBe(fresh?.object);
     expect(await userIndex(dir)).toEqual({ staged: '', files: 'a.txt' });
+    // Nothing changed since: the next checkpoint points at the same commit; an edit makes a new one.
+    const same = await snapshots.checkpoint('r', 'tick-2');
+    expect(same).toEqual({ ref: 'refs/allium-loop/r/tick-2', object: fresh?.object });
+    await write(dir, { 'a.txt': 'edited again\n' });
+    const next = await snapshots.checkpoint('r', 'tick-3');
+    expect(next?.object).not.toBe(fresh?.object);
+    expect(await git(dir, 'rev-parse', `${next?.object ?? ''}^{tree}`)).toBe(await freshTree(dir));
   });
 
   it('gitWorkingTree and gitCheckpoint give the same answers on their own', async () => {

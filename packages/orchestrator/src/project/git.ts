@@ -70,10 +70,14 @@ async function readText(file: string): Promise<string | undefined> {
 
 /** The repository's directories, or `null` outside git. One git process. */
 async function findGitDirs(cwd: string): Promise<GitDirs | null> {
-  const result = await execa('git', ['rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-prefix'], {
-    cwd,
-    reject: false,
-  });
+  const result = await execa(
+    'git',
+    ['rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-prefix'],
+    {
+      cwd,
+      reject: false,
+    },
+  );
   if (result.exitCode !== 0) return null;
   const [gitDir, common, prefix] = result.stdout.split('\n');
   if (gitDir === undefined || common === undefined) return null;
@@ -115,6 +119,17 @@ function onlyStateDirIgnored(stderr: string, prefix: string): boolean {
   return header === IGNORED_PATHS && paths.length > 0 && paths.every((p) => p === `${prefix}.allium-loop`);
 }
 
+/** Writes a commit object (never on a branch) of `state.tree` on `state.head`; `undefined` when git refuses. */
+async function commitTree(cwd: string, state: WorkingTree, message: string): Promise<string | undefined> {
+  const parents = state.head === null ? [] : ['-p', state.head];
+  const commit = await execa('git', ['commit-tree', state.tree, ...parents, '-m', message], {
+    cwd,
+    env: COMMITTER,
+    reject: false,
+  });
+  return commit.exitCode === 0 ? commit.stdout.trim() : undefined;
+}
+
 /** Takes `.allium-loop/` out of the index `env` names: the state directory is never part of a hash. */
 async function dropStateDir(cwd: string, env: Readonly<Record<string, string>>): Promise<void> {
   await execa('git', ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', '.allium-loop'], {
@@ -149,6 +164,7 @@ export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots 
   let folder: Promise<string> | undefined;
   let base: { head: string | null; file: string; mtime: Date } | undefined;
   let copies = 0;
+  let lastCommit: (WorkingTree & { readonly object: string }) | undefined;
 
   const gitDirs = () => (dirs ??= findGitDirs(cwd));
   const indexFolder = () => (folder ??= mkdir(stateDir, { recursive: true }).then(() => stateDir));
@@ -196,7 +212,8 @@ export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots 
         ['-c', 'advice.addIgnoredFile=false', 'add', '-A', '--', '.', ':(exclude).allium-loop'],
         { cwd, env, reject: false },
       );
-      if (added.exitCode !== 0 && !onlyStateDirIgnored(added.stderr, found.prefix)) return hashAfresh(cwd, at);
+      if (added.exitCode !== 0 && !onlyStateDirIgnored(added.stderr, found.prefix))
+        return hashAfresh(cwd, at);
       const tree = await execa('git', ['write-tree'], { cwd, env, reject: false });
       return tree.exitCode === 0 ? { head: at, tree: tree.stdout.trim() } : null;
     } finally {
@@ -211,14 +228,13 @@ export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots 
   ): Promise<Checkpoint | undefined> => {
     const state = known ?? (await workingTree());
     if (state === null) return undefined;
-    const parents = state.head === null ? [] : ['-p', state.head];
-    const commit = await execa(
-      'git',
-      ['commit-tree', state.tree, ...parents, '-m', `allium-loop checkpoint ${slug} ${name}`],
-      { cwd, env: COMMITTER, reject: false },
-    );
-    if (commit.exitCode !== 0) return undefined;
-    const object = commit.stdout.trim();
+    // The same tree on the same HEAD as the last checkpoint (a tick recorded right after a phase that edited
+    // nothing) points its ref at that commit instead of writing another.
+    const reused =
+      lastCommit?.tree === state.tree && lastCommit.head === state.head ? lastCommit.object : undefined;
+    const object = reused ?? (await commitTree(cwd, state, `allium-loop checkpoint ${slug} ${name}`));
+    if (object === undefined) return undefined;
+    lastCommit = { ...state, object };
     const ref = `refs/allium-loop/${slug}/${name}`;
     await execa('git', ['update-ref', ref, object], { cwd });
     return { ref, object };
@@ -245,7 +261,11 @@ export async function gitWorkingTree(cwd: string): Promise<string | null> {
  * Records the working copy as a commit object under `refs/allium-loop/<slug>/<name>` — never on the user's
  * branch. Returns the ref and object, or `undefined` outside git.
  */
-export async function gitCheckpoint(cwd: string, slug: string, name: string): Promise<Checkpoint | undefined> {
+export async function gitCheckpoint(
+  cwd: string,
+  slug: string,
+  name: string,
+): Promise<Checkpoint | undefined> {
   const folder = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
   try {
     return await createGitSnapshots(cwd, folder).checkpoint(slug, name);
