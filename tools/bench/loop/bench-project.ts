@@ -55,7 +55,10 @@ exit $rc
 }
 
 /** The bench fixture for a run of `ticks` ticks: wrappers, test stub and replay script in `dir`. */
-export function makeFixture(dir: string, ticks: number): { agent: string; test: string; script: string; log: string } {
+export function makeFixture(
+  dir: string,
+  ticks: number,
+): { agent: string; test: string; script: string; log: string } {
   const log = join(dir, 'spans.log');
   const agent = join(dir, 'timed-node.sh');
   const test = join(dir, 'timed-test.sh');
@@ -149,3 +152,21 @@ export function readSpans(log: string): Span[] {
     });
 }
 
+/**
+ * A CommonJS file that, `--require`d by the engine's node process, writes the process's own CPU time (user and
+ * system, µs; children not included) to `file` as it exits. Returns the path of the script.
+ */
+export function cpuReporter(dir: string, file: string): string {
+  const script = join(dir, 'report-cpu.cjs');
+  writeFileSync(
+    script,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.cpuUsage())));\n`,
+  );
+  return script;
+}
+
+/** The CPU time (ms) a {@link cpuReporter} wrote. */
+export function readCpuMs(file: string): number {
+  const usage = JSON.parse(readFileSync(file, 'utf8')) as { user: number; system: number };
+  return (usage.user + usage.system) / 1000;
+}

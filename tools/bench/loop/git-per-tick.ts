@@ -67,12 +67,28 @@ function tracedRun(parent: string, ticks: number): Counts {
   const log = join(parent, `strace-${String(ticks)}.log`);
   const run = spawnSync(
     'strace',
-    ['-f', '-qq', '-e', 'trace=execve', '-o', log, process.execPath, CLI, 'run', GOAL, '--max-ticks', String(ticks)],
+    [
+      '-f',
+      '-qq',
+      '-e',
+      'trace=execve',
+      '-o',
+      log,
+      process.execPath,
+      CLI,
+      'run',
+      GOAL,
+      '--max-ticks',
+      String(ticks),
+    ],
     { cwd: dir, env: { ...process.env, FORCE_COLOR: '0', CI: 'true' }, encoding: 'utf8' },
   );
-  if (run.error !== undefined) throw new Error(`strace could not start (is it installed?): ${run.error.message}`);
+  if (run.error !== undefined)
+    throw new Error(`strace could not start (is it installed?): ${run.error.message}`);
   if (run.status !== 3)
-    throw new Error(`the run did not stop on max_ticks (exit ${String(run.status)}):\n${run.stdout}${run.stderr}`);
+    throw new Error(
+      `the run did not stop on max_ticks (exit ${String(run.status)}):\n${run.stdout}${run.stderr}`,
+    );
   return countExecs(log);
 }
 

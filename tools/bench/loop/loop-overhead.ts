@@ -16,7 +16,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GOAL, SLUG, makeFixture, makeProject, readSpans, type Span } from './bench-project.js';
+import {
+  GOAL,
+  SLUG,
+  cpuReporter,
+  makeFixture,
+  makeProject,
+  readCpuMs,
+  readSpans,
+  type Span,
+} from './bench-project.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -37,6 +46,8 @@ const REPLAY_AGENT = join(dirname(dirname(dirname(CLI))), 'agents/bin/replay-age
 interface Measured {
   readonly wallMs: number;
   readonly spans: readonly Span[];
+  /** The engine's own CPU time (its node process, not its children); 0 for the shell loop. */
+  readonly cpuMs: number;
 }
 
 function timed(
@@ -63,7 +74,13 @@ function timed(
 async function runEngine(parent: string, rep: number): Promise<Measured> {
   const fixture = makeFixture(mkdtempSync(join(parent, `engine-fixture-${String(rep)}-`)), TICKS);
   const dir = makeProject(parent, `engine-${String(rep)}`, fixture);
-  const run = await timed(process.execPath, [CLI, 'run', GOAL, '--max-ticks', String(TICKS)], dir);
+  const cpuFile = join(parent, `engine-cpu-${String(rep)}.json`);
+  const reporter = cpuReporter(mkdtempSync(join(parent, 'cpu-')), cpuFile);
+  const run = await timed(
+    process.execPath,
+    ['--require', reporter, CLI, 'run', GOAL, '--max-ticks', String(TICKS)],
+    dir,
+  );
   const ledger = JSON.parse(readFileSync(join(dir, '.allium-loop', `${SLUG}.json`), 'utf8')) as {
     terminal?: { state?: string };
     verdicts?: unknown[];
@@ -79,7 +96,7 @@ async function runEngine(parent: string, rep: number): Promise<Measured> {
     throw new Error(
       `wrapper saw ${String(agentSpans)} agent calls, ledger ${String(ledger.spent?.agentCalls)}`,
     );
-  return { wallMs: run.ms, spans };
+  return { wallMs: run.ms, spans, cpuMs: readCpuMs(cpuFile) };
 }
 
 /** The engine's calls per tick: a tick starts with its test run (measure); the last tick may stop early. */
@@ -106,7 +123,7 @@ async function runShell(parent: string, rep: number, shape: TickShape): Promise<
   writeFileSync(join(dir, '.bench', 'loop.sh'), loop);
   const run = await timed('/bin/bash', [join(dir, '.bench', 'loop.sh')], dir);
   if (run.code !== 0) throw new Error(`shell loop failed (exit ${String(run.code)}):\n${run.out}`);
-  return { wallMs: run.ms, spans: readSpans(fixture.log) };
+  return { wallMs: run.ms, spans: readSpans(fixture.log), cpuMs: 0 };
 }
 
 /** Splits the engine's spans into ticks, each starting at a test run. */
@@ -173,6 +190,7 @@ async function main(): Promise<void> {
     ratio: number;
     sub: number;
     shellSub: number;
+    cpu: number;
   }[] = [];
   let shape: TickShape = { calls: [], lastTickCalls: 0 };
   try {
@@ -194,10 +212,11 @@ async function main(): Promise<void> {
         steady: median(steadyTickOverheads(engine.spans)),
         // Engine time outside the ticks' span: node start-up, module loading, setup, the final report and exit.
         startup: engine.wallMs - (lastSpan - firstSpan),
+        cpu: engine.cpuMs / TICKS,
       };
       rows.push(row);
       console.log(
-        `rep ${String(rep)}: engine ${ms(row.engine)} (subprocesses ${ms(row.sub)}), shell ${ms(row.shell)} (subprocesses ${ms(row.shellSub)}), ratio ${row.ratio.toFixed(2)}×, overhead/tick ${ms(row.overhead)}, steady-state overhead/tick ${ms(row.steady)}, outside ticks ${ms(row.startup)}`,
+        `rep ${String(rep)}: engine ${ms(row.engine)} (subprocesses ${ms(row.sub)}), shell ${ms(row.shell)} (subprocesses ${ms(row.shellSub)}), ratio ${row.ratio.toFixed(2)}×, overhead/tick ${ms(row.overhead)}, steady-state overhead/tick ${ms(row.steady)}, outside ticks ${ms(row.startup)}, engine CPU/tick ${ms(row.cpu)}`,
       );
     }
   } finally {
@@ -216,6 +235,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `median subprocess time per tick: engine ${ms(pick('sub') / TICKS)}, shell loop ${ms(pick('shellSub') / TICKS)}`,
+  );
+  console.log(
+    `median engine CPU time per tick (its own node process, start-up included; children not): ${ms(pick('cpu'))}`,
   );
   console.log(`load average at end ${load()}`);
 }
