@@ -160,45 +160,41 @@ async function hashAfresh(cwd: string, head: string | null): Promise<WorkingTree
  * leave out only when it lies under `.allium-loop/`). One process at a time per `stateDir`.
  */
 export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots {
-  let dirs: Promise<GitDirs | null> | undefined;
-  let folder: Promise<string> | undefined;
-  let base: { head: string | null; file: string; mtime: Date } | undefined;
-  let copies = 0;
-  let lastCommit: (WorkingTree & { readonly object: string }) | undefined;
+  return new GitSession(cwd, stateDir);
+}
 
-  const gitDirs = () => (dirs ??= findGitDirs(cwd));
-  const indexFolder = () => (folder ??= mkdir(stateDir, { recursive: true }).then(() => stateDir));
+/** HEAD's index, ready to copy: the HEAD it holds, its file, and the time git wrote it. */
+interface BaseIndex {
+  readonly head: string | null;
+  readonly file: string;
+  readonly mtime: Date;
+}
 
-  const head = async (): Promise<string | null> => {
-    const found = await gitDirs();
+class GitSession implements GitSnapshots {
+  private dirs: Promise<GitDirs | null> | undefined;
+  private folder: Promise<string> | undefined;
+  private base: BaseIndex | undefined;
+  private copies = 0;
+  private lastCommit: (WorkingTree & { readonly object: string }) | undefined;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly stateDir: string,
+  ) {}
+
+  async head(): Promise<string | null> {
+    const found = await this.gitDirs();
     if (found === null) return null;
     const fromFiles = await readHeadFromFiles(found);
-    return fromFiles === undefined ? gitHead(cwd) : fromFiles;
-  };
+    return fromFiles === undefined ? gitHead(this.cwd) : fromFiles;
+  }
 
-  /** HEAD's tree without the state directory, stat data refreshed: where every hash against `at` starts. */
-  const baseIndex = async (at: string | null): Promise<NonNullable<typeof base>> => {
-    if (base?.head === at) return base;
-    const file = join(await indexFolder(), `base-index-${at ?? 'unborn'}`);
-    const env = { GIT_INDEX_FILE: file };
-    await rm(file, { force: true });
-    if (at !== null) {
-      await execa('git', ['read-tree', at], { cwd, env });
-      await dropStateDir(cwd, env);
-      // Stat data lets every later `add -A` skip the files that still match HEAD instead of hashing them again.
-      await execa('git', ['update-index', '-q', '--refresh'], { cwd, env, reject: false });
-    }
-    if (base !== undefined) await rm(base.file, { force: true });
-    base = { head: at, file, mtime: (await stat(file).catch(() => undefined))?.mtime ?? new Date(0) };
-    return base;
-  };
-
-  const workingTree = async (): Promise<WorkingTree | null> => {
-    const found = await gitDirs();
+  async workingTree(): Promise<WorkingTree | null> {
+    const found = await this.gitDirs();
     if (found === null) return null;
-    const at = await head();
-    const start = await baseIndex(at);
-    const file = join(await indexFolder(), `index-${String(process.pid)}-${String((copies += 1))}`);
+    const at = await this.head();
+    const start = await this.baseIndex(at);
+    const file = join(await this.indexFolder(), `index-${String(process.pid)}-${String((this.copies += 1))}`);
     try {
       if (at !== null) {
         await copyFile(start.file, file);
@@ -210,37 +206,59 @@ export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots 
       const added = await execa(
         'git',
         ['-c', 'advice.addIgnoredFile=false', 'add', '-A', '--', '.', ':(exclude).allium-loop'],
-        { cwd, env, reject: false },
+        { cwd: this.cwd, env, reject: false },
       );
       if (added.exitCode !== 0 && !onlyStateDirIgnored(added.stderr, found.prefix))
-        return hashAfresh(cwd, at);
-      const tree = await execa('git', ['write-tree'], { cwd, env, reject: false });
+        return await hashAfresh(this.cwd, at);
+      const tree = await execa('git', ['write-tree'], { cwd: this.cwd, env, reject: false });
       return tree.exitCode === 0 ? { head: at, tree: tree.stdout.trim() } : null;
     } finally {
       await rm(file, { force: true });
     }
-  };
+  }
 
-  const checkpoint = async (
-    slug: string,
-    name: string,
-    known?: WorkingTree,
-  ): Promise<Checkpoint | undefined> => {
-    const state = known ?? (await workingTree());
+  async checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined> {
+    const state = known ?? (await this.workingTree());
     if (state === null) return undefined;
     // The same tree on the same HEAD as the last checkpoint (a tick recorded right after a phase that edited
     // nothing) points its ref at that commit instead of writing another.
-    const reused =
-      lastCommit?.tree === state.tree && lastCommit.head === state.head ? lastCommit.object : undefined;
-    const object = reused ?? (await commitTree(cwd, state, `allium-loop checkpoint ${slug} ${name}`));
+    const last = this.lastCommit;
+    const reused = last?.tree === state.tree && last.head === state.head ? last.object : undefined;
+    const object = reused ?? (await commitTree(this.cwd, state, `allium-loop checkpoint ${slug} ${name}`));
     if (object === undefined) return undefined;
-    lastCommit = { ...state, object };
+    this.lastCommit = { ...state, object };
     const ref = `refs/allium-loop/${slug}/${name}`;
-    await execa('git', ['update-ref', ref, object], { cwd });
+    await execa('git', ['update-ref', ref, object], { cwd: this.cwd });
     return { ref, object };
-  };
+  }
 
-  return { head, workingTree, checkpoint };
+  private gitDirs(): Promise<GitDirs | null> {
+    return (this.dirs ??= findGitDirs(this.cwd));
+  }
+
+  private indexFolder(): Promise<string> {
+    return (this.folder ??= mkdir(this.stateDir, { recursive: true }).then(() => this.stateDir));
+  }
+
+  /** HEAD's tree without the state directory, stat data refreshed: where every hash against `at` starts. */
+  private async baseIndex(at: string | null): Promise<BaseIndex> {
+    if (this.base?.head === at) return this.base;
+    const file = join(await this.indexFolder(), `base-index-${at ?? 'unborn'}`);
+    await rm(file, { force: true });
+    if (at !== null) await writeBaseIndex(this.cwd, at, file);
+    if (this.base !== undefined) await rm(this.base.file, { force: true });
+    this.base = { head: at, file, mtime: (await stat(file).catch(() => undefined))?.mtime ?? new Date(0) };
+    return this.base;
+  }
+}
+
+/** Writes HEAD's tree into the index `file`, without `.allium-loop/`, with the working copy's stat data. */
+async function writeBaseIndex(cwd: string, head: string, file: string): Promise<void> {
+  const env = { GIT_INDEX_FILE: file };
+  await execa('git', ['read-tree', head], { cwd, env });
+  await dropStateDir(cwd, env);
+  // Stat data lets every later `add -A` skip the files that still match HEAD instead of hashing them again.
+  await execa('git', ['update-index', '-q', '--refresh'], { cwd, env, reject: false });
 }
 
 /**

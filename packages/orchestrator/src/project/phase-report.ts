@@ -58,57 +58,25 @@ export function toPhaseReport(
   return { ...base, ...describeResult(outcome, request, specChanged, ledger, observation) };
 }
 
+type DescribedResult = Pick<PhaseReport, 'observation' | 'questions' | 'redCheck' | 'appliedQuestions'>;
+type DoneObservation = { kind: 'phase_done'; phase: PhaseRequest['phase']; costUsd?: number };
+type OkOutcome = Extract<WorkerOutcome, { status: 'ok' }>;
+
 function describeResult(
-  outcome: Extract<WorkerOutcome, { status: 'ok' }>,
+  outcome: OkOutcome,
   request: PhaseRequest,
   specChanged: boolean,
   ledger: Ledger,
-  observation: { kind: 'phase_done'; phase: PhaseRequest['phase']; costUsd?: number },
-): Pick<PhaseReport, 'observation' | 'questions' | 'redCheck' | 'appliedQuestions'> {
+  observation: DoneObservation,
+): DescribedResult {
   const result = outcome.result;
   switch (result.phase) {
     case 'elicit':
     case 'tend':
-    case 'distill': {
-      const questions = result.openQuestions.map((q) => ({
-        id: questionId(q.text),
-        text: q.text,
-        classification: q.classification,
-        assumption: q.classification === 'parked' ? q.assumption : null,
-        answer: null,
-        status: 'open' as const,
-      }));
-      const settled = new Set(ledger.questions.filter((q) => q.status !== 'open').map((q) => q.id));
-      const blocking = questions
-        .filter((q) => q.classification === 'blocking' && !settled.has(q.id))
-        .map((q) => q.id);
-      return {
-        observation: {
-          ...observation,
-          ok: true,
-          specChanged,
-          blocking,
-          parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
-          ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
-        },
-        questions,
-        ...(result.phase === 'tend' && request.focus.answered !== undefined
-          ? { appliedQuestions: request.focus.answered }
-          : {}),
-      };
-    }
-    case 'propagate': {
-      const verdicts = outcome.redCheck?.verdicts ?? [];
-      const newTests = verdicts.map((v) => v.test);
-      const failing = verdicts
-        .filter((v) => v.classification === 'red' || v.classification === 'diverges')
-        .map((v) => v.test);
-      return {
-        observation: { ...observation, ok: true, newTests },
-        questions: [],
-        redCheck: { passing: newTests.filter((t) => !failing.includes(t)), failing },
-      };
-    }
+    case 'distill':
+      return describeGather(result, request, specChanged, ledger, observation);
+    case 'propagate':
+      return describePropagate(outcome, observation);
     case 'implement':
       return {
         observation: { ...observation, ok: true, contested: result.contestedTests.map((c) => c.test) },
@@ -128,6 +96,56 @@ function describeResult(
         questions: [],
       };
   }
+}
+
+/** A gather phase: the questions it raised (blocking ones not yet settled stop the loop), parked assumptions. */
+function describeGather(
+  result: Extract<OkOutcome['result'], { phase: 'elicit' | 'tend' | 'distill' }>,
+  request: PhaseRequest,
+  specChanged: boolean,
+  ledger: Ledger,
+  observation: DoneObservation,
+): DescribedResult {
+  const questions = result.openQuestions.map((q) => ({
+    id: questionId(q.text),
+    text: q.text,
+    classification: q.classification,
+    assumption: q.classification === 'parked' ? q.assumption : null,
+    answer: null,
+    status: 'open' as const,
+  }));
+  const settled = new Set(ledger.questions.filter((q) => q.status !== 'open').map((q) => q.id));
+  const blocking = questions
+    .filter((q) => q.classification === 'blocking' && !settled.has(q.id))
+    .map((q) => q.id);
+  return {
+    observation: {
+      ...observation,
+      ok: true,
+      specChanged,
+      blocking,
+      parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
+      ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
+    },
+    questions,
+    ...(result.phase === 'tend' && request.focus.answered !== undefined
+      ? { appliedQuestions: request.focus.answered }
+      : {}),
+  };
+}
+
+/** Propagate: its new tests, and the red-check the worker ran on them (red or diverging tests count as failing). */
+function describePropagate(outcome: OkOutcome, observation: DoneObservation): DescribedResult {
+  const verdicts = outcome.redCheck?.verdicts ?? [];
+  const newTests = verdicts.map((v) => v.test);
+  const failing = verdicts
+    .filter((v) => v.classification === 'red' || v.classification === 'diverges')
+    .map((v) => v.test);
+  return {
+    observation: { ...observation, ok: true, newTests },
+    questions: [],
+    redCheck: { passing: newTests.filter((t) => !failing.includes(t)), failing },
+  };
 }
 
 /** Accepts a result file an interrupted call left, when it parses and every file it names exists. */
