@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ledger } from '@allium-loop/ledger';
 import {
+  namedFiles,
   parseWorkerResult,
   resultFilePath,
   type WorkerOutcome,
@@ -162,8 +163,7 @@ export async function reconcileResult(
   if (text === undefined) return undefined;
   const parsed = parseWorkerResult(request.phase as WorkerPhase, text);
   if (!parsed.ok) return undefined;
-  const named = namedPaths(parsed.value as unknown as Record<string, unknown>);
-  for (const path of named) {
+  for (const path of namedFiles(parsed.value)) {
     const info = await stat(join(cwd, path)).catch(() => undefined);
     if (info === undefined || info.size === 0) return undefined;
   }
@@ -181,18 +181,4 @@ export async function reconcileResult(
     events: [],
   } as unknown as Extract<WorkerOutcome, { status: 'ok' }>;
   return toPhaseReport(outcome, request, true, ledger, 0);
-}
-
-function namedPaths(result: Record<string, unknown>): string[] {
-  const paths: string[] = [];
-  for (const key of ['specFiles', 'filesChanged']) {
-    const list = result[key];
-    if (Array.isArray(list)) paths.push(...list.filter((p): p is string => typeof p === 'string'));
-  }
-  const tests = result['testFiles'];
-  if (Array.isArray(tests))
-    for (const t of tests)
-      if (typeof t === 'object' && t !== null && typeof (t as { path?: unknown }).path === 'string')
-        paths.push((t as { path: string }).path);
-  return paths;
 }
