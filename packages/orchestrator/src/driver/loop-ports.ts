@@ -57,7 +57,7 @@ export interface MeasureReport {
  */
 export interface LoopPorts {
   runPhase(request: PhaseRequest): Promise<PhaseReport>;
-  /** Runs the named new tests alone and reports which pass and which fail. */
+  /** Runs the test command and says which of the named new tests pass; one that did not run counts as failing. */
   redCheck(
     tests: readonly string[],
     signal: AbortSignal,
