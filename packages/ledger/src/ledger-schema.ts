@@ -60,6 +60,11 @@ export const CapsSchema = z.object({
   budgetUsd: z.number().positive().optional(),
   /** The most one agent call may cost: passed to CLIs that accept a budget, and the worst case of the pre-flight. */
   maxCallUsd: z.number().positive().optional(),
+  /**
+   * The worst case the budget pre-flight reserves for a call when no `maxCallUsd` is given: one full-context turn
+   * of the agent's model at list prices (set by the engine from the price table); absent = unknown model.
+   */
+  reserveUsd: z.number().positive().optional(),
   agentTimeoutMs: z.number().int().positive(),
   testTimeoutMs: z.number().int().positive(),
 });

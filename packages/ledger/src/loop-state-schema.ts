@@ -118,6 +118,8 @@ export const SpecLoopStateSchema = z.object({
       fingerprint: z.string(),
       actionHash: z.string().exactOptional(),
       fixAttempt: z.object({ targets: list(z.string()), stillFailing: list(z.string()) }).exactOptional(),
+      /** Tokens the tick's agent calls used, when known (token-climb detection). */
+      tokens: Count.exactOptional(),
     }),
   ),
   verdicts: list(
@@ -146,6 +148,8 @@ export const SpecLoopStateSchema = z.object({
   answered: list(z.string()),
   spentUsd: z.number().nonnegative(),
   elapsedMs: z.number().nonnegative(),
+  /** Tokens the run's agent calls used so far, as the driver metered them. */
+  tokensUsed: Count.exactOptional(),
   agentCalls: Count,
   terminal: z
     .object({ state: TerminalStateSchema, reason: z.string(), error: PortFailureSchema.exactOptional() })
@@ -180,6 +184,7 @@ const SpecCapsSchema = z.object({
   wallClockMs: z.number().positive().exactOptional(),
   budgetUsd: z.number().positive().exactOptional(),
   maxCallUsd: z.number().positive().exactOptional(),
+  reserveUsd: z.number().positive().exactOptional(),
 });
 
 /** What a spec run was started with: its caps, question policy, test command and agent configuration. */
@@ -310,6 +315,8 @@ export const StateFileModeStateSchema = z.object({
     }),
   ),
   digests: list(z.string()),
+  /** Tokens each iteration's agent call used (0 when unknown), for token-climb detection. */
+  tokens: list(Count).exactOptional(),
 });
 
 const ModeCapsSchema = z.object({
@@ -319,6 +326,7 @@ const ModeCapsSchema = z.object({
   wallClockMs: z.number().int().positive().exactOptional(),
   budgetUsd: z.number().positive().exactOptional(),
   maxCallUsd: z.number().positive().exactOptional(),
+  reserveUsd: z.number().positive().exactOptional(),
   agentTimeoutMs: z.number().int().positive().exactOptional(),
   testTimeoutMs: z.number().int().positive().exactOptional(),
 });

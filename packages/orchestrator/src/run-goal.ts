@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRunner, type AgentActivity, type AgentRunner } from '@allium-loop/agents';
+import {
+  createAgentRunner,
+  worstCaseCallUsd,
+  type AgentActivity,
+  type AgentRunner,
+} from '@allium-loop/agents';
 import { detectEntry, type EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError } from '@allium-loop/errors';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
@@ -496,7 +501,9 @@ function withRunDefaults(agent: unknown, cwd: string, slug: string): unknown {
 
 function loopCaps(settings: RunSettings): LoopCaps {
   const { agentTimeoutMs: _agent, testTimeoutMs: _test, ...caps } = settings.caps;
-  return { ...DEFAULT_CAPS, ...caps };
+  // The budget pre-flight reserves the worst case of the agent's model unless --max-call-usd sets it.
+  const reserve = worstCaseCallUsd(settings.agent ?? DEFAULT_AGENT);
+  return { ...DEFAULT_CAPS, ...(reserve === undefined ? {} : { reserveUsd: reserve.usd }), ...caps };
 }
 
 async function resolveTestCommand(settings: RunSettings): Promise<TestCommand> {

@@ -140,6 +140,12 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'modes',
     group: 'Loop modes',
   },
+  fresh: {
+    type: 'boolean',
+    help: "start the goal's bounds from zero (by default a goal's ticks, spend and wall clock are cumulative across runs)",
+    scope: 'modes',
+    group: 'Loop modes',
+  },
   'state-file': {
     type: 'string',
     arg: '[path]',

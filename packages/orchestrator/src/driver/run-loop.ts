@@ -25,20 +25,17 @@ import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from 
 import { rollUpSlices } from './slice-roll-up.js';
 import { runWitnessStep } from './witness-step.js';
 import { loopTrace, renderTrace, runTrace } from './trace.js';
+import { failureDetail, portFailure, type BackoffPolicy } from './port-failure.js';
 import {
-  DEFAULT_BACKOFF,
-  describeFailure,
-  failureDetail,
-  planRetry,
-  portFailure,
-  type BackoffPolicy,
-  type DescribedFailure,
-} from './port-failure.js';
-import { callBudget, callSignal, RunRecord } from './run-record.js';
-import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
+  callBudget,
+  callEndedEvents,
+  MAX_RATE_LIMIT_WAITS,
+  recordVerdict,
+  RunRecord,
+  terminalEvent,
+} from './run-record.js';
 
-/** How often one phase may wait out a rate limit before the run fails. */
-export const MAX_RATE_LIMIT_WAITS = 20;
+export { MAX_RATE_LIMIT_WAITS } from './run-record.js';
 
 /** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
 export type LoopProgress =
@@ -150,7 +147,11 @@ class LoopDriver {
 
   /** `decide` on the observation; the new state remembers which recorded call outcome it took in. */
   private decideNext(observation: LoopObservation, elapsedMs: number): ReturnType<typeof decide> {
-    const decision = decide(this.state, observation, this.options.config, { elapsedMs });
+    const tokens = this.ledger.spent.tokens;
+    const decision = decide(this.state, observation, this.options.config, {
+      elapsedMs,
+      tokens: tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite,
+    });
     this.state =
       this.observedCall === undefined
         ? decision.state
@@ -174,16 +175,15 @@ class LoopDriver {
       if (event.kind !== 'tick_recorded') continue;
       const usd = formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls);
       const line = `${this.slicePrefix()}${formatTickLine(event.verdict, usd)}`;
-      const stamp = { at: at.toISOString(), tick: event.verdict.tick };
       if (this.options.slice === undefined) {
         const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
-        ledger = {
-          ...ledger,
-          verdicts: [...ledger.verdicts.filter((v) => v.tick !== verdict.tick), verdict],
-        };
-        journal.push({ type: 'verdict', ...stamp, verdict });
+        const recorded = recordVerdict(ledger, verdict, at, line);
+        journal.push(...recorded.events);
+        ledger = recorded.ledger;
+      } else {
+        const stamp = { at: at.toISOString(), tick: event.verdict.tick };
+        journal.push({ type: 'tick_recorded', ...stamp, line, usd: ledger.spent.usd });
       }
-      journal.push({ type: 'tick_recorded', ...stamp, line, usd: ledger.spent.usd });
       this.progress({ kind: 'tick', line });
       ledger = await this.checkpoint(ledger, event.verdict.tick);
     }
@@ -198,15 +198,8 @@ class LoopDriver {
     at: Date,
   ): Ledger {
     if (this.options.slice === undefined) {
-      journal.push({
-        type: 'terminal',
-        at: at.toISOString(),
-        tick: this.state.tick,
-        state: action.state,
-        reason: action.state,
-        detail: action.reason,
-        ...(this.state.terminal?.error === undefined ? {} : { error: this.state.terminal.error }),
-      });
+      const ended = { state: action.state, reason: action.state, detail: action.reason };
+      journal.push(terminalEvent({ ...ended, error: this.state.terminal?.error }, at, this.state.tick));
     }
     return this.record.abandon(
       ledger,
@@ -228,49 +221,38 @@ class LoopDriver {
    * other failure ends the run `failed` with its code, hint and causes.
    */
   private async execute(action: Exclude<LoopAction, { kind: 'terminal' }>): Promise<LoopObservation> {
-    for (let attempt = 1; ; attempt += 1) {
-      const call = callSignal(
-        this.options.signal,
-        this.record.remainingMs(this.options.config.caps.wallClockMs),
-      );
-      this.actionSignal = call.signal;
-      let failure: DescribedFailure;
-      try {
-        const observation = await this.act(action, call.signal);
-        if (call.deadlinePassed()) return { kind: 'deadline' };
-        return observation;
-      } catch (error) {
-        if (call.deadlinePassed()) return { kind: 'deadline', error: portFailure(describeFailure(error)) };
-        if (call.signal.aborted) return { kind: 'cancelled' };
-        failure = describeFailure(error);
-      } finally {
-        call.dispose();
-        this.actionSignal = this.options.signal;
-      }
-      const retry = planRetry(
-        failure,
-        attempt,
-        this.record.remainingMs(this.options.config.caps.wallClockMs),
-        this.options.backoff,
-      );
-      if (!retry.retry)
-        return retry.why === 'wall_clock'
-          ? { kind: 'deadline', error: portFailure(failure) }
-          : { kind: 'failed', reason: failureDetail(failure), error: portFailure(failure) };
-      await this.persist(this.ledger, [
-        {
-          type: 'note',
-          at: this.now().toISOString(),
-          tick: this.state.tick,
-          message: `${action.kind} failed (${failure.code}, retryable): try ${String(attempt + 1)} of ${String((this.options.backoff ?? DEFAULT_BACKOFF).maxAttempts)} in ${String(retry.delayMs)} ms`,
-          data: { code: failure.code, attempt, delayMs: retry.delayMs },
-        },
-      ]);
-      try {
-        await (this.options.sleep ?? abortableSleep)(retry.delayMs, this.options.signal);
-      } catch {
+    const attempted = await this.record.retrying(
+      async (signal) => {
+        this.actionSignal = signal;
+        try {
+          return await this.act(action, signal);
+        } finally {
+          this.actionSignal = this.options.signal;
+        }
+      },
+      {
+        signal: this.options.signal,
+        wallClockMs: this.options.config.caps.wallClockMs,
+        backoff: this.options.backoff,
+        sleep: this.options.sleep,
+        tick: this.state.tick,
+        what: action.kind,
+        journal: (events) => this.persist(this.ledger, events),
+      },
+    );
+    switch (attempted.kind) {
+      case 'done':
+        return attempted.deadlinePassed ? { kind: 'deadline' } : attempted.value;
+      case 'cancelled':
         return { kind: 'cancelled' };
-      }
+      case 'deadline':
+        return { kind: 'deadline', error: portFailure(attempted.failure) };
+      case 'failed':
+        return {
+          kind: 'failed',
+          reason: failureDetail(attempted.failure),
+          error: portFailure(attempted.failure),
+        };
     }
   }
 
@@ -374,18 +356,18 @@ class LoopDriver {
       { ok: false, at, detail },
       { costUsd: report.costKnown ? report.observation.costUsd : undefined, tokens: report.tokens },
     );
-    const stamp = { at: at.toISOString(), tick: request.tick };
-    await this.persist(ledger, [
-      {
-        type: 'phase_ended',
-        ...stamp,
+    await this.persist(
+      ledger,
+      callEndedEvents({
+        at,
+        tick: request.tick,
+        key: request.key,
         phase: request.phase,
-        outcome: 'failed',
+        ok: false,
         durationMs: report.durationMs,
         detail,
-      },
-      { type: 'intent_ended', ...stamp, key: request.key, status: 'failed' },
-    ]);
+      }),
+    );
   }
 
   /** Waits until the reset (never past the wall-clock cap); the observation that ends the phase, if any. */
@@ -393,33 +375,15 @@ class LoopDriver {
     tick: number,
     limit: { readonly resetAt?: number },
   ): Promise<LoopObservation | undefined> {
-    const remaining = this.record.remainingMs(this.options.config.caps.wallClockMs);
-    const now = this.options.clock.now();
-    const wait = await waitForRateLimit(
-      {
-        outcome: 'rate_limited',
-        ...(limit.resetAt === undefined ? {} : { rateLimitResetAt: limit.resetAt }),
-      },
-      {
-        now: () => this.options.clock.now(),
-        sleep: this.options.sleep ?? abortableSleep,
-        signal: this.options.signal,
-        ...(remaining === undefined ? {} : { wallClockDeadline: now + remaining }),
-      },
-    );
-    await this.persist(this.ledger, [
-      {
-        type: 'x-loop.rate_limit_wait',
-        at: this.now().toISOString(),
-        tick,
-        data: JSON.parse(
-          JSON.stringify({
-            ...wait,
-            ...(limit.resetAt === undefined ? {} : { resetAt: new Date(limit.resetAt).toISOString() }),
-          }),
-        ) as Record<string, never>,
-      },
-    ]);
+    const wait = await this.record.waitOutRateLimit({
+      resetAt: limit.resetAt,
+      tick,
+      signal: this.options.signal,
+      wallClockMs: this.options.config.caps.wallClockMs,
+      sleep: this.options.sleep,
+      eventType: 'x-loop.rate_limit_wait',
+    });
+    this.ledger = this.record.ledger;
     if (wait.kind === 'aborted') return { kind: 'cancelled' };
     if (wait.kind === 'deadline') return { kind: 'deadline' };
     return undefined;
@@ -474,20 +438,15 @@ class LoopDriver {
     const journal: JournalEvent[] = [
       ...report.events.map((event) => ({ ...event, ...stamp }) as JournalEvent),
       ...raised.map((question): JournalEvent => ({ type: 'question_raised', ...stamp, question })),
-      {
-        type: 'phase_ended',
-        ...stamp,
-        phase: request.phase,
-        outcome: report.observation.ok ? 'ok' : 'failed',
-        durationMs: report.durationMs,
-        ...(report.observation.detail === undefined ? {} : { detail: report.observation.detail }),
-      },
-      {
-        type: 'intent_ended',
-        ...stamp,
+      ...callEndedEvents({
+        at,
+        tick: request.tick,
         key: request.key,
-        status: report.observation.ok ? 'succeeded' : 'failed',
-      },
+        phase: request.phase,
+        ok: report.observation.ok,
+        durationMs: report.durationMs,
+        detail: report.observation.detail,
+      }),
     ];
     await this.persist(ledger, alreadyJournaled ? [] : journal);
     return report.observation;
