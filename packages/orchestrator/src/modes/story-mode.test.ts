@@ -7,7 +7,9 @@ import { loopRecord } from './mode-session.js';
 import { startModeRun } from './run-mode.js';
 
 const PRD = {
-  userStories: [{ id: 'US-1', title: 'Export', priority: 1, passes: false, acceptanceCriteria: ['a CSV file'] }],
+  userStories: [
+    { id: 'US-1', title: 'Export', priority: 1, passes: false, acceptanceCriteria: ['a CSV file'] },
+  ],
 };
 
 describe('stories mode: stall detection fed by the driver', () => {

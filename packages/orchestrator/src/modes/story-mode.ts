@@ -285,7 +285,10 @@ async function generate(
   if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
   // The tree the generator left, without the engine's own PRD and progress log: what stall detection compares.
   const left = await snapshotWorkingTree(
-    { ...scope, exclude: [...scope.exclude, resolve(session.cwd, config.prdPath), resolve(session.cwd, progressPath)] },
+    {
+      ...scope,
+      exclude: [...scope.exclude, resolve(session.cwd, config.prdPath), resolve(session.cwd, progressPath)],
+    },
     `allium-loop ${slug} after the generator of tick ${String(tick)}`,
   ).catch(() => undefined);
   if (called.result.outcome !== 'ok')

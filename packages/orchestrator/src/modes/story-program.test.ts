@@ -314,7 +314,7 @@ describe('the stories program (pure)', () => {
     });
   });
 
-  it('tolerates one backtrack of the generator\'s tree while no verdict moves the stories; the second stops no_progress', () => {
+  it("tolerates one backtrack of the generator's tree while no verdict moves the stories; the second stops no_progress", () => {
     const trees = ['A', 'B', 'A', 'C', 'D', 'C', 'D'];
     const w = world({ generator: (_id, n) => ({ outcome: 'failed', tree: trees[n - 1]! }) });
     const { actions, state } = simulate(
@@ -322,7 +322,14 @@ describe('the stories program (pure)', () => {
       w,
     );
     // Iteration 3 went back to iteration 1's tree (tolerated), iteration 6 to iteration 4's: the run stops.
-    expect(state.record.iterations.map((i) => i.verdict)).toEqual(['WARN', 'WARN', 'WARN', 'WARN', 'WARN', 'WARN']);
+    expect(state.record.iterations.map((i) => i.verdict)).toEqual([
+      'WARN',
+      'WARN',
+      'WARN',
+      'WARN',
+      'WARN',
+      'WARN',
+    ]);
     expect(last(actions).stop).toMatchObject({
       state: 'no_progress',
       reason: 'oscillation',
@@ -337,7 +344,10 @@ describe('the stories program (pure)', () => {
       generator: (_id, n) => ({ outcome: 'ok', tree: 'T', tokens: 1000 * n }),
       evaluator: () => ({ text: PASS, edited: ['src/export.ts'], tokens: 50 }),
     });
-    const { actions, state } = simulate(initialStoryProgram({ ...base, storyId: 'US-1' }, 50, undefined, 10), w);
+    const { actions, state } = simulate(
+      initialStoryProgram({ ...base, storyId: 'US-1' }, 50, undefined, 10),
+      w,
+    );
     expect(state.record.iterations.map((i) => i.tokens)).toEqual([1050, 2050, 3050]);
     expect(last(actions).stop).toMatchObject({
       state: 'no_progress',

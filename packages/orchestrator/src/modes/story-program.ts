@@ -454,8 +454,7 @@ function evaluated(
   observation: Extract<StoryObservation, { kind: 'evaluated' }>,
 ): StoryDecision {
   const work = current.work!;
-  const tokens =
-    observation.tokens === undefined ? work.tokens : (work.tokens ?? 0) + observation.tokens;
+  const tokens = observation.tokens === undefined ? work.tokens : (work.tokens ?? 0) + observation.tokens;
   const state = { ...current, work: { ...work, tokens } };
   if (observation.edited.length > 0) {
     const detail = `the evaluator edited ${observation.edited.join(', ')}; reverted, and its verdict discarded`;
@@ -556,7 +555,10 @@ function storyStatuses(prd: Prd): string {
  */
 function noProgress(record: StoryModeState, limit: number): ModeStop | undefined {
   const reason = modeStall(
-    record.iterations.map((it) => ({ fingerprint: it.state ?? `tick ${String(it.tick)}`, tokens: it.tokens })),
+    record.iterations.map((it) => ({
+      fingerprint: it.state ?? `tick ${String(it.tick)}`,
+      tokens: it.tokens,
+    })),
     limit,
   );
   if (reason === undefined) return undefined;

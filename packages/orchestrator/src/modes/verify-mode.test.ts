@@ -65,7 +65,7 @@ describe('verify mode: the interval, the revision per step and the /loop restart
     expect(exit?.data).toEqual({ status: 'EXHAUSTED', state: 'timed_out' });
   });
 
-  it('feeds each agent call\'s tokens to stall detection: flat output with climbing tokens stops token_climb', async () => {
+  it("feeds each agent call's tokens to stall detection: flat output with climbing tokens stops token_climb", async () => {
     const cwd = await makeGitRepo({ 'README.md': 'x\n' });
     const climbing = (_request: unknown, call: number) => ({
       outcome: { tokens: { input: 1000 * call, output: 100, cacheRead: 10 } },

@@ -120,7 +120,9 @@ function world(options: WorldOptions) {
         const stop = options.stepStop?.(action.tick);
         if (stop !== undefined) return { kind: 'step_stopped', stop };
         const tokens = options.tokens?.(action.tick);
-        return tokens === undefined ? { kind: 'stepped', outcome: 'ok' } : { kind: 'stepped', outcome: 'ok', tokens };
+        return tokens === undefined
+          ? { kind: 'stepped', outcome: 'ok' }
+          : { kind: 'stepped', outcome: 'ok', tokens };
       }
       case 'collect_edits':
         return { kind: 'edits_collected', edits: { after: `after-${String(tick)}`, paths: ['score.txt'] } };
@@ -246,7 +248,11 @@ describe('the verify program (pure)', () => {
     // Tick 3 went back to tick 1's output (tolerated), tick 6 to tick 4's (the second backtrack): the run stops.
     expect(state.record.ticks).toHaveLength(6);
     expect(finished(actions)).toMatchObject({
-      stop: { state: 'no_progress', reason: 'oscillation', detail: expect.stringContaining('2 backtracks; 1 tolerated') },
+      stop: {
+        state: 'no_progress',
+        reason: 'oscillation',
+        detail: expect.stringContaining('2 backtracks; 1 tolerated'),
+      },
       loop: 'EXHAUSTED',
     });
   });
@@ -259,10 +265,18 @@ describe('the verify program (pure)', () => {
     const { actions, state } = simulate(fresh(PLAIN, 10), opened(), w.play);
     expect(state.record.ticks.map((t) => t.tokens)).toEqual([1000, 2000, 3000, 4000]);
     expect(finished(actions)).toMatchObject({
-      stop: { state: 'no_progress', reason: 'token_climb', detail: expect.stringContaining('2000 → 3000 → 4000') },
+      stop: {
+        state: 'no_progress',
+        reason: 'token_climb',
+        detail: expect.stringContaining('2000 → 3000 → 4000'),
+      },
     });
     // Flat tokens do not climb: the same output then runs to the no-progress cap of 10.
-    const flat = simulate(fresh(PLAIN, 10), opened(), world({ measure: () => run(1, 'same'), tokens: () => 500, maxTicks: 20 }).play);
+    const flat = simulate(
+      fresh(PLAIN, 10),
+      opened(),
+      world({ measure: () => run(1, 'same'), tokens: () => 500, maxTicks: 20 }).play,
+    );
     expect(flat.state.record.ticks).toHaveLength(11);
     expect(finished(flat.actions)?.stop.reason).toBe('no_progress');
   });
