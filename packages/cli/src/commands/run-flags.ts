@@ -29,8 +29,11 @@ export interface FlagSpec {
 /** Defaults the CLI itself applies (caps' defaults live with the engine: `DEFAULT_CAPS` of the ledger). */
 export const FLAG_DEFAULTS = {
   stateFile: '.al-state.json',
+  /** The PRD of `--stories` given without a path: agent-loop's. */
+  storiesPrd: '.loop/prd.json',
   evalRetries: 3,
-  intervalSeconds: 0,
+  /** `--interval` of `--verify`: 30 s between ticks, as `/loop` waits. */
+  intervalSeconds: 30,
   modeMaxTicks: { verify: 10, 'state-file': 10, stories: 50 },
 } as const;
 
@@ -121,15 +124,15 @@ export const RUN_FLAG_SCHEMA = {
     type: 'string',
     kind: 'nonnegative',
     arg: 'SECONDS',
-    help: 'wait between ticks of verify mode',
+    help: 'wait between ticks of verify mode, as /loop does (Ctrl-C and the wall clock cut it short)',
     default: String(FLAG_DEFAULTS.intervalSeconds),
     scope: 'modes',
     group: 'Loop modes',
   },
   stories: {
     type: 'string',
-    arg: '<prd.json>',
-    help: 'stories mode: work the userStories of a PRD (generator, then a sceptical evaluator)',
+    arg: '[prd.json]',
+    help: 'stories mode: work the userStories of a PRD (generator, then a sceptical evaluator); default .loop/prd.json, with .loop/config.json read when present',
     scope: 'modes',
     group: 'Loop modes',
   },
@@ -201,6 +204,14 @@ export const RUN_FLAG_SCHEMA = {
     help: 'hard cap on ticks',
     default: '6; verify and state-file 10; stories 50',
     scope: 'all',
+    group: 'Caps',
+  },
+  'max-iterations': {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: "/loop's name for --max-ticks (both given: they must agree)",
+    scope: 'modes',
     group: 'Caps',
   },
   'no-progress-ticks': {
@@ -329,7 +340,7 @@ export function parseRunFlags(args: readonly string[], command: 'run' | 'resume'
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({
-      args: withStateFileDefault(args),
+      args: withPathDefaults(args),
       options: PARSE_OPTIONS,
       strict: true,
       allowPositionals: true,
@@ -368,17 +379,25 @@ function checkScopes(values: RunFlagValues, loop: ParsedRunFlags['loop'], comman
   }
 }
 
-/** `--state-file` may stand alone: it takes the next argument only when that looks like a path to a JSON file. */
-function withStateFileDefault(args: readonly string[]): string[] {
+/**
+ * `--state-file` and `--stories` may stand alone: each takes the next argument only when that looks like a path to
+ * a JSON file; otherwise its default (`.al-state.json`, `.loop/prd.json`) is used.
+ */
+function withPathDefaults(args: readonly string[]): string[] {
+  const defaults: Record<string, string> = {
+    '--state-file': FLAG_DEFAULTS.stateFile,
+    '--stories': FLAG_DEFAULTS.storiesPrd,
+  };
   const out: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     out.push(arg);
-    if (arg !== '--state-file') continue;
+    const fallback = defaults[arg];
+    if (fallback === undefined) continue;
     const next = args[i + 1];
     if (next !== undefined && !next.startsWith('-') && (next.endsWith('.json') || next.includes('/')))
       continue;
-    out.push(FLAG_DEFAULTS.stateFile);
+    out.push(fallback);
   }
   return out;
 }
@@ -405,6 +424,20 @@ export function numberFlag(values: RunFlagValues, name: RunFlag): number | undef
     (spec.kind === 'nonnegative' && n < 0);
   if (bad) throw new FlagError(`--${name} takes ${KIND_TEXT[spec.kind]}, not '${raw}'.`);
   return n;
+}
+
+/**
+ * The tick cap the flags give: `--max-ticks`, or `--max-iterations` (its `/loop` name, same meaning). Given both,
+ * they must name the same number, else it is a {@link FlagError} (which one was meant cannot be guessed).
+ */
+export function maxTicksFlag(values: RunFlagValues): number | undefined {
+  const ticks = numberFlag(values, 'max-ticks');
+  const iterations = numberFlag(values, 'max-iterations');
+  if (ticks !== undefined && iterations !== undefined && ticks !== iterations)
+    throw new FlagError(
+      `--max-ticks ${String(ticks)} and --max-iterations ${String(iterations)} disagree; they are one cap, give one of them.`,
+    );
+  return ticks ?? iterations;
 }
 
 /** Splits a command template on whitespace, honouring single and double quotes; no shell is involved. */

@@ -76,6 +76,12 @@ describe('runModeCommand: dispatch and usage', () => {
     [['goal', '--verify', 'true', '--score', 'x'], /need --hillclimb/],
     [['goal', '--verify', 'true', '--hillclimb', '--score', '('], /not a valid regular expression/],
     [['goal', '--verify', 'true', '--max-ticks', '0'], /--max-ticks takes a positive whole number/],
+    [['goal', '--verify', 'true', '--max-iterations', '0'], /--max-iterations takes a positive whole number/],
+    [
+      ['goal', '--verify', 'true', '--max-ticks', '3', '--max-iterations', '4'],
+      /--max-ticks 3 and --max-iterations 4 disagree/,
+    ],
+    [['goal', '--max-iterations', '3'], /--max-iterations belongs to the loop modes/],
     [['goal', '--verify', 'true', '--agent', 'replay'], /--agent replay needs --agent-script/],
     [['a', 'b', '--verify', 'true'], /one goal expected/],
   ])('%j is a usage error', async (args, message) => {
@@ -110,6 +116,8 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
       'make done.txt',
       '--verify',
       'test -f done.txt',
+      '--interval',
+      '0',
       '--agent-command',
       `node ${COUNTER_AGENT} ${plan}`,
     ]);
@@ -152,6 +160,8 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
       'score: (\\d+)',
       '--max-ticks',
       '3',
+      '--interval',
+      '0',
       '--agent-script',
       script,
     ]);
@@ -271,11 +281,13 @@ describe.concurrent('story mode (end to end)', () => {
     expect(prd.userStories[1]).toMatchObject({ id: 'US-2', passes: true });
     expect(prd.userStories[0]).toMatchObject({ id: 'US-1', passes: false, rejections: 2, blocked: true });
     expect(prd.userStories[0]?.['notes']).toBe(
-      'Rejected (iteration 2): no CSV file is written\nRejected (iteration 3): the evaluator wrote no verdict file',
+      '[REJECTED] no CSV file is written\n[REJECTED] the evaluator wrote no verdict file\n[BLOCKED] rejected 2 times; needs a human',
     );
     const progress = await readFile(join(cwd, '.loop/progress.md'), 'utf8');
-    expect(progress.match(/^## Iteration/gm)).toHaveLength(3);
-    expect(progress).toContain('- verdict: REJECT — no CSV file is written');
+    expect(progress.match(/^### US-\d — /gm)).toHaveLength(3);
+    expect(progress).toContain('Iteration: 2\nVerdict: REJECTED — no CSV file is written\n---\n');
+    expect(out).toContain('Iteration 1/50 — US-2: Add a header');
+    expect(out).toContain('1/2 stories complete');
   });
 
   it('gates a story on the verify command and, with --skip-eval, passes it once the command exits 0', async () => {

@@ -12,6 +12,7 @@ import {
 } from '../progress/progress-renderer.js';
 import {
   FlagError,
+  maxTicksFlag,
   numberFlag,
   parseRunFlags,
   splitCommand,
@@ -80,7 +81,7 @@ export function capsFromFlags(
     return Math.round(seconds * 1000);
   };
   const all = {
-    maxTicks: numberFlag(values, 'max-ticks') ?? caps.maxTicks,
+    maxTicks: maxTicksFlag(values) ?? caps.maxTicks,
     noProgressTicks: numberFlag(values, 'no-progress-ticks') ?? caps.noProgressTicks,
     maxFixAttempts: numberFlag(values, 'max-fix-attempts') ?? caps.maxFixAttempts,
     innerLoopMax: numberFlag(values, 'inner-loop-max') ?? caps.innerLoopMax,

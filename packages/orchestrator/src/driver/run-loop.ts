@@ -131,75 +131,91 @@ class LoopDriver {
         this.observedCall = undefined;
       }
       const elapsedMs = this.elapsed();
-      const tokens = this.ledger.spent.tokens;
-      const decision = decide(this.state, observation, this.options.config, {
-        elapsedMs,
-        tokens: tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite,
-      });
-      this.state =
-        this.observedCall === undefined
-          ? decision.state
-          : { ...decision.state, appliedCall: this.observedCall };
-      this.observedCall = undefined;
+      const decision = this.decideNext(observation, elapsedMs);
       const at = this.now();
+      const journal = toJournal(decision.events, this.state.tick, at);
       let ledger =
         this.options.slice === undefined
           ? syncLedger(this.ledger, this.state, at, elapsedMs)
           : syncSliceLedger(this.ledger, this.options.slice.id, this.state, at);
-      const journal = toJournal(decision.events, this.state.tick, at);
-      for (const event of decision.events) {
-        if (event.kind !== 'tick_recorded') continue;
-        if (this.options.slice !== undefined) {
-          const line = `[${this.options.slice.id}] ${formatTickLine(event.verdict, formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls))}`;
-          journal.push({
-            type: 'tick_recorded',
-            at: at.toISOString(),
-            tick: event.verdict.tick,
-            line,
-            usd: ledger.spent.usd,
-          });
-          this.progress({ kind: 'tick', line });
-          ledger = await this.checkpoint(ledger, event.verdict.tick);
-          continue;
-        }
-        const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
-        const line = formatTickLine(event.verdict, formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls));
-        const recorded = recordVerdict(ledger, verdict, at, line);
-        journal.push(...recorded.events);
-        this.progress({ kind: 'tick', line });
-        ledger = await this.checkpoint(recorded.ledger, verdict.tick);
-      }
-      if (decision.action.kind === 'terminal' && this.options.slice === undefined) {
-        journal.push(
-          terminalEvent(
-            {
-              state: decision.action.state,
-              reason: decision.action.state,
-              detail: decision.action.reason,
-              error: this.state.terminal?.error,
-            },
-            at,
-            this.state.tick,
-          ),
-        );
-      }
-      if (decision.action.kind === 'terminal')
-        ledger = this.record.abandon(
-          ledger,
-          (key) => this.inScope(key),
-          'the run ended before this call was re-run',
-          at,
-          journal,
-        );
+      ledger = await this.recordTicks(ledger, decision.events, journal, at);
+      if (decision.action.kind === 'terminal') ledger = this.endRun(ledger, decision.action, journal, at);
       await this.persist(ledger, journal);
       if (decision.events.some((event) => event.kind === 'tick_recorded')) await this.afterTick();
       if (decision.action.kind === 'terminal') return this.ledger;
-      this.progress({
-        kind: 'marker',
-        text: `${this.options.slice === undefined ? '' : `[${this.options.slice.id}] `}${markerFor(decision.action)}`,
-      });
+      this.progress({ kind: 'marker', text: `${this.slicePrefix()}${markerFor(decision.action)}` });
       observation = await this.execute(decision.action);
     }
+  }
+
+  /** `decide` on the observation; the new state remembers which recorded call outcome it took in. */
+  private decideNext(observation: LoopObservation, elapsedMs: number): ReturnType<typeof decide> {
+    const tokens = this.ledger.spent.tokens;
+    const decision = decide(this.state, observation, this.options.config, {
+      elapsedMs,
+      tokens: tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite,
+    });
+    this.state =
+      this.observedCall === undefined
+        ? decision.state
+        : { ...decision.state, appliedCall: this.observedCall };
+    this.observedCall = undefined;
+    return decision;
+  }
+
+  /**
+   * Each tick the decision recorded: its verdict (the whole run's ledger only), its journal lines, its progress
+   * line and its checkpoint. Appends to `journal`; returns the ledger with verdicts and checkpoints.
+   */
+  private async recordTicks(
+    start: Ledger,
+    events: ReturnType<typeof decide>['events'],
+    journal: JournalEvent[],
+    at: Date,
+  ): Promise<Ledger> {
+    let ledger = start;
+    for (const event of events) {
+      if (event.kind !== 'tick_recorded') continue;
+      const usd = formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls);
+      const line = `${this.slicePrefix()}${formatTickLine(event.verdict, usd)}`;
+      if (this.options.slice === undefined) {
+        const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
+        const recorded = recordVerdict(ledger, verdict, at, line);
+        journal.push(...recorded.events);
+        ledger = recorded.ledger;
+      } else {
+        const stamp = { at: at.toISOString(), tick: event.verdict.tick };
+        journal.push({ type: 'tick_recorded', ...stamp, line, usd: ledger.spent.usd });
+      }
+      this.progress({ kind: 'tick', line });
+      ledger = await this.checkpoint(ledger, event.verdict.tick);
+    }
+    return ledger;
+  }
+
+  /** The run (or this slice) ends: the terminal event (whole run only) and every call still open abandoned. */
+  private endRun(
+    ledger: Ledger,
+    action: Extract<LoopAction, { kind: 'terminal' }>,
+    journal: JournalEvent[],
+    at: Date,
+  ): Ledger {
+    if (this.options.slice === undefined) {
+      const ended = { state: action.state, reason: action.state, detail: action.reason };
+      journal.push(terminalEvent({ ...ended, error: this.state.terminal?.error }, at, this.state.tick));
+    }
+    return this.record.abandon(
+      ledger,
+      (key) => this.inScope(key),
+      'the run ended before this call was re-run',
+      at,
+      journal,
+    );
+  }
+
+  /** `[<slice id>] ` inside a slice loop, else nothing: the prefix of its progress lines. */
+  private slicePrefix(): string {
+    return this.options.slice === undefined ? '' : `[${this.options.slice.id}] `;
   }
 
   /**
@@ -586,8 +602,7 @@ class LoopDriver {
       at: this.now(),
     });
     await this.persist(step.ledger, step.events);
-    const prefix = this.options.slice === undefined ? '' : `[${this.options.slice.id}] `;
-    this.progress({ kind: 'marker', text: `${prefix}${step.observation.summary}` });
+    this.progress({ kind: 'marker', text: `${this.slicePrefix()}${step.observation.summary}` });
     await this.writeTrace();
     return step.observation;
   }
@@ -728,8 +743,12 @@ class LoopDriver {
     const local = label ?? `tick-${String(tick)}`;
     const name = slice === undefined ? local : `${slice}/${local}`;
     // A tick's checkpoint reuses the tree its measurement hashed (weed, which follows, does not edit files).
-    const tree = label === undefined ? (this.lastMeasure?.git.tree ?? undefined) : undefined;
-    const made = await this.options.ports.checkpoint?.(name, tree).catch(() => undefined);
+    const measured = this.lastMeasure?.git;
+    const known =
+      label === undefined && measured !== undefined && measured.tree !== null
+        ? { head: measured.head, tree: measured.tree }
+        : undefined;
+    const made = await this.options.ports.checkpoint?.(name, known).catch(() => undefined);
     if (made === undefined) return ledger;
     const entry = { tick, ref: made.ref, object: made.object, at: this.now().toISOString() };
     return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.ref !== made.ref), entry] };
