@@ -34,6 +34,7 @@ import {
   RunRecord,
   terminalEvent,
 } from './run-record.js';
+import { runSlicesAtOnce, type ParallelSlices } from '../parallel/run-wave.js';
 
 export { MAX_RATE_LIMIT_WAITS } from './run-record.js';
 
@@ -61,6 +62,8 @@ export interface RunLoopOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
   readonly slice?: SliceFocus;
+  /** `--concurrency N` (N > 1): the slices of a decomposed goal run at once in worktrees (see `parallel/`). */
+  readonly parallel?: ParallelSlices;
 }
 
 const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
@@ -641,8 +644,44 @@ class LoopDriver {
     });
   }
 
-  /** Runs each slice not yet converged as its own loop, in plan order, then the integration pass. */
+  /**
+   * Runs each slice not yet converged as its own loop, in plan order (or, with `parallel`, at once in worktrees,
+   * merged back in plan order), then the integration pass.
+   */
   private async runSlices(): Promise<LoopObservation> {
+    const parallel = this.options.parallel;
+    // At once with N > 1, and always to finish a wave that was started at once (its slices' work is in commits).
+    const started = specRecord(this.ledger).parallel !== undefined;
+    if (parallel !== undefined && (parallel.concurrency > 1 || started) && this.options.slice === undefined) {
+      const before = this.ledger.spent;
+      const wave = await runSlicesAtOnce({
+        parallel,
+        options: this.options,
+        ledger: this.ledger,
+        sliceConfig: {
+          ...this.options.config,
+          entry: 'weed',
+          decompose: false,
+          startWithPropagate: true,
+        },
+        elapsedMs: () => this.elapsed(),
+        runLoop,
+        now: () => this.now(),
+        progress: (text) => this.progress({ kind: 'marker', text }),
+        adopt: (ledger) => {
+          this.ledger = ledger;
+          this.record.adopt(ledger);
+        },
+      });
+      this.ledger = wave.ledger;
+      this.record.adopt(wave.ledger);
+      this.state = {
+        ...this.state,
+        spentUsd: this.state.spentUsd + (wave.ledger.spent.usd ?? 0) - (before.usd ?? 0),
+        agentCalls: this.state.agentCalls + wave.ledger.spent.agentCalls - before.agentCalls,
+      };
+      if (wave.terminal !== undefined) return { kind: 'slices_done', terminal: wave.terminal };
+    }
     for (const goal of this.ledger.subGoals) {
       if (goal.status === 'converged') continue;
       const slice: SliceFocus = {

@@ -207,13 +207,13 @@ describe('the state-file program (pure)', () => {
   it('on done the result is in the stop; at a cap the stop shows the last progress (like /al at its max)', () => {
     const capped = agentWorld(99, () => undefined);
     let checks = 0;
-    const run = simulate(start(), { kind: 'opened', read: { kind: 'missing' } }, (action, state) =>
+    const run = simulate(start(), { kind: 'opened', read: { kind: 'missing' } }, (action) =>
       action.kind === 'check_caps' && (checks += 1) > 2
         ? {
             kind: 'capped',
             stop: { state: 'max_ticks', reason: 'max_ticks', detail: 'tick cap of 2 reached' },
           }
-        : capped(action, state),
+        : capped(action),
     );
     expect(finished(run.actions)).toEqual({
       state: 'max_ticks',
@@ -221,13 +221,13 @@ describe('the state-file program (pure)', () => {
       detail: 'tick cap of 2 reached; last progress: step 2',
     });
     // Ctrl-C is not a cap: nothing is appended; an object result is shown as JSON.
-    const cancelled = simulate(start(), { kind: 'opened', read: { kind: 'missing' } }, (action, state) =>
+    const cancelled = simulate(start(), { kind: 'opened', read: { kind: 'missing' } }, (action) =>
       action.kind === 'check_caps' && (checks += 1) > 4
         ? {
             kind: 'capped',
             stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
           }
-        : capped(action, state),
+        : capped(action),
     );
     expect(finished(cancelled.actions)?.detail).toBe('cancelled by the user');
     const done: AlState = { ...initialAlState(GOAL), status: 'done', result: { files: ['a.md'], rows: 2 } };
