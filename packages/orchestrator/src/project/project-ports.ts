@@ -10,6 +10,9 @@ import {
   applyReverts,
   createSpecReader,
   createTestRunner,
+  loopRecordPath,
+  namedFiles,
+  parseLoopRecord,
   parseWorkerResult,
   resultFilePath,
   runWorker,
@@ -187,6 +190,7 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
         cwd,
         slug,
         ...(request.slice === undefined ? {} : { slice: request.slice }),
+        ...(request.constructs === undefined ? {} : { constructs: request.constructs }),
         command: options.testCommand,
         testTimeoutMs: options.testTimeoutMs,
         ...(options.env === undefined ? {} : { env: options.env }),
@@ -283,14 +287,20 @@ function describeResult(
     case 'elicit':
     case 'tend':
     case 'distill': {
-      const questions = result.openQuestions.map((q) => ({
-        id: questionId(q.text),
-        text: q.text,
-        classification: q.classification,
-        assumption: q.classification === 'parked' ? q.assumption : null,
-        answer: null,
-        status: 'open' as const,
-      }));
+      // The record lists the questions (upstream: strings); the engine-side record classifies them. A question
+      // nobody classified is parked, as the spec keeps it.
+      const claims = new Map((outcome.loopRecord?.open_questions ?? []).map((q) => [questionId(q.text), q]));
+      const questions = (result.open_questions ?? []).map((text) => {
+        const claim = claims.get(questionId(text));
+        return {
+          id: questionId(text),
+          text,
+          classification: claim?.classification ?? ('parked' as const),
+          assumption: claim === undefined ? null : claim.classification === 'parked' ? claim.assumption : null,
+          answer: null,
+          status: 'open' as const,
+        };
+      });
       const settled = new Set(ledger.questions.filter((q) => q.status !== 'open').map((q) => q.id));
       const blocking = questions
         .filter((q) => q.classification === 'blocking' && !settled.has(q.id))
@@ -302,7 +312,7 @@ function describeResult(
           specChanged,
           blocking,
           parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
-          ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
+          ...(result.phase === 'distill' ? { distillNew: outcome.findings ?? 1 } : {}),
         },
         questions,
         ...(result.phase === 'tend' && request.focus.answered !== undefined
@@ -316,15 +326,27 @@ function describeResult(
       const failing = verdicts
         .filter((v) => v.classification === 'red' || v.classification === 'diverges')
         .map((v) => v.test);
+      const r = outcome.reconciliation;
+      const reconciliation =
+        r === undefined
+          ? {}
+          : {
+              reconciliation: {
+                line: r.line,
+                obligations: r.obligations,
+                covered: r.covered,
+                uncovered: r.uncovered.map((u) => (u.reason === undefined ? { id: u.id } : { ...u })),
+              },
+            };
       return {
-        observation: { ...observation, ok: true, newTests },
+        observation: { ...observation, ok: true, newTests, ...reconciliation },
         questions: [],
         redCheck: { passing: newTests.filter((t) => !failing.includes(t)), failing },
       };
     }
     case 'implement':
       return {
-        observation: { ...observation, ok: true, contested: result.contestedTests.map((c) => c.test) },
+        observation: { ...observation, ok: true, contested: result.contested_tests.map((c) => c.test) },
         questions: [],
       };
     case 'weed':
@@ -333,9 +355,9 @@ function describeResult(
           ...observation,
           ok: true,
           divergences: result.divergences.map((d) => ({
-            construct: d.construct,
+            construct: d.subject,
             classification: DIVERGENCE_KIND[d.classification] ?? 'code-bug',
-            detail: d.description,
+            detail: `spec: ${d.spec}; code: ${d.code}`,
           })),
         },
         questions: [],
@@ -357,7 +379,10 @@ async function reconcileResult(
   if (text === undefined) return undefined;
   const parsed = parseWorkerResult(request.phase as WorkerPhase, text);
   if (!parsed.ok) return undefined;
-  const named = namedPaths(parsed.value as unknown as Record<string, unknown>);
+  const loopText = await readFile(loopRecordPath(file), 'utf8').catch(() => undefined);
+  const loop = loopText === undefined ? undefined : parseLoopRecord(loopText);
+  if (loop !== undefined && !loop.ok) return undefined;
+  const named = namedFiles(parsed.value);
   for (const path of named) {
     const info = await stat(join(cwd, path)).catch(() => undefined);
     if (info === undefined || info.size === 0) return undefined;
@@ -366,6 +391,7 @@ async function reconcileResult(
     status: 'ok',
     phase: request.phase,
     result: parsed.value,
+    ...(loop === undefined ? {} : { loopRecord: loop.value }),
     agent: { outcome: 'ok', exitCode: 0, signal: null, durationMs: 0, transcriptPath: '' },
     resultFile: file,
     promptBytes: 0,
@@ -376,20 +402,6 @@ async function reconcileResult(
     events: [],
   } as unknown as Extract<WorkerOutcome, { status: 'ok' }>;
   return toPhaseReport(outcome, request, true, ledger, 0);
-}
-
-function namedPaths(result: Record<string, unknown>): string[] {
-  const paths: string[] = [];
-  for (const key of ['specFiles', 'filesChanged']) {
-    const list = result[key];
-    if (Array.isArray(list)) paths.push(...list.filter((p): p is string => typeof p === 'string'));
-  }
-  const tests = result['testFiles'];
-  if (Array.isArray(tests))
-    for (const t of tests)
-      if (typeof t === 'object' && t !== null && typeof (t as { path?: unknown }).path === 'string')
-        paths.push((t as { path: string }).path);
-  return paths;
 }
 
 /** Plans slices over the constructs the first gather touched: the inventory diff between baseline and now. */
