@@ -213,6 +213,29 @@ export function declaresTestNaming(source: string, name: string): boolean {
   return declaredTests(source).some((line) => squash(line).includes(wanted));
 }
 
+/**
+ * The obligations a slice answers for: those of its constructs (`rule:CloseTally` owns `CloseTally`'s obligations,
+ * `entity:Loan` those of `Loan` and `Loan.status`); all of them without a slice. Pure.
+ */
+export function sliceObligations<O extends { readonly source_construct: string }>(
+  obligations: readonly O[],
+  constructs: readonly string[] | undefined,
+): readonly O[] {
+  if (constructs === undefined) return obligations;
+  const names = new Set(constructs.map((id) => id.slice(id.indexOf(':') + 1)));
+  return obligations.filter((o) => names.has(o.source_construct.split('.')[0] ?? ''));
+}
+
+/**
+ * A generated test file as the reconciliation sees it from its source alone (an earlier propagate's test, or every
+ * generated test at the witness): it claims every obligation in `ids`, counts as run when it declares a test, and
+ * proves the obligations a declared test names. Pure.
+ */
+export function declaredCoverage(path: string, source: string, ids: readonly string[]): ObligationClaimTest {
+  const titles = declaredTests(source);
+  return { path, covers: ids, ran: titles.length > 0, titles };
+}
+
 /** The lines of `source` that declare a test (see {@link declaresTestNaming}). Pure. */
 export function declaredTests(source: string): string[] {
   return [...source.matchAll(TEST_DECLARATION)].map((m) => m[0]);

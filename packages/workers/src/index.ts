@@ -5,11 +5,12 @@ export { applyReverts, type RevertOutcome } from './apply-reverts.js';
 export { assemblePrompt, type AssembledPrompt, type PromptSpec } from './assemble-prompt.js';
 export {
   checkClaims,
-  declaredTests,
+  declaredCoverage,
   declaresTestNaming,
   generatedTestPaths,
   namedFiles,
   significantChanges,
+  sliceObligations,
   type ClaimEvidence,
   type ClaimFailure,
 } from './check-claims.js';

@@ -4,10 +4,16 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { assemblePrompt, type PromptSpec } from './assemble-prompt.js';
 import { applyReverts, type RevertOutcome } from './apply-reverts.js';
-import { checkObligationClaims, type ObligationReconciliation } from '@allium-loop/allium';
+import {
+  checkObligationClaims,
+  type ObligationClaimTest,
+  type ObligationReconciliation,
+} from '@allium-loop/allium';
 import {
   checkClaims,
+  declaredCoverage,
   generatedTestPaths,
+  sliceObligations,
   namedFiles,
   obligationClaimTests,
   significantChanges,
@@ -229,18 +235,24 @@ async function verifyResult<P extends WorkerPhase>(
     testRuns === undefined ? undefined : await readSources(context.cwd, [...testRuns.keys()]);
   // The engine reconciles the spec's obligations with the generated tests itself: the claims of the loop record
   // when there is one, else every obligation a test names.
-  const obligations = sliceObligations(observed.specAfter.obligations, context);
+  const obligations =
+    observed.specAfter.obligations === undefined
+      ? undefined
+      : sliceObligations(observed.specAfter.obligations, context.slice?.constructs);
   const reconciliation =
     result.phase !== 'propagate' || testRuns === undefined || obligations === undefined
       ? undefined
       : checkObligationClaims(
           { obligations },
-          obligationClaimTests(
-            result,
-            coverClaims(result, loopRecord, obligations),
-            testRuns,
-            testSources ?? new Map(),
-          ),
+          [
+            ...obligationClaimTests(
+              result,
+              coverClaims(result, loopRecord, obligations),
+              testRuns,
+              testSources ?? new Map(),
+            ),
+            ...(await earlierTests(context, testRuns, obligations)),
+          ],
           result.uncovered_obligations,
         );
   const failures = checkClaims(result, {
@@ -297,19 +309,6 @@ function projectRelativePaths<P extends WorkerPhase>(cwd: string, result: PhaseR
   }
 }
 
-/**
- * The obligations a propagate answers for: all of the spec's, or, in a slice, those of the slice's constructs
- * (`rule:CloseTally` owns `CloseTally`'s obligations, `entity:Loan` those of `Loan` and `Loan.returned_at`).
- */
-function sliceObligations<O extends { readonly source_construct: string }>(
-  obligations: readonly O[] | undefined,
-  context: PhaseContext,
-): readonly O[] | undefined {
-  if (obligations === undefined || context.slice === undefined) return obligations;
-  const names = new Set(context.slice.constructs.map((id) => id.slice(id.indexOf(':') + 1)));
-  return obligations.filter((o) => names.has(o.source_construct.split('.')[0] ?? ''));
-}
-
 /** What each generated test claims to cover: the loop record's claims, else every obligation of the plan. */
 function coverClaims(
   result: PropagateResult,
@@ -320,6 +319,21 @@ function coverClaims(
     return new Map(loopRecord.covers.map((c) => [c.path, c.obligations]));
   const all = obligations.map((o) => o.id);
   return new Map(generatedTestPaths(result).map((path) => [path, all]));
+}
+
+/**
+ * The tests earlier propagates generated (protected, not regenerated now), for the reconciliation: they were
+ * collected when they were generated; the obligations they cover are those a test declared in them names.
+ */
+async function earlierTests(
+  context: PhaseContext,
+  regenerated: ReadonlyMap<string, unknown>,
+  obligations: readonly { readonly id: string }[],
+): Promise<ObligationClaimTest[]> {
+  const paths = (context.protectedTests ?? []).map((t) => t.path).filter((p) => !regenerated.has(p));
+  const sources = await readSources(context.cwd, paths);
+  const ids = obligations.map((o) => o.id);
+  return [...sources].map(([path, source]) => declaredCoverage(path, source, ids));
 }
 
 function hashSources(sources: ReadonlyMap<string, string>): Map<string, string> {

@@ -4,7 +4,7 @@ import { checkObligationClaims, questionKey } from '@allium-loop/allium';
 import { witness, type GeneratedTestHash, type WitnessEvidence } from '@allium-loop/evaluator';
 import { writeFileAtomic, type ProtectedTest } from '@allium-loop/ledger';
 import { measureProject, type ProjectMeasurement, type TestCommand } from '@allium-loop/verify';
-import { createSpecReader, declaredTests, sha256 } from '@allium-loop/workers';
+import { createSpecReader, declaredCoverage, sha256, sliceObligations } from '@allium-loop/workers';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import type { WitnessClaim, WitnessReport } from '../driver/loop-ports.js';
 
@@ -131,16 +131,12 @@ export async function reconcileAtGate(
 ): Promise<NonNullable<WitnessEvidence['reconciliation']>> {
   const files = await listProjectFiles(cwd);
   const all = createSpecReader().read(await readSpecSources(cwd, files.spec)).obligations ?? [];
-  const names =
-    constructs === undefined ? undefined : new Set(constructs.map((id) => id.slice(id.indexOf(':') + 1)));
-  const obligations =
-    names === undefined ? all : all.filter((o) => names.has(o.source_construct.split('.')[0] ?? ''));
+  const obligations = sliceObligations(all, constructs);
   const ids = obligations.map((o) => o.id);
   const claims = await Promise.all(
     tests.map(async (test) => {
-      const source = await readFile(join(cwd, test.path), 'utf8').catch(() => undefined);
-      const titles = source === undefined ? [] : declaredTests(source);
-      return { path: test.path, covers: ids, ran: titles.length > 0, titles };
+      const source = await readFile(join(cwd, test.path), 'utf8').catch(() => '');
+      return declaredCoverage(test.path, source, ids);
     }),
   );
   const reconciled = checkObligationClaims(
