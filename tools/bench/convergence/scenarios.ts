@@ -45,7 +45,7 @@ function implement(name: string, files: Readonly<Record<string, string>>, repeat
       { kind: 'shell', command: 'node --test' },
       {
         kind: 'result',
-        value: { phase: 'implement', filesChanged: Object.keys(files), contestedTests: [], summary: 'Done: every test passes.' },
+        value: { phase: 'implement', files_changed: Object.keys(files), contested_tests: [], summary: 'Done: every test passes.' },
       },
     ],
     finalText: 'Done: every test passes.',
@@ -57,7 +57,7 @@ const CLEAN_WEED: ScriptedCall = {
   name: 'weed: clean',
   match: PHASE('weed'),
   repeat: true,
-  actions: [{ kind: 'result', value: { phase: 'weed', clean: true, divergences: [], summary: 'Spec and code agree.' } }],
+  actions: [{ kind: 'result', value: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'Spec and code agree.' } }],
 };
 
 /** The contradicting rule the impossible spec adds: returning a book both shelves it and keeps it on loan. */
