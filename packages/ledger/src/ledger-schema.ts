@@ -4,7 +4,7 @@ import { LoopStateSchema, PortFailureSchema, type LoopStateRecord } from './loop
 import { TickVerdictSchema } from './verdict-schema.js';
 
 /** The schema version this package writes. Older documents are migrated on load (see `migrateLedger`). */
-export const LEDGER_SCHEMA_VERSION = 2;
+export const LEDGER_SCHEMA_VERSION = 3;
 
 const Count = z.number().int().nonnegative();
 const Timestamp = z.iso.datetime();
@@ -155,9 +155,8 @@ export const HistoryEntrySchema = z.object({
   data: JsonRecordSchema.optional(),
 });
 
-/** The ledger: everything a fresh process needs to continue a run. The single source of truth for its shape. */
-export const LedgerSchema = z
-  .object({
+/** The fields of the ledger, as the engine holds it in memory (see {@link LedgerSchema}). */
+export const LedgerObjectSchema = z.object({
     schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
     goal: z.string().min(1),
     slug: SlugSchema,
@@ -181,8 +180,14 @@ export const LedgerSchema = z
     history: z.array(HistoryEntrySchema),
     /** The loop state of the run, typed by loop kind (`kind` equals `mode`): see `loop-state-schema.ts`. */
     modeState: LoopStateSchema.overwrite((state) => sortKeysDeep(state) as LoopStateRecord),
-  })
-  .refine((ledger) => ledger.modeState.kind === ledger.mode, {
+  });
+
+/**
+ * The ledger: everything a fresh process needs to continue a run, as the engine holds it (`mode` is the run kind).
+ * The single source of truth for its shape; on disk its top level is the upstream Allium ledger's
+ * (`stored-ledger.ts`).
+ */
+export const LedgerSchema = LedgerObjectSchema.refine((ledger) => ledger.modeState.kind === ledger.mode, {
     message: 'the loop state is of another kind than the run mode',
     path: ['modeState', 'kind'],
   });
