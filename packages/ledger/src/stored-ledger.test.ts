@@ -6,7 +6,7 @@ import { decodeLedgerText, serializeLedger } from './ledger-codec.js';
 import { LEDGER_SCHEMA_VERSION, type Ledger } from './ledger-schema.js';
 import { createRedactor } from './redact.js';
 
-const redactor = createRedactor([]);
+const redactor = createRedactor({});
 
 async function upstreamValidator() {
   const url = new URL('../../../docs/schemas/upstream/ledger.schema.json', import.meta.url);

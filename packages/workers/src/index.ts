@@ -40,7 +40,7 @@ export {
   type WorkspaceSnapshot,
 } from './detect-violations.js';
 export { findSuppressions, newSuppressions, type SpecSuppression } from './find-suppressions.js';
-export { parseLoopRecord, parseWorkerResult } from './parse-result.js';
+export { parseLegacyResult, parseLoopRecord, parseWorkerResult } from './parse-result.js';
 export type {
   FailingTest,
   LoopMode,

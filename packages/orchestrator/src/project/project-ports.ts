@@ -12,6 +12,7 @@ import {
   createTestRunner,
   loopRecordPath,
   namedFiles,
+  parseLegacyResult,
   parseLoopRecord,
   parseWorkerResult,
   resultFilePath,
@@ -377,8 +378,11 @@ async function reconcileResult(
   );
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
-  const parsed = parseWorkerResult(request.phase as WorkerPhase, text);
-  if (!parsed.ok) return undefined;
+  const current = parseWorkerResult(request.phase as WorkerPhase, text);
+  // A call interrupted under allium-loop 0.1.0 left its own record: translated where it can be.
+  const legacy = current.ok ? undefined : parseLegacyResult(request.phase as WorkerPhase, text);
+  const parsed = current.ok ? current : legacy === undefined ? undefined : { ok: true as const, value: legacy };
+  if (parsed === undefined) return undefined;
   const loopText = await readFile(loopRecordPath(file), 'utf8').catch(() => undefined);
   const loop = loopText === undefined ? undefined : parseLoopRecord(loopText);
   if (loop !== undefined && !loop.ok) return undefined;
