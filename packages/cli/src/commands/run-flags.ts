@@ -30,7 +30,8 @@ export interface FlagSpec {
 export const FLAG_DEFAULTS = {
   stateFile: '.al-state.json',
   evalRetries: 3,
-  intervalSeconds: 0,
+  /** `--interval` of `--verify`: 30 s between ticks, as `/loop` waits. */
+  intervalSeconds: 30,
   modeMaxTicks: { verify: 10, 'state-file': 10, stories: 50 },
 } as const;
 
@@ -47,6 +48,15 @@ export const RUN_FLAG_SCHEMA = {
   'strict-questions': {
     type: 'boolean',
     help: 'parked open questions block convergence too',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
+  concurrency: {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: 'slices of a wave run at once, each in its own git worktree (docs/scale-out.md)',
+    default: '1',
     scope: 'spec',
     group: 'Spec loop',
   },
@@ -112,7 +122,7 @@ export const RUN_FLAG_SCHEMA = {
     type: 'string',
     kind: 'nonnegative',
     arg: 'SECONDS',
-    help: 'wait between ticks of verify mode',
+    help: 'wait between ticks of verify mode, as /loop does (Ctrl-C and the wall clock cut it short)',
     default: String(FLAG_DEFAULTS.intervalSeconds),
     scope: 'modes',
     group: 'Loop modes',
@@ -137,6 +147,12 @@ export const RUN_FLAG_SCHEMA = {
     arg: 'N',
     help: 'rejections before a story is blocked',
     default: String(FLAG_DEFAULTS.evalRetries),
+    scope: 'modes',
+    group: 'Loop modes',
+  },
+  fresh: {
+    type: 'boolean',
+    help: "start the goal's bounds from zero (by default a goal's ticks, spend and wall clock are cumulative across runs)",
     scope: 'modes',
     group: 'Loop modes',
   },
@@ -186,6 +202,14 @@ export const RUN_FLAG_SCHEMA = {
     help: 'hard cap on ticks',
     default: '6; verify and state-file 10; stories 50',
     scope: 'all',
+    group: 'Caps',
+  },
+  'max-iterations': {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: "/loop's name for --max-ticks (both given: they must agree)",
+    scope: 'modes',
     group: 'Caps',
   },
   'no-progress-ticks': {
@@ -390,6 +414,20 @@ export function numberFlag(values: RunFlagValues, name: RunFlag): number | undef
     (spec.kind === 'nonnegative' && n < 0);
   if (bad) throw new FlagError(`--${name} takes ${KIND_TEXT[spec.kind]}, not '${raw}'.`);
   return n;
+}
+
+/**
+ * The tick cap the flags give: `--max-ticks`, or `--max-iterations` (its `/loop` name, same meaning). Given both,
+ * they must name the same number, else it is a {@link FlagError} (which one was meant cannot be guessed).
+ */
+export function maxTicksFlag(values: RunFlagValues): number | undefined {
+  const ticks = numberFlag(values, 'max-ticks');
+  const iterations = numberFlag(values, 'max-iterations');
+  if (ticks !== undefined && iterations !== undefined && ticks !== iterations)
+    throw new FlagError(
+      `--max-ticks ${String(ticks)} and --max-iterations ${String(iterations)} disagree; they are one cap, give one of them.`,
+    );
+  return ticks ?? iterations;
 }
 
 /** Splits a command template on whitespace, honouring single and double quotes; no shell is involved. */

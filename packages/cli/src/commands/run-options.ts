@@ -12,6 +12,7 @@ import {
 } from '../progress/progress-renderer.js';
 import {
   FlagError,
+  maxTicksFlag,
   numberFlag,
   parseRunFlags,
   splitCommand,
@@ -80,7 +81,7 @@ export function capsFromFlags(
     return Math.round(seconds * 1000);
   };
   const all = {
-    maxTicks: numberFlag(values, 'max-ticks') ?? caps.maxTicks,
+    maxTicks: maxTicksFlag(values) ?? caps.maxTicks,
     noProgressTicks: numberFlag(values, 'no-progress-ticks') ?? caps.noProgressTicks,
     maxFixAttempts: numberFlag(values, 'max-fix-attempts') ?? caps.maxFixAttempts,
     innerLoopMax: numberFlag(values, 'inner-loop-max') ?? caps.innerLoopMax,
@@ -118,6 +119,7 @@ export function runSettings(
     ...output,
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
+    ...concurrencyOf(values, config),
     ...(prompt === undefined
       ? {}
       : {
@@ -133,6 +135,12 @@ export function runSettings(
           },
         }),
   };
+}
+
+/** `--concurrency N` (or the config file's `concurrency`), when given (a count: at least 1). */
+function concurrencyOf(values: RunFlagValues, config: Config): { concurrency?: number } {
+  const given = numberFlag(values, 'concurrency') ?? config.concurrency;
+  return given === undefined ? {} : { concurrency: given };
 }
 
 /** The output mode the flags choose. */
