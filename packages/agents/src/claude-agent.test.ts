@@ -71,22 +71,33 @@ describe('phaseAgents: allium', () => {
   it.each(['distill', 'tend', 'propagate', 'weed'] as const)(
     'runs %s as the official Allium agent (--agent allium:<phase>)',
     (phase) => {
-      expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json', phaseAgents: 'allium' }, { ...request, phase })).toEqual([
-        ...base,
-        '--agent',
-        `allium:${phase}`,
-      ]);
+      expect(
+        buildClaudeArgs(
+          { kind: 'claude', outputFormat: 'json', phaseAgents: 'allium' },
+          { ...request, phase },
+        ),
+      ).toEqual([...base, '--agent', `allium:${phase}`]);
     },
   );
 
-  it.each(['elicit', 'implement'] as const)('runs %s, which the plugin has no agent for, with the own prompt', (phase) => {
-    expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json', phaseAgents: 'allium' }, { ...request, phase })).toEqual(base);
-  });
+  it.each(['elicit', 'implement'] as const)(
+    'runs %s, which the plugin has no agent for, with the own prompt',
+    (phase) => {
+      expect(
+        buildClaudeArgs(
+          { kind: 'claude', outputFormat: 'json', phaseAgents: 'allium' },
+          { ...request, phase },
+        ),
+      ).toEqual(base);
+    },
+  );
 
   it('names no agent by default or with own', () => {
     const propagate = { ...request, phase: 'propagate' } as const;
     expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json' }, propagate)).toEqual(base);
-    expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json', phaseAgents: 'own' }, propagate)).toEqual(base);
+    expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json', phaseAgents: 'own' }, propagate)).toEqual(
+      base,
+    );
   });
 });
 

@@ -149,9 +149,4 @@ export {
   type TickVerdict,
   type WeedVerdict,
 } from './verdict-schema.js';
-export {
-  StoredLedgerSchema,
-  fromStoredLedger,
-  toStoredLedger,
-  type StoredLedger,
-} from './stored-ledger.js';
+export { StoredLedgerSchema, fromStoredLedger, toStoredLedger, type StoredLedger } from './stored-ledger.js';

@@ -160,30 +160,30 @@ export const HistoryEntrySchema = z.object({
 
 /** The fields of the ledger, as the engine holds it in memory (see {@link LedgerSchema}). */
 export const LedgerObjectSchema = z.object({
-    schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
-    goal: z.string().min(1),
-    slug: SlugSchema,
-    mode: RunModeSchema,
-    entry: EntrySchema.nullable(),
-    status: z.enum(['running', 'terminal']),
-    terminal: TerminalSchema.nullable(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    caps: CapsSchema,
-    spent: SpentSchema,
-    /** The last tick started (0 before the first). */
-    tick: Count,
-    activeInnerLoop: InnerLoopSchema.nullable(),
-    verdicts: z.array(TickVerdictSchema),
-    questions: z.array(QuestionSchema),
-    subGoals: z.array(SubGoalSchema),
-    protectedTests: z.array(ProtectedTestSchema),
-    intents: z.array(IntentSchema),
-    checkpoints: z.array(CheckpointSchema),
-    history: z.array(HistoryEntrySchema),
-    /** The loop state of the run, typed by loop kind (`kind` equals `mode`): see `loop-state-schema.ts`. */
-    modeState: LoopStateSchema.overwrite((state) => sortKeysDeep(state) as LoopStateRecord),
-  });
+  schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
+  goal: z.string().min(1),
+  slug: SlugSchema,
+  mode: RunModeSchema,
+  entry: EntrySchema.nullable(),
+  status: z.enum(['running', 'terminal']),
+  terminal: TerminalSchema.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  caps: CapsSchema,
+  spent: SpentSchema,
+  /** The last tick started (0 before the first). */
+  tick: Count,
+  activeInnerLoop: InnerLoopSchema.nullable(),
+  verdicts: z.array(TickVerdictSchema),
+  questions: z.array(QuestionSchema),
+  subGoals: z.array(SubGoalSchema),
+  protectedTests: z.array(ProtectedTestSchema),
+  intents: z.array(IntentSchema),
+  checkpoints: z.array(CheckpointSchema),
+  history: z.array(HistoryEntrySchema),
+  /** The loop state of the run, typed by loop kind (`kind` equals `mode`): see `loop-state-schema.ts`. */
+  modeState: LoopStateSchema.overwrite((state) => sortKeysDeep(state) as LoopStateRecord),
+});
 
 /**
  * The ledger: everything a fresh process needs to continue a run, as the engine holds it (`mode` is the run kind).
@@ -191,9 +191,9 @@ export const LedgerObjectSchema = z.object({
  * (`stored-ledger.ts`).
  */
 export const LedgerSchema = LedgerObjectSchema.refine((ledger) => ledger.modeState.kind === ledger.mode, {
-    message: 'the loop state is of another kind than the run mode',
-    path: ['modeState', 'kind'],
-  });
+  message: 'the loop state is of another kind than the run mode',
+  path: ['modeState', 'kind'],
+});
 
 /** Run mode. */
 export type RunMode = z.infer<typeof RunModeSchema>;

@@ -49,11 +49,28 @@ function runningLedger(): Ledger {
       },
     ],
     protectedTests: [
-      { path: 'test/loan.test.js', sha256: 'a'.repeat(64), storedCopy: 'add-loans/protected/x.orig', recordedAtTick: 1 },
+      {
+        path: 'test/loan.test.js',
+        sha256: 'a'.repeat(64),
+        storedCopy: 'add-loans/protected/x.orig',
+        recordedAtTick: 1,
+      },
     ],
     subGoals: [
-      { id: 'loans', slice: { constructs: ['entity:Loan'] }, dependsOn: [], status: 'converged', report: null },
-      { id: 'notices', slice: { constructs: ['entity:Notice'] }, dependsOn: ['loans'], status: 'running', report: null },
+      {
+        id: 'loans',
+        slice: { constructs: ['entity:Loan'] },
+        dependsOn: [],
+        status: 'converged',
+        report: null,
+      },
+      {
+        id: 'notices',
+        slice: { constructs: ['entity:Notice'] },
+        dependsOn: ['loans'],
+        status: 'running',
+        report: null,
+      },
     ],
   };
 }

@@ -68,7 +68,9 @@ export function toStoredLedger(ledger: Ledger): Record<string, unknown> {
     open_questions: ledger.questions
       .filter((q) => q.classification === 'parked' && q.status === 'open')
       .map((q) => q.text),
-    generated_test_hashes: Object.fromEntries(ledger.protectedTests.map((t) => [t.path, `sha256:${t.sha256}`])),
+    generated_test_hashes: Object.fromEntries(
+      ledger.protectedTests.map((t) => [t.path, `sha256:${t.sha256}`]),
+    ),
     ...(facts.line === undefined ? {} : { reconciliation: facts.line }),
     witness_records: facts.witness,
   };

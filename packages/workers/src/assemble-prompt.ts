@@ -34,7 +34,7 @@ const RESULT_NOTES: Record<WorkerPhase, string> = {
     'This is the upstream Allium propagate record. `generated_tests`: every test file you created or changed, each ' +
     'with `sha256:` and the hex SHA-256 of its content as you leave it (e.g. `sha256sum <file>`); the engine rehashes ' +
     'each file and runs each alone. `obligations` and `summary` carry your reconciliation (`N obligations, M covered, ' +
-    'K uncovered`) of the spec\'s test obligations (`allium plan`, or `allium-loop spec plan <spec> --json`); every ' +
+    "K uncovered`) of the spec's test obligations (`allium plan`, or `allium-loop spec plan <spec> --json`); every " +
     'obligation you did not cover goes in `uncovered_obligations` with its classification and reason. The engine ' +
     'recomputes the reconciliation itself, and uncovered obligations block convergence.\n',
   implement:
@@ -114,7 +114,9 @@ function renderVerdict(verdict: PreviousVerdict | undefined): string {
   const failing = verdict.failingTests.map((t) =>
     t.message === undefined ? t.name : `${t.name} — ${t.message}`,
   );
-  const divergences = verdict.divergences.map((d) => `${d.construct} (${d.classification}): ${d.description}`);
+  const divergences = verdict.divergences.map(
+    (d) => `${d.construct} (${d.classification}): ${d.description}`,
+  );
   const structural = verdict.structuralErrors.map((e) => `${e.file}:${e.line} ${e.message}`);
   return [
     '## Previous verdict (measured by the engine)',

@@ -87,7 +87,11 @@ describe('checkClaims', () => {
         detail: 'the loop record classifies question(s) the result does not list: "Who pays?"',
       },
     ]);
-    const listed = { open_questions: [{ text: 'May a worn tool be lent?', classification: 'parked' as const, assumption: 'yes' }] };
+    const listed = {
+      open_questions: [
+        { text: 'May a worn tool be lent?', classification: 'parked' as const, assumption: 'yes' },
+      ],
+    };
     expect(checkClaims(tend, evidence({ loopRecord: listed }))).toEqual([]);
   });
 
@@ -154,7 +158,9 @@ describe('checkClaims', () => {
       phase: 'weed',
       mode: 'update-spec',
       verdict: 'dirty',
-      divergences: [{ subject: 'rule:A', classification: 'aspirational', spec: 'spec/a.allium:1', code: 'none' }],
+      divergences: [
+        { subject: 'rule:A', classification: 'aspirational', spec: 'spec/a.allium:1', code: 'none' },
+      ],
       artefacts: ['spec/a.allium'],
       summary: '',
     };

@@ -113,7 +113,10 @@ function checkTestHashes(result: AnyPhaseResult, evidence: ClaimEvidence): Claim
   for (const test of result.generated_tests) {
     const actual = evidence.testHashes?.get(test.path);
     if (actual === undefined) continue; // a missing file is reported by claim_file_missing
-    const claimed = test.hash.trim().toLowerCase().replace(/^sha256:/, '');
+    const claimed = test.hash
+      .trim()
+      .toLowerCase()
+      .replace(/^sha256:/, '');
     if (claimed === actual) continue;
     failures.push({
       reason: 'count_mismatch',

@@ -72,16 +72,23 @@ export function parseLegacyResult<P extends WorkerPhase>(phase: P, text: string)
         ? {
             phase,
             verdict: json['clean'] === true ? 'clean' : 'dirty',
-            divergences: (Array.isArray(json['divergences']) ? json['divergences'] : []).filter(isObject).map((d) => ({
-              subject: d['construct'],
-              classification: d['classification'],
-              spec: String(d['description'] ?? ''),
-              code: String(d['description'] ?? ''),
-            })),
+            divergences: (Array.isArray(json['divergences']) ? json['divergences'] : [])
+              .filter(isObject)
+              .map((d) => ({
+                subject: d['construct'],
+                classification: d['classification'],
+                spec: String(d['description'] ?? ''),
+                code: String(d['description'] ?? ''),
+              })),
             summary: json['summary'],
           }
         : phase === 'elicit' || phase === 'tend' || phase === 'distill'
-          ? { phase, spec_path: strings(json['specFiles'])[0], open_questions: questions, summary: json['summary'] }
+          ? {
+              phase,
+              spec_path: strings(json['specFiles'])[0],
+              open_questions: questions,
+              summary: json['summary'],
+            }
           : undefined;
   if (translated === undefined) return undefined;
   const parsed = parseWorkerResult(phase, JSON.stringify(translated));

@@ -58,19 +58,27 @@ const valid = {
 } as const;
 
 describe('the phase records are the upstream hand-offs', () => {
-  it.each(UPSTREAM)('a %s record the engine accepts is valid against the upstream schema, and back', (phase) => {
-    expect(validators[phase](valid[phase]), JSON.stringify(validators[phase].errors)).toBe(true);
-    expect(parseWorkerResult(phase, JSON.stringify(valid[phase])).ok).toBe(true);
-  });
+  it.each(UPSTREAM)(
+    'a %s record the engine accepts is valid against the upstream schema, and back',
+    (phase) => {
+      expect(validators[phase](valid[phase]), JSON.stringify(validators[phase].errors)).toBe(true);
+      expect(parseWorkerResult(phase, JSON.stringify(valid[phase])).ok).toBe(true);
+    },
+  );
 
-  it.each(UPSTREAM)('the %s schema shown to agents has the upstream fields, required set and closure', (phase) => {
-    const rendered = JSON.parse(renderResultJsonSchema(phase)) as Record<string, unknown>;
-    const upstream = schemas[phase];
-    const keys = (s: Record<string, unknown>) => Object.keys(s['properties'] as object).sort();
-    expect(keys(rendered)).toEqual(keys(upstream));
-    expect([...(rendered['required'] as string[])].sort()).toEqual([...(upstream['required'] as string[])].sort());
-    expect(rendered['additionalProperties']).toBe(false);
-  });
+  it.each(UPSTREAM)(
+    'the %s schema shown to agents has the upstream fields, required set and closure',
+    (phase) => {
+      const rendered = JSON.parse(renderResultJsonSchema(phase)) as Record<string, unknown>;
+      const upstream = schemas[phase];
+      const keys = (s: Record<string, unknown>) => Object.keys(s['properties'] as object).sort();
+      expect(keys(rendered)).toEqual(keys(upstream));
+      expect([...(rendered['required'] as string[])].sort()).toEqual(
+        [...(upstream['required'] as string[])].sort(),
+      );
+      expect(rendered['additionalProperties']).toBe(false);
+    },
+  );
 
   const broken: [UpstreamPhase, Record<string, unknown>][] = [
     ['weed', { ...valid.weed, clean: false }],
@@ -86,7 +94,10 @@ describe('the phase records are the upstream hand-offs', () => {
     ['propagate', { ...valid.propagate, obligations: { total: 1.5, covered: 1, uncovered: 0 } }],
     [
       'propagate',
-      { ...valid.propagate, uncovered_obligations: [{ obligation: 'x', classification: 'too-hard', reason: 'r' }] },
+      {
+        ...valid.propagate,
+        uncovered_obligations: [{ obligation: 'x', classification: 'too-hard', reason: 'r' }],
+      },
     ],
     ['propagate', { ...valid.propagate, generated_tests: [{ path: 'a.test.ts', covers: ['A'] }] }],
     ['propagate', { ...valid.propagate, testFiles: [] }],
@@ -100,7 +111,8 @@ describe('the phase records are the upstream hand-offs', () => {
     const str = fc.oneof(fc.string({ maxLength: 6 }), fc.constant('spec/a.allium'));
     const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
     const junk = fc.oneof(str, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
-    const anyOf = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: arb }, { weight: 1, arbitrary: junk });
+    const anyOf = <T>(arb: fc.Arbitrary<T>) =>
+      fc.oneof({ weight: 4, arbitrary: arb }, { weight: 1, arbitrary: junk });
     const strings = anyOf(fc.array(anyOf(str), { maxLength: 2 }));
     const record = (fields: Record<string, fc.Arbitrary<unknown>>) =>
       fc
@@ -122,7 +134,9 @@ describe('the phase records are the upstream hand-offs', () => {
       }),
       propagate: record({
         phase: anyOf(fc.constant('propagate')),
-        obligations: anyOf(record({ total: anyOf(fc.nat()), covered: anyOf(fc.nat()), uncovered: anyOf(fc.nat()) })),
+        obligations: anyOf(
+          record({ total: anyOf(fc.nat()), covered: anyOf(fc.nat()), uncovered: anyOf(fc.nat()) }),
+        ),
         uncovered_obligations: anyOf(
           fc.array(
             anyOf(
@@ -135,7 +149,9 @@ describe('the phase records are the upstream hand-offs', () => {
             { maxLength: 2 },
           ),
         ),
-        generated_tests: anyOf(fc.array(anyOf(record({ path: anyOf(str), hash: anyOf(str) })), { maxLength: 2 })),
+        generated_tests: anyOf(
+          fc.array(anyOf(record({ path: anyOf(str), hash: anyOf(str) })), { maxLength: 2 }),
+        ),
         test_paths: strings,
         open_questions: strings,
         summary: anyOf(str),
@@ -149,7 +165,9 @@ describe('the phase records are the upstream hand-offs', () => {
             anyOf(
               record({
                 subject: anyOf(str),
-                classification: anyOf(fc.constantFrom('spec-bug', 'code-bug', 'aspirational', 'intentional-gap')),
+                classification: anyOf(
+                  fc.constantFrom('spec-bug', 'code-bug', 'aspirational', 'intentional-gap'),
+                ),
                 spec: anyOf(str),
                 code: anyOf(str),
               }),

@@ -145,7 +145,9 @@ export type OpenQuestionClaim = z.infer<typeof OpenQuestionClaimSchema>;
 /** A parsed engine-side record. */
 export type LoopRecord = z.infer<typeof LoopRecordSchema>;
 
-type WithPhase<S extends z.ZodType, P extends WorkerPhase> = Omit<z.infer<S>, 'phase'> & { readonly phase: P };
+type WithPhase<S extends z.ZodType, P extends WorkerPhase> = Omit<z.infer<S>, 'phase'> & {
+  readonly phase: P;
+};
 
 /** A parsed elicit result. */
 export type ElicitResult = WithPhase<typeof ElicitResultSchema, 'elicit'>;

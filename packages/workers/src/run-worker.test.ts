@@ -37,7 +37,8 @@ function propagated(path: string, covers: readonly string[], summary = ''): Scri
         obligations: { total: covers.length, covered: covers.length, uncovered: 0 },
         uncovered_obligations: [],
         generated_tests: [{ path, hash: 'sha256:of-file' }],
-        summary: summary === '' ? `${covers.length} obligations, ${covers.length} covered, 0 uncovered` : summary,
+        summary:
+          summary === '' ? `${covers.length} obligations, ${covers.length} covered, 0 uncovered` : summary,
       },
     },
     { op: 'loop', json: { covers: [{ path, obligations: covers }] } },
@@ -344,7 +345,10 @@ const cheats: Cheat[] = [
     phase: 'weed',
     steps: [
       { op: 'replace', path: SPEC, find: '        borrowing.tool.status = shelved\n', with: '' },
-      { op: 'result', json: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'spec and code agree' } },
+      {
+        op: 'result',
+        json: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'spec and code agree' },
+      },
     ],
     restored: { [SPEC]: TOOL_LIBRARY_SPEC },
   },
@@ -471,14 +475,18 @@ describe('runWorker claim verification', () => {
     expect(r?.coveredBy.get('rule-success.GiveBack')).toEqual(['test/give-back.test.mjs']);
     // The earlier generated test (test/borrow.test.mjs, protected) counts too: its titles name Borrow (and Tool).
     expect(r?.coveredBy.get('rule-success.Borrow')).toEqual(['test/borrow.test.mjs']);
-    expect(r?.line).toBe(`${r?.obligations} obligations, ${r?.covered} covered, ${r?.uncovered.length} uncovered`);
+    expect(r?.line).toBe(
+      `${r?.obligations} obligations, ${r?.covered} covered, ${r?.uncovered.length} uncovered`,
+    );
     expect(r?.uncovered.map((u) => u.id)).toContain('entity-fields.Member');
     const wrong = await play(claim(['rule-success.Borrow']));
     expect(wrong.outcome.status === 'failed' && [wrong.outcome.reason, wrong.outcome.detail]).toEqual([
       'coverage_unproven',
       'test/give-back.test.mjs: no test title names rule-success.Borrow',
     ]);
-    const claimsOfFile = wrong.outcome.reconciliation?.rejected.filter((c) => c.path === 'test/give-back.test.mjs');
+    const claimsOfFile = wrong.outcome.reconciliation?.rejected.filter(
+      (c) => c.path === 'test/give-back.test.mjs',
+    );
     expect(claimsOfFile?.map((c) => c.reason)).toEqual(['not_named']);
   });
 
@@ -521,7 +529,10 @@ describe('runWorker claim verification', () => {
       phase: 'tend',
       steps: [
         { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: '' } },
-        { op: 'loop', json: { open_questions: [{ text: QUESTION, classification: 'blocking', why: 'lending' }] } },
+        {
+          op: 'loop',
+          json: { open_questions: [{ text: QUESTION, classification: 'blocking', why: 'lending' }] },
+        },
       ],
     });
     expect(outcome.status).toBe('ok');
@@ -609,14 +620,22 @@ describe('runWorker claim verification', () => {
       'tend',
       [
         { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: '' } },
-        { op: 'loop', json: { open_questions: [{ text: 'Who pays?', classification: 'blocking', why: 'fees' }] } },
+        {
+          op: 'loop',
+          json: { open_questions: [{ text: 'Who pays?', classification: 'blocking', why: 'fees' }] },
+        },
       ],
       'count_mismatch',
     ],
     [
       'a spec path outside the project',
       'tend',
-      [{ op: 'result', json: { phase: 'tend', spec_path: '../elsewhere.allium', open_questions: [QUESTION], summary: '' } }],
+      [
+        {
+          op: 'result',
+          json: { phase: 'tend', spec_path: '../elsewhere.allium', open_questions: [QUESTION], summary: '' },
+        },
+      ],
       'claim_file_missing',
     ],
     [

@@ -305,7 +305,9 @@ function projectRelativePaths<P extends WorkerPhase>(cwd: string, result: PhaseR
     case 'implement':
       return { ...r, files_changed: r.files_changed.map(fix) } as PhaseResult<P>;
     case 'weed':
-      return r.artefacts === undefined ? result : ({ ...r, artefacts: r.artefacts.map(fix) } as PhaseResult<P>);
+      return r.artefacts === undefined
+        ? result
+        : ({ ...r, artefacts: r.artefacts.map(fix) } as PhaseResult<P>);
   }
 }
 
@@ -315,8 +317,7 @@ function coverClaims(
   loopRecord: LoopRecord | undefined,
   obligations: readonly { readonly id: string }[],
 ): Map<string, readonly string[]> {
-  if (loopRecord?.covers !== undefined)
-    return new Map(loopRecord.covers.map((c) => [c.path, c.obligations]));
+  if (loopRecord?.covers !== undefined) return new Map(loopRecord.covers.map((c) => [c.path, c.obligations]));
   const all = obligations.map((o) => o.id);
   return new Map(generatedTestPaths(result).map((path) => [path, all]));
 }
@@ -407,7 +408,9 @@ export async function runWorker<P extends WorkerPhase>(
     ...outcomeBase(phase, observed, failures),
     ...(verification.reconciliation === undefined ? {} : { reconciliation: verification.reconciliation }),
     ...(verification.loopRecord === undefined ? {} : { loopRecord: verification.loopRecord }),
-    ...(phase === 'distill' || phase === 'elicit' ? { findings: significantChanges(observed.diff).length } : {}),
+    ...(phase === 'distill' || phase === 'elicit'
+      ? { findings: significantChanges(observed.diff).length }
+      : {}),
   };
   const protectedTests = context.protectedTests ?? [];
   const first = failures[0];

@@ -35,8 +35,11 @@ function writeAtomically(path, json) {
 
 function withHashes(json) {
   if (!Array.isArray(json?.generated_tests)) return json;
-  const hashOf = (path) => `sha256:${createHash('sha256').update(readFileSync(path, 'utf8'), 'utf8').digest('hex')}`;
-  const tests = json.generated_tests.map((t) => (t.hash === 'sha256:of-file' ? { ...t, hash: hashOf(t.path) } : t));
+  const hashOf = (path) =>
+    `sha256:${createHash('sha256').update(readFileSync(path, 'utf8'), 'utf8').digest('hex')}`;
+  const tests = json.generated_tests.map((t) =>
+    t.hash === 'sha256:of-file' ? { ...t, hash: hashOf(t.path) } : t,
+  );
   return { ...json, generated_tests: tests };
 }
 
@@ -48,7 +51,8 @@ for (const step of steps) {
     writeFileSync(step.path, text.replace(step.find, step.with));
   } else if (step.op === 'delete') rmSync(step.path, { force: true });
   else if (step.op === 'result') writeAtomically(resultFile, withHashes(step.json));
-  else if (step.op === 'loop') writeAtomically(resultFile.replace(/\.json$/, '.loop.json'), step.json); else if (step.op === 'exit') process.exit(step.code);
+  else if (step.op === 'loop') writeAtomically(resultFile.replace(/\.json$/, '.loop.json'), step.json);
+  else if (step.op === 'exit') process.exit(step.code);
   else throw new Error(`unknown step ${step.op}`);
 }
 process.stdout.write(`done: ${steps.length} step(s)\n`);

@@ -78,7 +78,12 @@ test('${key} works', () => assert.equal(${fn(key)}(), 'done'));
         phase: 'propagate',
         obligations: { total: 1, covered: 1, uncovered: 0 },
         uncovered_obligations: [],
-        generated_tests: [{ path: `test/${key}.test.js`, hash: `sha256:${createHash('sha256').update(test, 'utf8').digest('hex')}` }],
+        generated_tests: [
+          {
+            path: `test/${key}.test.js`,
+            hash: `sha256:${createHash('sha256').update(test, 'utf8').digest('hex')}`,
+          },
+        ],
         summary: key,
       },
       loop: { covers: [{ path: `test/${key}.test.js`, obligations: [key] }] },
@@ -112,7 +117,12 @@ function integrationSteps(): unknown[] {
         phase: 'propagate',
         obligations: { total: 1, covered: 1, uncovered: 0 },
         uncovered_obligations: [],
-        generated_tests: [{ path: 'test/integration.test.js', hash: `sha256:${createHash('sha256').update(INTEGRATION_TEST, 'utf8').digest('hex')}` }],
+        generated_tests: [
+          {
+            path: 'test/integration.test.js',
+            hash: `sha256:${createHash('sha256').update(INTEGRATION_TEST, 'utf8').digest('hex')}`,
+          },
+        ],
         summary: 'together',
       },
       loop: { covers: [{ path: 'test/integration.test.js', obligations: ['CountStarted'] }] },

@@ -208,11 +208,17 @@ export function propagateStep(
     write: files,
     result: {
       phase: 'propagate',
-      obligations: { total: paths.length + uncovered.length, covered: paths.length, uncovered: uncovered.length },
+      obligations: {
+        total: paths.length + uncovered.length,
+        covered: paths.length,
+        uncovered: uncovered.length,
+      },
       uncovered_obligations: uncovered,
       generated_tests: paths.map((path) => ({
         path,
-        hash: `sha256:${createHash('sha256').update(files[path] ?? '', 'utf8').digest('hex')}`,
+        hash: `sha256:${createHash('sha256')
+          .update(files[path] ?? '', 'utf8')
+          .digest('hex')}`,
       })),
       summary,
     },

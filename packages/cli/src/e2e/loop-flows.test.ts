@@ -78,11 +78,16 @@ describe('loop flows through the CLI', () => {
         write: { 'specs/tally.allium': SPEC_ANSWERED },
         result: {
           phase: 'tend',
-          spec_path: 'specs/tally.allium', open_questions: [],
+          spec_path: 'specs/tally.allium',
+          open_questions: [],
           summary: 'answer written in',
         },
       },
-      propagateStep({ 'test/tally.test.js': TALLY_TEST }, { 'test/tally.test.js': ['CloseTally'] }, 'one test'),
+      propagateStep(
+        { 'test/tally.test.js': TALLY_TEST },
+        { 'test/tally.test.js': ['CloseTally'] },
+        'one test',
+      ),
       {
         phase: 'implement',
         write: { 'src/tally.js': TALLY_CODE },
@@ -135,12 +140,18 @@ describe('loop flows through the CLI', () => {
         write: { 'specs/tally.allium': spec },
         result: {
           phase: 'distill',
-          spec_path: 'specs/tally.allium', open_questions: [],
+          spec_path: 'specs/tally.allium',
+          open_questions: [],
           summary: 'captured CloseTally',
         },
       },
       propagateStep(
-        { 'test/capture.test.js': TALLY_TEST.replace('closes an open tally', 'captures closing an open tally') },
+        {
+          'test/capture.test.js': TALLY_TEST.replace(
+            'closes an open tally',
+            'captures closing an open tally',
+          ),
+        },
         { 'test/capture.test.js': ['CloseTally'] },
         'capture test',
       ),
@@ -153,7 +164,8 @@ describe('loop flows through the CLI', () => {
         phase: 'distill',
         result: {
           phase: 'distill',
-          spec_path: 'specs/tally.allium', open_questions: [],
+          spec_path: 'specs/tally.allium',
+          open_questions: [],
           summary: 'nothing new',
         },
       },
@@ -198,7 +210,12 @@ describe('loop flows through the CLI', () => {
         phase: 'implement',
         delayMs: 2500,
         write: { 'src/tally.js': TALLY_CODE },
-        result: { phase: 'implement', files_changed: ['src/tally.js'], contested_tests: [], summary: 'fixed' },
+        result: {
+          phase: 'implement',
+          files_changed: ['src/tally.js'],
+          contested_tests: [],
+          summary: 'fixed',
+        },
       },
       { phase: 'weed', result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } },
     ]);

@@ -36,7 +36,12 @@ describe('allium-loop verify re-runs the witness as the CI gate', { timeout: 600
       {
         phase: 'implement',
         write: { 'src/tally.js': FIXED },
-        result: { phase: 'implement', files_changed: ['src/tally.js'], contested_tests: [], summary: 'closes' },
+        result: {
+          phase: 'implement',
+          files_changed: ['src/tally.js'],
+          contested_tests: [],
+          summary: 'closes',
+        },
       },
       { phase: 'weed', result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } },
     ]);

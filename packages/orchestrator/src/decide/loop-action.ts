@@ -1,7 +1,13 @@
 import type { PortFailure } from '@allium-loop/ledger';
 import type { Observation } from '@allium-loop/evaluator';
 import type { TerminalState } from '../terminal-state.js';
-import type { Divergence, LoopPhase, Reconciliation, TickVerdict, WitnessViolationRoute } from './loop-state.js';
+import type {
+  Divergence,
+  LoopPhase,
+  Reconciliation,
+  TickVerdict,
+  WitnessViolationRoute,
+} from './loop-state.js';
 
 /** What the phase should focus on, handed to its worker's prompt. */
 export interface PhaseFocus {

@@ -34,7 +34,9 @@ export function witnessClaim(
     ...(weed === undefined ? {} : { weed }),
     ...(distillNew === undefined ? {} : { distillNew }),
     parkedReported: [...new Set(scopes.flatMap((s) => s.parkedReported ?? []))],
-    ...(reconciled.length === 0 ? {} : { reconciliation: { uncovered: reconciled.flatMap((r) => r.uncovered) } }),
+    ...(reconciled.length === 0
+      ? {}
+      : { reconciliation: { uncovered: reconciled.flatMap((r) => r.uncovered) } }),
     ...(config.mode === 'spec-first' && red.length > 0
       ? {
           redBeforeGreen: {

@@ -186,7 +186,11 @@ export async function reconcileResult(
   const current = parseWorkerResult(request.phase as WorkerPhase, text);
   // A call interrupted under allium-loop 0.1.0 left its own record: translated where it can be.
   const legacy = current.ok ? undefined : parseLegacyResult(request.phase as WorkerPhase, text);
-  const parsed = current.ok ? current : legacy === undefined ? undefined : { ok: true as const, value: legacy };
+  const parsed = current.ok
+    ? current
+    : legacy === undefined
+      ? undefined
+      : { ok: true as const, value: legacy };
   if (parsed === undefined) return undefined;
   const loopText = await readFile(loopRecordPath(file), 'utf8').catch(() => undefined);
   const loop = loopText === undefined ? undefined : parseLoopRecord(loopText);

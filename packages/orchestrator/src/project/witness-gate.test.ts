@@ -85,7 +85,12 @@ function script(implementWrites: readonly string[]): Record<string, unknown> {
           phase: 'propagate',
           obligations: { total: 1, covered: 1, uncovered: 0 },
           uncovered_obligations: [],
-          generated_tests: [{ path: TEST_PATH, hash: `sha256:${createHash('sha256').update(GENERATED, 'utf8').digest('hex')}` }],
+          generated_tests: [
+            {
+              path: TEST_PATH,
+              hash: `sha256:${createHash('sha256').update(GENERATED, 'utf8').digest('hex')}`,
+            },
+          ],
           summary: 'one',
         },
         loop: { covers: [{ path: TEST_PATH, obligations: ['CloseTally'] }] },

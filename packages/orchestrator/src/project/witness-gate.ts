@@ -142,9 +142,16 @@ export async function reconcileAtGate(
   const reconciled = checkObligationClaims(
     { obligations },
     claims,
-    reported.map((r) => ({ obligation: r.id, ...(r.reason === undefined ? {} : { classification: r.reason }) })),
+    reported.map((r) => ({
+      obligation: r.id,
+      ...(r.reason === undefined ? {} : { classification: r.reason }),
+    })),
   );
-  return { obligations: reconciled.obligations, covered: reconciled.covered, uncovered: reconciled.uncovered };
+  return {
+    obligations: reconciled.obligations,
+    covered: reconciled.covered,
+    uncovered: reconciled.uncovered,
+  };
 }
 
 /** Each generated test with propagate's hash and its content hash now (`null`: the file is gone). */

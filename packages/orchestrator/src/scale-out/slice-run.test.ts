@@ -48,7 +48,12 @@ const STEPS = [
       phase: 'propagate',
       obligations: { total: 1, covered: 1, uncovered: 0 },
       uncovered_obligations: [],
-      generated_tests: [{ path: 'test/lamp.test.js', hash: `sha256:${createHash('sha256').update(LAMP_TEST, 'utf8').digest('hex')}` }],
+      generated_tests: [
+        {
+          path: 'test/lamp.test.js',
+          hash: `sha256:${createHash('sha256').update(LAMP_TEST, 'utf8').digest('hex')}`,
+        },
+      ],
       summary: 'lamp',
     },
     loop: { covers: [{ path: 'test/lamp.test.js', obligations: ['SwitchOn'] }] },
