@@ -234,6 +234,7 @@ async function witnessProject(options: ProjectPortsOptions, request: WitnessRequ
     cwd: options.cwd,
     slug: options.slug,
     ...(request.slice === undefined ? {} : { slice: request.slice }),
+    ...(request.constructs === undefined ? {} : { constructs: request.constructs }),
     command: options.testCommand,
     testTimeoutMs: options.testTimeoutMs,
     ...(options.env === undefined ? {} : { env: options.env }),
