@@ -42,6 +42,7 @@ export { canReopen, reopenRun, RESUMABLE_STATES } from './runs/reopen-run.js';
 export {
   describeRun,
   listRuns,
+  recordedLoop,
   runTicks,
   type RunCondition,
   type RunOverview,
