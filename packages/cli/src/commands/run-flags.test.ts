@@ -54,37 +54,41 @@ const EDGES: readonly [string, readonly string[], RegExp][] = [
   ['a wall clock no timer can hold', ['--wall-clock=9e9'], /--wall-clock 9000000000 is longer than/],
 ];
 
-describe('one flag pipeline: the same edge behaviour for run, every mode and resume', { timeout: 120_000 }, () => {
-  for (const [what, flag, message] of EDGES) {
-    it(`${what}: exit 2, a clear message, nothing written`, async () => {
-      const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
-      for (const loop of LOOPS) {
-        const args = loop.flatMap((word) => (word === '{flag}' ? flag : [word]));
-        const { code, out, err } = await cli(args, project);
-        expect(err, args.join(' ')).toMatch(message);
-        expect(err).toContain(`allium-loop ${args[0]!}: `);
-        expect(err).toContain(`Run 'allium-loop ${args[0]!} --help' for the flags.`);
-        expect(out).toBe('');
-        expect(code).toBe(2);
-        // Refused before anything starts: no state directory, no state file, no ledger.
-        expect(await exists(join(project, '.allium-loop'))).toBe(false);
-        expect(await exists(join(project, 'state'))).toBe(false);
-      }
-      expect(await readdir(project)).not.toContain('.allium-loop');
-    });
-  }
+describe(
+  'one flag pipeline: the same edge behaviour for run, every mode and resume',
+  { timeout: 120_000 },
+  () => {
+    for (const [what, flag, message] of EDGES) {
+      it(`${what}: exit 2, a clear message, nothing written`, async () => {
+        const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+        for (const loop of LOOPS) {
+          const args = loop.flatMap((word) => (word === '{flag}' ? flag : [word]));
+          const { code, out, err } = await cli(args, project);
+          expect(err, args.join(' ')).toMatch(message);
+          expect(err).toContain(`allium-loop ${args[0]!}: `);
+          expect(err).toContain(`Run 'allium-loop ${args[0]!} --help' for the flags.`);
+          expect(out).toBe('');
+          expect(code).toBe(2);
+          // Refused before anything starts: no state directory, no state file, no ledger.
+          expect(await exists(join(project, '.allium-loop'))).toBe(false);
+          expect(await exists(join(project, 'state'))).toBe(false);
+        }
+        expect(await readdir(project)).not.toContain('.allium-loop');
+      });
+    }
 
-  it('a value outside a flag’s choices is named with the choices', async () => {
-    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
-    const entry = await cli(['run', 'g', '--entry', 'sideways'], project);
-    expect(entry.err).toContain("--entry takes one of elicit, distill, tend, weed, not 'sideways'.");
-    expect(entry.code).toBe(2);
-    const drift = await cli(['resume', 'g', '--on-drift=maybe'], project);
-    expect(drift.err).toContain("--on-drift takes one of reverify, reset, stop, not 'maybe'.");
-    expect(drift.code).toBe(2);
-    expect(await exists(join(project, '.allium-loop'))).toBe(false);
-  });
-});
+    it('a value outside a flag’s choices is named with the choices', async () => {
+      const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+      const entry = await cli(['run', 'g', '--entry', 'sideways'], project);
+      expect(entry.err).toContain("--entry takes one of elicit, distill, tend, weed, not 'sideways'.");
+      expect(entry.code).toBe(2);
+      const drift = await cli(['resume', 'g', '--on-drift=maybe'], project);
+      expect(drift.err).toContain("--on-drift takes one of reverify, reset, stop, not 'maybe'.");
+      expect(drift.code).toBe(2);
+      expect(await exists(join(project, '.allium-loop'))).toBe(false);
+    });
+  },
+);
 
 describe('parseRunFlags', () => {
   it('reads --flag=value and --flag value alike', () => {
@@ -98,7 +102,10 @@ describe('parseRunFlags', () => {
   it('accepts the longest timer and a negative number written as --flag=value where numbers may be negative', () => {
     const most = String(Math.floor(MAX_TIMER_MS / 1000));
     expect(parseRunFlags(['g', '--agent-timeout', most], 'run').values['agent-timeout']).toBe(most);
-    const climb = parseRunFlags(['g', '--verify', 'x', '--hillclimb', '--score', '(\\d+)', '--target=-3'], 'run');
+    const climb = parseRunFlags(
+      ['g', '--verify', 'x', '--hillclimb', '--score', '(\\d+)', '--target=-3'],
+      'run',
+    );
     expect(climb.values.target).toBe('-3');
   });
 

@@ -152,7 +152,8 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
 function withGivenSettings(ledger: Ledger, settings: ModeRunSettings): Ledger {
   const record = ledger.modeState;
   if (record.kind === 'spec') return ledger;
-  const run = settings.agent === undefined ? record.run : { ...record.run, agent: agentRecord(settings.agent) };
+  const run =
+    settings.agent === undefined ? record.run : { ...record.run, agent: agentRecord(settings.agent) };
   return { ...ledger, caps: { ...ledger.caps, ...settings.caps }, modeState: { ...record, run } };
 }
 
