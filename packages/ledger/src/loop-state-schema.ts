@@ -194,6 +194,8 @@ export const SpecRunConfigSchema = z.object({
   }),
   /** Validated by the agents package when the runner is built. */
   agent: JsonRecordSchema,
+  /** `--scope`: project-relative paths that bound every phase (absent or empty: the whole project). */
+  scope: z.array(z.string().min(1)).exactOptional(),
 });
 
 /** An agent phase's outcome as the loop observed it (`decide`'s `phase_done` observation). */

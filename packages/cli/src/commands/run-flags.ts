@@ -55,6 +55,14 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'spec',
     group: 'Spec loop',
   },
+  scope: {
+    type: 'string',
+    arg: 'PATHS',
+    help: 'comma-separated paths that bound every phase: what they see, change and test; edits elsewhere are reverted',
+    default: 'the whole project',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
   'on-drift': {
     type: 'string',
     arg: 'reverify|reset|stop',

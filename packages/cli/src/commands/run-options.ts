@@ -109,6 +109,7 @@ export function runSettings(
     ...output,
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
+    ...(values.scope === undefined ? {} : { scope: values.scope.split(',') }),
     ...(prompt === undefined
       ? {}
       : {

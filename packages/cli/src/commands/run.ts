@@ -34,6 +34,7 @@ const USAGE_ERROR_CODES = new Set([
   'verify.no_test_command',
   'agents.invalid_config',
   'scale_out.unknown_slice',
+  'run.bad_scope',
 ]);
 
 /** Prints the final report of a spec-loop run and returns its exit code. */

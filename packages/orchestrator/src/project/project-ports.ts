@@ -31,6 +31,7 @@ import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
 import { runWitnessGate, traceFilePath } from './witness-gate.js';
+import { scopedFiles, scopeGuard, withScopeNote, type Scope } from '../runs/scope.js';
 
 /** What {@link createProjectPorts} needs to act on a real project. */
 export interface ProjectPortsOptions {
@@ -51,6 +52,8 @@ export interface ProjectPortsOptions {
   readonly redact?: (text: string) => string;
   /** Environment for the reference CLI lookup in the measurement (defaults to the engine's). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The run's scope (`--scope`): phases see only it, and edits outside it are reverted. Empty: everything. */
+  readonly scope?: Scope;
 }
 
 /**
@@ -107,7 +110,10 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
   };
   let lastStructural: readonly { file: string; line: number; message: string }[] = [];
 
-  const context = async (request: PhaseRequest): Promise<PhaseContext> => ({
+  const scope = options.scope ?? [];
+  const context = async (request: PhaseRequest): Promise<PhaseContext> =>
+    withScopeNote(await unscopedContext(request), scope);
+  const unscopedContext = async (request: PhaseRequest): Promise<PhaseContext> => ({
     ...buildPhaseContext({
       request,
       cwd,
@@ -115,7 +121,7 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
       goal: options.goal,
       mode: options.mode,
       ledger: options.ledger(),
-      files: await listProjectFiles(cwd),
+      files: scopedFiles(await listProjectFiles(cwd), scope),
       structural: lastStructural,
       timeoutMs: options.agentTimeoutMs,
     }),
@@ -141,14 +147,19 @@ export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
   return {
     async runPhase(request) {
       const before = await specDigest();
+      const guard = scopeGuard(cwd, scope);
+      await guard.before();
       const started = Date.now();
       const outcome = await runWorker(request.phase as WorkerPhase, await context(request), deps);
       await redactFile(
         isAbsolute(outcome.resultFile) ? outcome.resultFile : join(cwd, outcome.resultFile),
         options.redact,
       );
+      // Edits outside the run's scope are put back before anything measures the tree, and journaled.
+      const outside = await guard.after(request.phase);
       const specChanged = (await specDigest()) !== before;
-      return toPhaseReport(outcome, request, specChanged, options.ledger(), Date.now() - started);
+      const report = toPhaseReport(outcome, request, specChanged, options.ledger(), Date.now() - started);
+      return outside.length === 0 ? report : { ...report, events: [...report.events, ...outside] };
     },
     async redCheck(tests) {
       const run = await runAll('red-check');
