@@ -493,13 +493,14 @@ export function renderRunHelp(command: 'run' | 'resume'): string {
   const usage =
     command === 'run'
       ? [
-          'Usage: allium-loop run "<goal>" [options]',
+          'Usage: allium-loop run ["<goal>"] [options]',
           '       allium-loop run "<goal>" --verify "<command>" [--hillclimb --score "<regex>" [--minimize] [--target N]]',
           '       allium-loop run ["<goal>"] --stories <prd.json> [--story ID] [--skip-eval] [--verify "<command>"]',
           '       allium-loop run ["<goal>"] --state-file [path]',
           '',
           'Drives a goal to convergence against the spec in the current directory, or, with --verify, --stories or',
-          '--state-file, runs one of the loop modes (no spec needed; see docs/modes.md).',
+          '--state-file, runs one of the loop modes (no spec needed; see docs/modes.md). Without a goal, the spec loop',
+          'infers one (a blocking question, a failing test, spec drift) or asks on a terminal (docs/cli.md).',
         ]
       : [
           'Usage: allium-loop resume <slug> [options]',
