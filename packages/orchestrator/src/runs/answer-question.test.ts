@@ -1,40 +1,19 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLedger, type Ledger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
 import { withLease } from '../project/with-lease.js';
 import { openStore } from '../run-goal.js';
 import { answerQuestion } from './answer-question.js';
+import { QUESTION_SLUG, recordBlockingQuestion } from './runs.test-helpers.js';
 
-const SLUG = 'close-tallies';
+const SLUG = QUESTION_SLUG;
 const ENV = {};
 const clock = { now: () => Date.parse('2026-11-30T12:00:00Z') };
 
-function ledgerWithQuestion(): Ledger {
-  return {
-    ...createLedger({ goal: 'close tallies', slug: SLUG, mode: 'spec', now: new Date(clock.now()) }),
-    questions: [
-      {
-        id: 'q-1',
-        text: 'May a closed tally be reopened?',
-        classification: 'blocking',
-        assumption: null,
-        answer: null,
-        status: 'open',
-        raisedAtTick: 1,
-        phase: 'weed',
-      },
-    ],
-  };
-}
-
 async function project(): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'answer-race-'));
-  const store = openStore(cwd, ENV);
-  const { lease } = await store.acquire(SLUG);
-  await store.save(lease, ledgerWithQuestion());
-  await store.release(lease);
+  await recordBlockingQuestion(cwd, new Date(clock.now()));
   return cwd;
 }
 

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLedger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../run-goal.js';
 import { goalFromEvidence, inferGoal } from './infer-goal.js';
+import { recordBlockingQuestion } from './runs.test-helpers.js';
 
 async function repo(): Promise<string> {
   const cwd = await mkdtemp(join(tmpdir(), 'infer-goal-'));
@@ -15,27 +15,6 @@ async function repo(): Promise<string> {
   git('-c', 'user.name=t', '-c', 'user.email=t@localhost', 'add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '-q', '-m', 'start');
   return cwd;
-}
-
-async function recordBlockingQuestion(cwd: string): Promise<void> {
-  const store = openStore(cwd, {});
-  const { lease } = await store.acquire('close-tallies');
-  await store.save(lease, {
-    ...createLedger({ goal: 'close tallies', slug: 'close-tallies', mode: 'spec', now: new Date() }),
-    questions: [
-      {
-        id: 'q-1',
-        text: 'May a closed tally be reopened?',
-        classification: 'blocking',
-        assumption: null,
-        answer: null,
-        status: 'open',
-        raisedAtTick: 1,
-        phase: 'elicit',
-      },
-    ],
-  });
-  await store.release(lease);
 }
 
 describe('inferGoal looks in order: blocking question, failing test, spec drift', () => {
