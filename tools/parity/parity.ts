@@ -3,8 +3,9 @@
  *
  *   node --conditions=development --import tsx tools/parity/parity.ts <specs-dir> [--reference-dir <dir>]
  *
- * Each `.allium` file is checked alone (as the stored answers were produced). With the reference binary `allium`
- * on PATH (and no --reference-dir), the reference is run on each file from inside the folder; otherwise its stored
+ * Each `.allium` file is checked alone (as the stored answers were produced). With the reference binary (the
+ * `ALLIUM_REF` environment variable, else `allium` on PATH) and no --reference-dir, the reference is run on each
+ * file from inside the folder; otherwise its stored
  * answers `<name>.<check|analyse|model|plan>.json` are read from --reference-dir (default: `<specs-dir>/../reference`).
  * Prints the agreement table; exits 0 (it reports, it does not judge).
  */
@@ -48,14 +49,17 @@ function parseJsonStream(text: string): unknown[] {
   return documents;
 }
 
+/** The reference binary: `ALLIUM_REF` when set, else `allium` on PATH. */
+const REFERENCE = process.env['ALLIUM_REF'] ?? 'allium';
+
 function referenceAvailable(): boolean {
-  return spawnSync('allium', ['--version'], { encoding: 'utf8' }).status === 0;
+  return spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).status === 0;
 }
 
 function runReference(dir: string, file: string, command: Command): unknown {
   let out = '';
   try {
-    out = execFileSync('allium', [command, file], {
+    out = execFileSync(REFERENCE, [command, file], {
       cwd: dir,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -110,7 +114,7 @@ function main(argv: readonly string[]): number {
     return { file, ours, reference };
   });
   process.stdout.write(
-    `reference: ${live ? 'the allium binary on PATH' : `stored answers in ${referenceDir}`}\n`,
+    `reference: ${live ? `the binary ${REFERENCE}` : `stored answers in ${referenceDir}`}\n`,
   );
   process.stdout.write(formatParity(compareOutputs(files)));
   return 0;

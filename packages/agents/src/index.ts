@@ -52,6 +52,9 @@ export {
   modelPriceSchema,
   priceTableSchema,
   priceTokens,
+  worstCaseCallUsd,
+  DEFAULT_MODEL_LIMITS,
+  type ModelLimits,
   type ModelPrice,
   type PriceTable,
 } from './price-table.js';

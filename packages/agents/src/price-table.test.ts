@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICE_TABLE, findModelPrice, priceTokens } from './price-table.js';
+import { DEFAULT_PRICE_TABLE, findModelPrice, priceTokens, worstCaseCallUsd } from './price-table.js';
 
 describe('price table', () => {
   it('matches the longest prefix and prices cache reads at their own rate', () => {
@@ -20,5 +20,27 @@ describe('price table', () => {
       1,
       9,
     );
+  });
+});
+
+describe('worstCaseCallUsd: the budget pre-flight reservation', () => {
+  it("is one full-context turn with the longest output at the model's list prices", () => {
+    // claude-sonnet-4 (the claude CLI's default): 200k input at $3/MTok + 64k output at $15/MTok.
+    expect(worstCaseCallUsd({ kind: 'claude' })).toEqual({
+      usd: expect.closeTo(1.56, 6),
+      model: 'claude-sonnet-4',
+    });
+    // A named model wins over the CLI's default; a dated model name matches its prefix.
+    expect(worstCaseCallUsd({ kind: 'claude', model: 'claude-opus-4-1-20250805' })?.usd).toBeCloseTo(5.4, 6);
+    expect(worstCaseCallUsd({ kind: 'codex', model: 'gpt-5' })?.usd).toBeCloseTo(1.62, 6);
+  });
+
+  it('follows price overrides, and is unknown (never zero) without a model, a price or limits', () => {
+    const prices = { 'claude-sonnet-4': { inputPerMTok: 1, outputPerMTok: 1 } };
+    expect(worstCaseCallUsd({ kind: 'claude', prices })?.usd).toBeCloseTo(0.264, 6);
+    expect(worstCaseCallUsd({ kind: 'command', argv: ['x'] })).toBeUndefined();
+    expect(worstCaseCallUsd({ kind: 'replay', script: 's.json' })).toBeUndefined();
+    expect(worstCaseCallUsd({ kind: 'claude', model: 'someone-elses-model' })).toBeUndefined();
+    expect(worstCaseCallUsd(undefined)).toBeUndefined();
   });
 });

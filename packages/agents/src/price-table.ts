@@ -40,8 +40,58 @@ export const DEFAULT_PRICE_TABLE: PriceTable = {
   'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4, cacheReadPerMTok: 0.08, cacheWritePerMTok: 1 },
 };
 
+/** The most a model reads and writes in one turn, in tokens. */
+export interface ModelLimits {
+  readonly contextTokens: number;
+  readonly maxOutputTokens: number;
+}
+
+/** Published context windows and output limits; the longest matching key wins, as for prices. */
+export const DEFAULT_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = {
+  'gpt-5': { contextTokens: 272_000, maxOutputTokens: 128_000 },
+  'o4-mini': { contextTokens: 200_000, maxOutputTokens: 100_000 },
+  'gemini-2.5': { contextTokens: 1_048_576, maxOutputTokens: 65_536 },
+  'claude-sonnet-4': { contextTokens: 200_000, maxOutputTokens: 64_000 },
+  'claude-opus-4': { contextTokens: 200_000, maxOutputTokens: 32_000 },
+  'claude-3-5-haiku': { contextTokens: 200_000, maxOutputTokens: 8_192 },
+};
+
+/** The model an agent kind's CLI uses when its configuration names none. */
+const DEFAULT_MODELS: Readonly<Record<string, string>> = {
+  claude: 'claude-sonnet-4',
+  codex: 'gpt-5-codex',
+  gemini: 'gemini-2.5-pro',
+};
+
+/**
+ * The worst case of one agent call for the budget pre-flight: one turn that fills the model's context window and
+ * writes its longest output, at the price table's rates (the configuration's `prices` over the defaults). The model
+ * is the configuration's `model`, else the CLI's default. `undefined` for a model without a price or limits (the
+ * `command` and `replay` agents). One turn, not a whole multi-turn session: `--max-call-usd` sets the ceiling.
+ */
+export function worstCaseCallUsd(
+  config: unknown,
+): { readonly usd: number; readonly model: string } | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const { kind, model, prices } = config as { kind?: unknown; model?: unknown; prices?: unknown };
+  const name =
+    typeof model === 'string' ? model : typeof kind === 'string' ? DEFAULT_MODELS[kind] : undefined;
+  if (name === undefined) return undefined;
+  const parsed = priceTableSchema.safeParse(prices ?? {});
+  const price = findModelPrice({ ...DEFAULT_PRICE_TABLE, ...(parsed.success ? parsed.data : {}) }, name);
+  const limits = findByPrefix(DEFAULT_MODEL_LIMITS, name);
+  if (price === undefined || limits === undefined) return undefined;
+  const usd =
+    (limits.contextTokens * price.inputPerMTok + limits.maxOutputTokens * price.outputPerMTok) / 1_000_000;
+  return { usd, model: name };
+}
+
 /** The price of `model`: an exact key, else the longest key that is a prefix of it, else `undefined`. */
 export function findModelPrice(table: PriceTable, model: string): ModelPrice | undefined {
+  return findByPrefix(table, model);
+}
+
+function findByPrefix<T>(table: Readonly<Record<string, T>>, model: string): T | undefined {
   const exact = table[model];
   if (exact !== undefined) return exact;
   let best: string | undefined;

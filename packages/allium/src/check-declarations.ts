@@ -8,10 +8,18 @@ import type { SpecIndex } from './spec-index.js';
  * set mentions a name.
  */
 export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => boolean): Diagnostic[] {
+  // A declaration's own name is not a use: a name declared twice and mentioned nowhere else is unused at both.
+  const declared = new Map<string, number>();
+  for (const declaration of index.spec.declarations) {
+    const name =
+      declaration.kind === 'block' || declaration.kind === 'variant' ? declaration.name?.name : undefined;
+    if (name !== undefined) declared.set(name, (declared.get(name) ?? 0) + 1);
+  }
   const diagnostics: Diagnostic[] = [];
   for (const block of index.blocks) {
     const name = block.name.name;
-    if ((index.spec.nameCounts.get(name) ?? 0) > 1 || usedElsewhere(name)) continue;
+    const uses = (index.spec.nameCounts.get(name) ?? 0) - (declared.get(name) ?? 0);
+    if (uses > 0 || usedElsewhere(name)) continue;
     if (block.block === 'entity') {
       diagnostics.push({
         code: 'allium.entity.unused',

@@ -88,9 +88,13 @@ const DURATION_UNITS = new Set([
   'years',
 ]);
 
-const TWO_CHAR_PUNCT = new Set(['!=', '<=', '>=', '=>', '->', '??', '?.']);
-const TWO_CHAR_FIRST = new Set([...TWO_CHAR_PUNCT].map((p) => p.charCodeAt(0)));
-const ONE_CHAR_PUNCT = new Set([...'{}()[]:,.=<>+-*/|?@']);
+const TWO_CHAR_PUNCT = ['!=', '<=', '>=', '=>', '->', '??', '?.'];
+const ONE_CHAR_PUNCT = '{}()[]:,.=<>+-*/|?@';
+/** Punctuation by character code: one shared string per punctuation, two-character ones by their first code. */
+const PUNCT_TEXT: (string | undefined)[] = [];
+for (const p of ONE_CHAR_PUNCT) PUNCT_TEXT[p.charCodeAt(0)] = p;
+const TWO_CHAR_BY_FIRST: (string[] | undefined)[] = [];
+for (const p of TWO_CHAR_PUNCT) (TWO_CHAR_BY_FIRST[p.charCodeAt(0)] ??= []).push(p);
 
 /** True when `text` is a reserved word of the grammar. */
 export function isKeyword(text: string): boolean {
@@ -115,12 +119,7 @@ export function lex(source: string): LexResult {
   const n = source.length;
   // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence.
   const words = new Map<string, string>();
-  const pushText = (kind: TokenKind, text: string, start: number, end: number): void => {
-    tokens.push({ kind, text, start, end, line, col: start - lineStart + 1 });
-  };
-  const push = (kind: TokenKind, start: number, end: number): void => {
-    pushText(kind, source.slice(start, end), start, end);
-  };
+  // No closures over `line`/`lineStart`: the loop's hot variables stay in registers.
   while (i < n) {
     const c = source.charCodeAt(i);
     if (c === 10) {
@@ -142,41 +141,82 @@ export function lex(source: string): LexResult {
     }
     const start = i;
     if (isIdentStart(c)) {
-      i = scanWhile(source, i, isIdentPart);
+      i += 1;
+      while (i < n && isIdentPart(source.charCodeAt(i))) i += 1;
       const sliced = source.slice(start, i);
       let text = words.get(sliced);
       if (text === undefined) {
         text = sliced;
         words.set(text, text);
       }
-      pushText(KEYWORDS.has(text) ? 'keyword' : 'ident', text, start, i);
+      tokens.push({
+        kind: KEYWORDS.has(text) ? 'keyword' : 'ident',
+        text,
+        start,
+        end: i,
+        line,
+        col: start - lineStart + 1,
+      });
       continue;
     }
     if (isDigit(c)) {
       const result = scanNumber(source, i);
       i = result.end;
-      push(result.kind, start, i);
+      tokens.push({
+        kind: result.kind,
+        text: source.slice(start, i),
+        start,
+        end: i,
+        line,
+        col: start - lineStart + 1,
+      });
       continue;
     }
     if (c === 34) {
       i = scanString(source, i);
-      push('string', start, i);
+      tokens.push({
+        kind: 'string',
+        text: source.slice(start, i),
+        start,
+        end: i,
+        line,
+        col: start - lineStart + 1,
+      });
       continue;
     }
     if (c === 96) {
       const close = source.indexOf('`', i + 1);
       const lineEnd = findLineEnd(source, i);
       i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
-      push('backtick', start, i);
+      tokens.push({
+        kind: 'backtick',
+        text: source.slice(start, i),
+        start,
+        end: i,
+        line,
+        col: start - lineStart + 1,
+      });
       continue;
     }
-    if (TWO_CHAR_FIRST.has(c) && TWO_CHAR_PUNCT.has(source.slice(i, i + 2))) {
+    const two = TWO_CHAR_BY_FIRST[c]?.find((p) => p.charCodeAt(1) === source.charCodeAt(i + 1));
+    if (two !== undefined) {
       i += 2;
-      push('punct', start, i);
+      tokens.push({ kind: 'punct', text: two, start, end: i, line, col: start - lineStart + 1 });
       continue;
     }
     i += 1;
-    push(ONE_CHAR_PUNCT.has(source.charAt(start)) ? 'punct' : 'unknown', start, i);
+    const one = PUNCT_TEXT[c];
+    if (one !== undefined)
+      tokens.push({ kind: 'punct', text: one, start, end: i, line, col: start - lineStart + 1 });
+    else
+      tokens.push({
+        kind: 'unknown',
+        text: source.slice(start, i),
+        start,
+        end: i,
+        line,
+        col: start - lineStart + 1,
+      });
   }
   tokens.push({ kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 });
   return { tokens, comments, lineStarts };

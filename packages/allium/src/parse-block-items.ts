@@ -36,12 +36,14 @@ const EXPECTED_ITEM =
   'expected block item (name: value, let name = value, when:/requires:/ensures: clause, for ... in ...:, or open question)';
 
 /**
- * Parses items until the closing `}` (not consumed). A failed item skips one token and carries on, so one broken
- * line never hides the rest of the block. A declaration keyword at column 1 ends the block early (missing `}`).
+ * Parses items until the closing `}` (not consumed) or the end of the file. A failed item skips one token and
+ * carries on, so one broken line never hides the rest of the block. As the reference, a declaration keyword is no
+ * way out of a block whose `}` went missing: it is a broken item like any other, and the block runs on to the next
+ * `}` (the caller drops a block the end of the file leaves open).
  */
 export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): BlockItem[] {
   const items: BlockItem[] = [];
-  while (!p.at('}') && !p.atEof() && !startsDeclaration(p)) {
+  while (!p.at('}') && !p.atEof()) {
     const before = p.pos;
     const item = block === 'enum' ? parseEnumValue(p) : parseBlockItem(p);
     if (item === undefined) {
@@ -57,7 +59,7 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
   return items;
 }
 
-/** True at a top-level declaration keyword in column 1 (used to recover from a missing `}`). */
+/** True at a top-level declaration keyword in column 1 (ends the indented body of a block-level `for`/`if`). */
 export function startsDeclaration(p: ParserState): boolean {
   const token = p.peek();
   return token.col === 1 && token.kind === 'keyword' && DECLARATION_STARTERS.has(token.text) && p.atWord(1);

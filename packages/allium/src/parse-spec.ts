@@ -94,7 +94,8 @@ function parseBraces(
   if (p.expect('{') === undefined) return undefined;
   const items = parseBlockItems(p, block);
   const endLine = p.peek().line;
-  p.expect('}');
+  // A block the end of the file leaves open is dropped whole, as the reference does: its names are no uses.
+  if (p.expect('}') === undefined) return undefined;
   return {
     kind: 'block',
     block,
@@ -131,7 +132,7 @@ function parseVariant(p: ParserState): Declaration | undefined {
   p.advance();
   const items = parseBlockItems(p, 'variant');
   const endLine = p.peek().line;
-  p.expect('}');
+  if (p.expect('}') === undefined) return undefined;
   // The reference reads `Base { … }` as one expression, so its span runs to the closing brace.
   const span = { start: first.start, end: p.previous().end };
   return { kind: 'variant', name, base, items, location, endLine, span };

@@ -206,6 +206,60 @@ describe('7. error recovery as the reference', () => {
       rule?.kind === 'block' ? rule.items.map((i) => (i.kind === 'clause' ? i.keyword : i.kind)) : [];
     expect(clauses).toEqual(['when', 'requires', 'ensures']);
   });
+
+  it('drops a block the end of the file leaves unclosed: its names are no uses, its items no findings', () => {
+    const spec = `entity Customer {
+    name: String
+}
+
+entity Order {
+    customer: Customer
+    total: Money
+`;
+    expect(v3(spec).map(brief)).toEqual([
+      '2:8 warning allium.entity.unused',
+      '3:5 info allium.field.unused',
+      '9:1 error null',
+    ]);
+    expect(v3(spec)[2]?.message).toBe("expected '}', found end of file");
+    const declarations = parseSpec(
+      `-- allium: 3
+${spec}`,
+      's.allium',
+    ).declarations;
+    expect(declarations.map((d) => (d.kind === 'block' ? d.name?.name : d.kind))).toEqual(['Customer']);
+  });
+
+  it('reads a declaration keyword inside an unclosed block as a broken item; the block runs to the next }', () => {
+    const spec = `entity Order {
+    status: pending | shipped
+    customer: Customer
+
+entity Customer {
+    name: String
+}
+
+value Money {
+    amount: Decimal
+}
+`;
+    const diagnostics = v3(spec);
+    const syntax = diagnostics.filter((d) => d.code === null);
+    expect(syntax.map(brief)).toEqual(['6:1 error null']);
+    expect(syntax[0]?.message).toBe(
+      "expected block item (name: value, let name = value, when:/requires:/ensures: clause, for ... in ...:, or open question), found 'entity'",
+    );
+    // `name: String` became a field of Order, and Customer was never declared.
+    expect(diagnostics.map((d) => d.message)).toContain(
+      "Field 'Order.name' is declared but not referenced elsewhere.",
+    );
+    expect(withCode(diagnostics, 'allium.type.undefinedReference')).toEqual([
+      '4:15 error allium.type.undefinedReference',
+    ]);
+    expect(withCode(diagnostics, 'allium.definition.unused')).toEqual([
+      '10:7 warning allium.definition.unused',
+    ]);
+  });
 });
 
 describe('8. codes the reference emits', () => {
@@ -256,6 +310,14 @@ describe('8. codes the reference emits', () => {
 });
 
 describe('further reference codes', () => {
+  it('a value declared twice and mentioned nowhere else is unused at both declarations', () => {
+    const spec = `value Address {\n    street: String\n}\nvalue Address {\n    city: String\n}\nvalue Money {\n    amount: Decimal\n}\nentity Order {\n    total: Money\n}\n`;
+    expect(withCode(v3(spec), 'allium.definition.unused')).toEqual([
+      '2:7 warning allium.definition.unused',
+      '5:7 warning allium.definition.unused',
+    ]);
+  });
+
   it('surface.relatedUndefined for a related surface that does not exist', () => {
     const found = v3(
       'entity Loan {\n    due: Timestamp\n}\nsurface Counter {\n    context loan: Loan\n    related:\n        Returns(loan) when loan.due > now\n        Renewals\n    exposes:\n        loan.due\n}\nsurface Returns {\n    context loan: Loan\n    exposes:\n        loan.due\n}\n',

@@ -95,6 +95,34 @@ describe('planSlices properties', () => {
     );
   });
 
+  it('groups strongly connected constructs: two that reach each other (by any path) share one slice', () => {
+    fc.assert(
+      fc.property(arbitraryGraph, fc.boolean(), ({ graph: raw, touched }, merge) => {
+        const graph = orderingGraph(raw);
+        const plan = planSlices(raw, touched, { mergeSmallSlices: merge });
+        const slices = sliceOfNode(plan);
+        const reach = (from: string) => {
+          const seen = new Set([from]);
+          const queue = [from];
+          while (queue.length > 0) {
+            const id = queue.shift()!;
+            for (const e of graph.edges)
+              if (e.from === id && !seen.has(e.to)) {
+                seen.add(e.to);
+                queue.push(e.to);
+              }
+          }
+          return seen;
+        };
+        const reaches = new Map([...slices.keys()].map((id) => [id, reach(id)]));
+        for (const [a, fromA] of reaches)
+          for (const [b, fromB] of reaches)
+            if (a < b && fromA.has(b) && fromB.has(a)) expect(slices.get(a)).toBe(slices.get(b));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('never puts two dependent slices in one wave, and every dependency is an earlier slice', () => {
     fc.assert(
       fc.property(arbitraryGraph, ({ graph, touched }) => {

@@ -31,8 +31,16 @@ describe('detectStall: no progress', () => {
 
 describe('detectStall: oscillation', () => {
   const cases: [string, TickSummary[], boolean, boolean][] = [
-    ['A→B→A', ticks('A', 'B', 'A'), true, true],
-    ['A→B→A off', ticks('A', 'B', 'A'), false, false],
+    ['the first A→B→A is one backtrack, tolerated', ticks('A', 'B', 'A'), true, false],
+    ['A→B→A→B is the second backtrack', ticks('A', 'B', 'A', 'B'), true, true],
+    ['A→B→A→B off', ticks('A', 'B', 'A', 'B'), false, false],
+    ['two separate backtracks: A→B→A→C→D→C', ticks('A', 'B', 'A', 'C', 'D', 'C'), true, true],
+    [
+      'a second backtrack long ago does not stop a run moving on',
+      ticks('A', 'B', 'A', 'B', 'C'),
+      true,
+      false,
+    ],
     ['A→B→C', ticks('A', 'B', 'C'), true, false],
     ['A→A→A is no progress, not oscillation', ticks('A', 'A', 'A'), true, false],
     ['A→B→A→C', ticks('A', 'B', 'A', 'C'), true, false],
@@ -40,6 +48,57 @@ describe('detectStall: oscillation', () => {
   ];
   it.each(cases)('%s (oscillation %s)', (_name, history, on, stalled) => {
     expect(kinds(history, { ...DEFAULT_STALL_CAPS, oscillation: on }).includes('oscillation')).toBe(stalled);
+  });
+
+  it('tolerates as many backtracks as asked: 0 stops the first A→B→A, 2 lets a second pass', () => {
+    expect(kinds(ticks('A', 'B', 'A'), { ...DEFAULT_STALL_CAPS, toleratedBacktracks: 0 })).toContain(
+      'oscillation',
+    );
+    expect(kinds(ticks('A', 'B', 'A', 'B'), { ...DEFAULT_STALL_CAPS, toleratedBacktracks: 2 })).not.toContain(
+      'oscillation',
+    );
+    expect(detectStall(ticks('A', 'B', 'A', 'B')).reasons[0]?.message).toBe(
+      'oscillating between A and B (2 backtracks; 1 tolerated)',
+    );
+  });
+});
+
+describe('detectStall: tokens climbing while the state does not move', () => {
+  const spend = (...ticks: [string, number | undefined][]): TickSummary[] =>
+    ticks.map(([fingerprint, tokens]) => (tokens === undefined ? { fingerprint } : { fingerprint, tokens }));
+  // The no-progress cap is set high so that only the token rule can fire; the threshold is 3 here (default 2).
+  const caps = { ...DEFAULT_STALL_CAPS, noProgressTicks: 10, tokenClimbTicks: 3 };
+  const cases: [string, TickSummary[], boolean][] = [
+    [
+      'three ticks, same state, tokens rising each tick',
+      spend(['A', 100], ['A', 200], ['A', 400], ['A', 800]),
+      true,
+    ],
+    ['exactly the threshold: 3 rises', spend(['X', 1], ['A', 100], ['A', 200], ['A', 300]), false],
+    ['tokens rising but the state moves', spend(['A', 100], ['B', 200], ['C', 400], ['D', 800]), false],
+    ['same state, tokens flat', spend(['A', 100], ['A', 100], ['A', 100], ['A', 100]), false],
+    ['same state, tokens falling once', spend(['A', 100], ['A', 200], ['A', 150], ['A', 800]), false],
+    ['tokens unknown on a tick', spend(['A', 100], ['A', 200], ['A', undefined], ['A', 800]), false],
+  ];
+  it.each(cases)('%s', (_name, history, stalled) => {
+    expect(kinds(history, caps).includes('token_climb')).toBe(stalled);
+  });
+
+  it('names the climb; the threshold is tokenClimbTicks, 0 turns it off', () => {
+    const history = spend(['A', 100], ['A', 200], ['A', 400], ['A', 800]);
+    expect(detectStall(history, caps).reasons[0]).toEqual({
+      kind: 'token_climb',
+      terminal: 'no_progress',
+      message:
+        'tokens climbing while the state does not move: 100 → 200 → 400 → 800 tokens over 3 ticks at A',
+    });
+    expect(kinds(history, { ...caps, tokenClimbTicks: 0 })).not.toContain('token_climb');
+    expect(kinds(history.slice(1), { ...caps, tokenClimbTicks: 2 })).toContain('token_climb');
+    // By default two climbing flat ticks stop the run, named before the plain no-progress reason.
+    expect(detectStall(spend(['A', 1], ['A', 2], ['A', 3])).reasons.map((r) => r.kind)).toEqual([
+      'token_climb',
+      'no_progress',
+    ]);
   });
 });
 

@@ -6,6 +6,8 @@ export interface TickSummary {
   readonly actionHash?: string;
   /** Set when this tick was an attempt to fix failing tests (the implement inner loop). */
   readonly fixAttempt?: FixAttempt;
+  /** Tokens the tick's agent calls used (input + output + cache), when known. */
+  readonly tokens?: number;
 }
 
 /** One attempt to make a set of failing tests pass. */
@@ -20,8 +22,19 @@ export interface FixAttempt {
 export interface StallCaps {
   /** Stall after this many consecutive ticks whose fingerprint equals the previous one's (≥ 1). */
   readonly noProgressTicks: number;
-  /** Whether an A→B→A fingerprint sequence counts as a stall. */
+  /**
+   * Whether going back to the state of two ticks before (A→B→A, a backtrack) counts towards a stall. One backtrack
+   * is tolerated (an agent may undo a wrong step once); the second in a history is an oscillation.
+   */
   readonly oscillation: boolean;
+  /** Backtracks tolerated before an oscillation is a stall; default 1. */
+  readonly toleratedBacktracks?: number;
+  /**
+   * Stall when the fingerprint stayed the same for this many ticks in a row while the tokens of each tick grew
+   * ("tokens climbing while state doesn't move"); default 2. It does not wait for the no-progress cap: a run given
+   * a long `noProgressTicks` is still stopped when each flat tick costs more than the one before. 0 turns it off.
+   */
+  readonly tokenClimbTicks?: number;
   /** Stall when the latest action hash occurs this many times in the history (≥ 1). */
   readonly repeatedAction: number;
   /** Escalate after this many consecutive failed fix attempts on the same failing tests (≥ 1). */
@@ -36,9 +49,9 @@ export const DEFAULT_STALL_CAPS: StallCaps = {
   failedFixAttempts: 3,
 };
 
-/** Why a history counts as stalled, and the terminal state the supervisor should enter. */
+/** Why a history counts as stalled (a climb of tokens is named before plain no progress), and its terminal state. */
 export interface StallReason {
-  readonly kind: 'no_progress' | 'oscillation' | 'repeated_action' | 'failed_fix_attempts';
+  readonly kind: 'no_progress' | 'oscillation' | 'repeated_action' | 'failed_fix_attempts' | 'token_climb';
   /** `no_progress` stops the run; failed fix attempts escalate to the user (`awaiting_input`). */
   readonly terminal: 'no_progress' | 'awaiting_input';
   readonly message: string;
@@ -52,7 +65,8 @@ export interface StallVerdict {
 
 /**
  * Decides whether a run has stalled, from the history of finished ticks (oldest first, the latest last):
- * the fingerprint unchanged for `noProgressTicks` ticks, an A→B→A oscillation of the last three fingerprints,
+ * the fingerprint unchanged for `noProgressTicks` ticks, a second A→B→A backtrack (the first is tolerated), the
+ * tokens of each tick climbing for `tokenClimbTicks` ticks while the fingerprint does not move,
  * the latest action's diff hash seen `repeatedAction` times, or `failedFixAttempts` consecutive failed fix
  * attempts on the same set of failing tests. Pure; never throws.
  */
@@ -61,6 +75,7 @@ export function detectStall(
   caps: StallCaps = DEFAULT_STALL_CAPS,
 ): StallVerdict {
   const reasons = [
+    tokenClimb(history, caps),
     noProgress(history, caps),
     oscillation(history, caps),
     repeatedAction(history, caps),
@@ -83,11 +98,45 @@ function noProgress(history: readonly TickSummary[], caps: StallCaps): StallReas
   };
 }
 
+/** The ticks (indexes) that went back to the state of two ticks before: A→B→A. */
+export function backtracks(history: readonly TickSummary[]): number[] {
+  const found: number[] = [];
+  for (let i = 2; i < history.length; i += 1) {
+    const [a, b, c] = [history[i - 2]!.fingerprint, history[i - 1]!.fingerprint, history[i]!.fingerprint];
+    if (a === c && a !== b) found.push(i);
+  }
+  return found;
+}
+
 function oscillation(history: readonly TickSummary[], caps: StallCaps): StallReason | undefined {
-  if (!caps.oscillation || history.length < 3) return undefined;
-  const [a, b, c] = history.slice(-3).map((tick) => tick.fingerprint);
-  if (a !== c || a === b) return undefined;
-  return { kind: 'oscillation', terminal: 'no_progress', message: `oscillating between ${a!} and ${b!}` };
+  if (!caps.oscillation) return undefined;
+  const found = backtracks(history);
+  const tolerated = caps.toleratedBacktracks ?? 1;
+  // Only a backtrack at the latest tick stops the run, once more than the tolerated number happened.
+  if (found.length <= tolerated || found.at(-1) !== history.length - 1) return undefined;
+  const [a, b] = history.slice(-2).map((tick) => tick.fingerprint);
+  return {
+    kind: 'oscillation',
+    terminal: 'no_progress',
+    message: `oscillating between ${a!} and ${b!} (${String(found.length)} backtracks; ${String(tolerated)} tolerated)`,
+  };
+}
+
+function tokenClimb(history: readonly TickSummary[], caps: StallCaps): StallReason | undefined {
+  const limit = caps.tokenClimbTicks ?? 2;
+  if (limit <= 0 || history.length < limit + 1) return undefined;
+  const recent = history.slice(-(limit + 1));
+  const still = recent.every((tick) => tick.fingerprint === recent[0]!.fingerprint);
+  const tokens = recent.map((tick) => tick.tokens);
+  const climbing = tokens.every(
+    (n, i) => n !== undefined && (i === 0 || n > (tokens[i - 1] ?? Number.POSITIVE_INFINITY)),
+  );
+  if (!still || !climbing) return undefined;
+  return {
+    kind: 'token_climb',
+    terminal: 'no_progress',
+    message: `tokens climbing while the state does not move: ${tokens.join(' → ')} tokens over ${String(limit)} ticks at ${recent[0]!.fingerprint}`,
+  };
 }
 
 function repeatedAction(history: readonly TickSummary[], caps: StallCaps): StallReason | undefined {

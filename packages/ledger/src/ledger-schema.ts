@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { JsonRecordSchema, sortKeysDeep } from './json-value.js';
-import { LoopStateSchema, PortFailureSchema, type LoopStateRecord } from './loop-state-schema.js';
+import {
+  LoopStateSchema,
+  PortFailureSchema,
+  ProtectedTestSchema,
+  type LoopStateRecord,
+} from './loop-state-schema.js';
 import { TickVerdictSchema } from './verdict-schema.js';
 
 /** The schema version this package writes. Older documents are migrated on load (see `migrateLedger`). */
@@ -60,6 +65,11 @@ export const CapsSchema = z.object({
   budgetUsd: z.number().positive().optional(),
   /** The most one agent call may cost: passed to CLIs that accept a budget, and the worst case of the pre-flight. */
   maxCallUsd: z.number().positive().optional(),
+  /**
+   * The worst case the budget pre-flight reserves for a call when no `maxCallUsd` is given: one full-context turn
+   * of the agent's model at list prices (set by the engine from the price table); absent = unknown model.
+   */
+  reserveUsd: z.number().positive().optional(),
   agentTimeoutMs: z.number().int().positive(),
   testTimeoutMs: z.number().int().positive(),
 });
@@ -109,15 +119,8 @@ export const SubGoalSchema = z.object({
   report: JsonRecordSchema.nullable(),
 });
 
-/** A generated test the engine protects from later edits. */
-export const ProtectedTestSchema = z.object({
-  /** Repository-relative path of the test file. */
-  path: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'),
-  /** Where the engine keeps its own copy, relative to `.allium-loop/`, used to revert a tampered file. */
-  storedCopy: z.string().min(1),
-  recordedAtTick: Count,
-});
+/** A generated test the engine protects from later edits (defined beside the loop state, which also holds some). */
+export { ProtectedTestSchema } from './loop-state-schema.js';
 
 /** How a side effect recorded by an intent ended. */
 export const IntentOutcomeSchema = z.object({

@@ -118,6 +118,8 @@ export const SpecLoopStateSchema = z.object({
       fingerprint: z.string(),
       actionHash: z.string().exactOptional(),
       fixAttempt: z.object({ targets: list(z.string()), stillFailing: list(z.string()) }).exactOptional(),
+      /** Tokens the tick's agent calls used, when known (token-climb detection). */
+      tokens: Count.exactOptional(),
     }),
   ),
   verdicts: list(
@@ -146,6 +148,8 @@ export const SpecLoopStateSchema = z.object({
   answered: list(z.string()),
   spentUsd: z.number().nonnegative(),
   elapsedMs: z.number().nonnegative(),
+  /** Tokens the run's agent calls used so far, as the driver metered them. */
+  tokensUsed: Count.exactOptional(),
   agentCalls: Count,
   terminal: z
     .object({ state: TerminalStateSchema, reason: z.string(), error: PortFailureSchema.exactOptional() })
@@ -180,6 +184,7 @@ const SpecCapsSchema = z.object({
   wallClockMs: z.number().positive().exactOptional(),
   budgetUsd: z.number().positive().exactOptional(),
   maxCallUsd: z.number().positive().exactOptional(),
+  reserveUsd: z.number().positive().exactOptional(),
 });
 
 /** What a spec run was started with: its caps, question policy, test command and agent configuration. */
@@ -196,6 +201,35 @@ export const SpecRunConfigSchema = z.object({
   agent: JsonRecordSchema,
   /** `--scope`: project-relative paths that bound every phase (absent or empty: the whole project). */
   scope: z.array(z.string().min(1)).exactOptional(),
+  /** `--concurrency N`: slices of a wave that run at once, each in its own git worktree (absent: 1). */
+  concurrency: z.number().int().positive().exactOptional(),
+});
+
+/** A generated test the engine protects from later edits. */
+export const ProtectedTestSchema = z.object({
+  /** Repository-relative path of the test file. */
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex sha256'),
+  /** Where the engine keeps its own copy, relative to `.allium-loop/`, used to revert a tampered file. */
+  storedCopy: z.string().min(1),
+  recordedAtTick: Count,
+});
+
+/**
+ * Slices run at once (`--concurrency N`): the merged base every new slice starts from (a commit under
+ * `refs/allium-loop/<slug>/merged`), the slices merged into it so far, each finished slice's commit waiting to be
+ * merged, and how often each slice went round again after a conflicting or red merge.
+ */
+const ParallelWaveSchema = z.object({
+  merged: z.string(),
+  mergedSlices: list(z.string()),
+  commits: z.record(z.string(), z.string()),
+  rounds: z.record(z.string(), z.number().int().nonnegative()),
+  /**
+   * The generated tests each unmerged slice protects: they exist only in its worktree (then its commit), so they
+   * join the run's `protectedTests` when the slice is merged, never before.
+   */
+  pendingTests: z.record(z.string(), list(ProtectedTestSchema)).exactOptional(),
 });
 
 /** An agent phase's outcome as the loop observed it (`decide`'s `phase_done` observation). */
@@ -259,6 +293,8 @@ export const VerifyModeStateSchema = z.object({
       kept: z.boolean().nullable(),
       delta: z.string(),
       outputHash: z.string(),
+      /** The git revision (HEAD) after the tick: the revision a resume checks and resets to. */
+      head: z.string().nullable().exactOptional(),
     }),
   ),
   lastOutput: z.string(),
@@ -312,6 +348,8 @@ export const StateFileModeStateSchema = z.object({
     }),
   ),
   digests: list(z.string()),
+  /** Tokens each iteration's agent call used (0 when unknown), for token-climb detection. */
+  tokens: list(Count).exactOptional(),
 });
 
 const ModeCapsSchema = z.object({
@@ -321,6 +359,7 @@ const ModeCapsSchema = z.object({
   wallClockMs: z.number().int().positive().exactOptional(),
   budgetUsd: z.number().positive().exactOptional(),
   maxCallUsd: z.number().positive().exactOptional(),
+  reserveUsd: z.number().positive().exactOptional(),
   agentTimeoutMs: z.number().int().positive().exactOptional(),
   testTimeoutMs: z.number().int().positive().exactOptional(),
 });
@@ -345,6 +384,8 @@ export const LoopStateSchema = z.discriminatedUnion('kind', [
     lastCalls: z.record(z.string(), LastCallSchema).exactOptional(),
     /** The decomposer's plan as far as later passes need it: the integration pass's chains. */
     plan: z.object({ integrationChains: list(list(z.string())) }).exactOptional(),
+    /** Slices run at once: the merged base, merged slices, finished commits, rounds (see `ParallelWaveSchema`). */
+    parallel: ParallelWaveSchema.exactOptional(),
     /** The harness fingerprint taken when the run started (see `CommandFingerprintSchema`). */
     harness: CommandFingerprintSchema.exactOptional(),
   }),

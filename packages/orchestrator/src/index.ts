@@ -80,3 +80,4 @@ export {
   writeLedgerFile,
   writeStoredPlan,
 } from './scale-out/scale-out-files.js';
+export { branchPrefix, worktreeRoot } from './parallel/git-worktrees.js';

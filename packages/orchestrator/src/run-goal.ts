@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRunner, type AgentActivity, type AgentRunner } from '@allium-loop/agents';
+import {
+  createAgentRunner,
+  worstCaseCallUsd,
+  type AgentActivity,
+  type AgentRunner,
+} from '@allium-loop/agents';
 import { detectEntry, type EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError } from '@allium-loop/errors';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
@@ -41,6 +46,9 @@ import { otherLiveRuns } from './runs/run-overview.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
 import { endSliceRun, sliceLoopConfig, sliceRunMark, sliceRunRecord } from './scale-out/slice-run.js';
 import { findSlice, type StoredPlan, type StoredSlice } from './scale-out/stored-plan.js';
+import { createGitWorktrees } from './parallel/git-worktrees.js';
+import type { ParallelSlices } from './parallel/run-wave.js';
+import { gitRoot } from './project/git.js';
 
 /** Everything a spec-loop run needs from the command line and the config file. */
 export interface RunSettings {
@@ -74,6 +82,11 @@ export interface RunSettings {
    * again, it replaces the recorded one. Absent: the whole project (or, on resume, the recorded scope).
    */
   readonly scope?: readonly string[];
+  /**
+   * `--concurrency N`: slices of a wave that run at once, each in its own git worktree. Recorded when the run
+   * starts; given again on resume, it replaces the recorded one. Default 1 (one after another).
+   */
+  readonly concurrency?: number;
 }
 
 /** How a run ended, for the CLI: the final ledger and the process exit code. */
@@ -199,6 +212,7 @@ async function startSpecRun(
           testCommand: { ...testCommand },
           agent: JSON.parse(JSON.stringify(agentConfig)) as Record<string, unknown>,
           ...(scope.length === 0 ? {} : { scope: [...scope] }),
+          ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency }),
         },
         harness: JSON.parse(JSON.stringify(harness)) as Record<string, unknown>,
       },
@@ -333,6 +347,7 @@ function applyGivenSettings(ledger: Ledger, settings: RunSettings, scope: Scope 
                 unknown
               >,
               ...(scope === undefined ? {} : { scope: [...scope] }),
+              ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency }),
             },
           }),
     },
@@ -456,28 +471,32 @@ async function driveSpecRun(
   const mark = sliceRunMark(ledger);
   const agent = checkAgent(stored.agent ?? settings.agent ?? DEFAULT_AGENT, settings, ledger.slug);
   const redactor = createRedactor(settings.env);
-  const ports = createProjectPorts({
-    cwd: settings.cwd,
-    slug: ledger.slug,
-    goal: ledger.goal,
-    mode,
-    agent,
-    testCommand,
-    ...(harness === undefined ? {} : { harness }),
-    agentTimeoutMs: ledger.caps.agentTimeoutMs,
-    testTimeoutMs: ledger.caps.testTimeoutMs,
-    ledger: () => current,
-    redact: (text) => redactor.text(text),
-    env: settings.env,
-    ...(settings.ask === undefined ? {} : { ask: settings.ask }),
-    scope: stored.scope ?? [],
-  });
+  const portsIn = (cwd: string, read: () => Ledger) =>
+    createProjectPorts({
+      cwd,
+      slug: ledger.slug,
+      goal: ledger.goal,
+      mode,
+      agent,
+      testCommand,
+      ...(harness === undefined ? {} : { harness }),
+      agentTimeoutMs: ledger.caps.agentTimeoutMs,
+      testTimeoutMs: ledger.caps.testTimeoutMs,
+      ledger: read,
+      redact: (text) => redactor.text(text),
+      env: settings.env,
+      ...(settings.ask === undefined ? {} : { ask: settings.ask }),
+      scope: stored.scope ?? [],
+    });
+  const ports = portsIn(settings.cwd, () => current);
+  const parallel = await parallelSlices(settings.cwd, ledger, stored.concurrency ?? 1, portsIn);
   let final = await runLoop({
     store,
     lease,
     ledger,
     config: mark === undefined ? config : sliceLoopConfig(config),
     ...(mark === undefined ? {} : { slice: mark.slice }),
+    ...(parallel === undefined || mark !== undefined ? {} : { parallel }),
     ports,
     clock: settings.clock,
     signal: settings.signal,
@@ -498,6 +517,26 @@ async function driveSpecRun(
 }
 
 /**
+ * What the driver needs to run slices at once: worktrees over git. Given whenever the project is in git, so that a
+ * wave started at once is finished that way (and its worktrees cleaned up) even when resumed with `--concurrency 1`;
+ * the driver runs slices at once only with N > 1 or such an unfinished wave. `undefined` outside git, where N > 1 is
+ * refused.
+ */
+async function parallelSlices(
+  cwd: string,
+  ledger: Ledger,
+  concurrency: number,
+  portsIn: ParallelSlices['portsFor'],
+): Promise<ParallelSlices | undefined> {
+  if (concurrency <= 1 && (await gitRoot(cwd)) === undefined) return undefined;
+  return {
+    concurrency,
+    workspaces: await createGitWorktrees(cwd, ledger.slug),
+    portsFor: portsIn,
+  };
+}
+
+/**
  * The replay agent counts its calls per phase in a state file; one per run (not per slice folder) so that slice
  * loops continue the script instead of restarting it.
  */
@@ -510,7 +549,9 @@ function withRunDefaults(agent: unknown, cwd: string, slug: string): unknown {
 
 function loopCaps(settings: RunSettings): LoopCaps {
   const { agentTimeoutMs: _agent, testTimeoutMs: _test, ...caps } = settings.caps;
-  return { ...DEFAULT_CAPS, ...caps };
+  // The budget pre-flight reserves the worst case of the agent's model unless --max-call-usd sets it.
+  const reserve = worstCaseCallUsd(settings.agent ?? DEFAULT_AGENT);
+  return { ...DEFAULT_CAPS, ...(reserve === undefined ? {} : { reserveUsd: reserve.usd }), ...caps };
 }
 
 async function resolveTestCommand(settings: RunSettings): Promise<TestCommand> {

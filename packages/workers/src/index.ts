@@ -87,7 +87,7 @@ export {
 } from './select-slice-excerpt.js';
 export { runWorker } from './run-worker.js';
 export { splitDeclarations, type SpecDeclaration, type SplitSpec } from './split-declarations.js';
-export { isTestPath, sha256, takeSnapshot } from './take-snapshot.js';
+export { classifyProjectPath, isTestPath, sha256, takeSnapshot } from './take-snapshot.js';
 export { WorkerError } from './worker-error.js';
 export type {
   ConstructDiff,

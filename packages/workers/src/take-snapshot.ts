@@ -6,7 +6,7 @@ import type { FileSnapshot, WorkspaceSnapshot } from './detect-violations.js';
 
 const MAX_FILE_BYTES = 1_000_000;
 const MAX_FILES = 20_000;
-const CODE_EXT = /\.(?:[cm]?[jt]sx?|py|go|rb|rs|java|kt|cs|php|ex|exs)$/;
+const CODE_EXT = /\.(?:[cm]?[jt]sx?|py|go|rb|rs|java|kt|cs|php|swift|scala|clj|ex|exs)$/;
 
 /** Whether a project-relative path looks like a test file in any common convention. */
 export function isTestPath(path: string): boolean {
@@ -20,6 +20,16 @@ export function isTestPath(path: string): boolean {
     /_spec\.rb$/.test(base) ||
     /(?:^|\/)(?:tests?|__tests__|spec)\//.test(posix)
   );
+}
+
+/**
+ * The one rule for what a project file is: `spec` (`.allium`), `tests` (see {@link isTestPath}), `code` (any other
+ * source file), or `undefined` (not read). The workers' snapshots and the loop's file lists both sort by it.
+ */
+export function classifyProjectPath(path: string): 'spec' | 'tests' | 'code' | undefined {
+  if (path.endsWith('.allium')) return 'spec';
+  if (isTestPath(path)) return 'tests';
+  return CODE_EXT.test(path.split(sep).join('/')) ? 'code' : undefined;
 }
 
 /** SHA-256 of a text, hex. */
@@ -51,15 +61,11 @@ export async function takeSnapshot(
   const spec = new Map<string, FileSnapshot>();
   const tests = new Map<string, FileSnapshot>();
   const code = new Map<string, FileSnapshot>();
+  const byKind = { spec, tests, code };
   for (const path of paths) {
-    const kind = path.endsWith('.allium')
-      ? spec
-      : isTestPath(path)
-        ? tests
-        : CODE_EXT.test(path)
-          ? code
-          : undefined;
-    if (kind === undefined) continue;
+    const role = classifyProjectPath(path);
+    if (role === undefined) continue;
+    const kind = byKind[role];
     const file = await readSnapshot(cwd, path);
     if (file !== undefined) kind.set(path, file);
   }

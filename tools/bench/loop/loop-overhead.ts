@@ -10,16 +10,24 @@
 //
 // Usage: node --conditions=development --import tsx tools/bench/loop/loop-overhead.ts
 //          [--cli packages/cli/dist/main.js] [--ticks 10] [--reps 5] [--keep]
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import {
+  GOAL,
+  SLUG,
+  cpuReporter,
+  makeFixture,
+  makeProject,
+  readCpuMs,
+  readSpans,
+  type Span,
+} from './bench-project.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const GOAL = 'make the code match the spec again';
-const SLUG = 'make-the-code-match-the-spec-again';
 
 const { values: flags } = parseArgs({
   options: {
@@ -34,150 +42,12 @@ const TICKS = Number(flags.ticks);
 const REPS = Number(flags.reps);
 const REPLAY_AGENT = join(dirname(dirname(dirname(CLI))), 'agents/bin/replay-agent.mjs');
 
-/** One subprocess span a wrapper logged. */
-interface Span {
-  readonly kind: 'agent' | 'test';
-  readonly phase: string;
-  readonly start: number;
-  readonly end: number;
-}
-
 /** What one driven run (engine or shell loop) took. */
 interface Measured {
   readonly wallMs: number;
   readonly spans: readonly Span[];
-}
-
-const PROJECT: Record<string, string> = {
-  'package.json': '{ "type": "module", "private": true }\n',
-  'specs/tally.allium': `-- allium: 3
-entity Tally {
-    count: Integer
-    status: open | closed
-}
-
-rule CloseTally {
-    when: CloseRequested(tally)
-    requires: tally.status = open
-    ensures: tally.status = closed
-}
-`,
-  'src/tally.js':
-    "export function closeTally(t) { if (t.status !== 'open') throw new Error('closed'); t.status = 'closed'; }\n",
-  'test/tally.test.js': `import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { closeTally } from '../src/tally.js';
-test('CloseTally closes an open tally', () => { const t = { status: 'open' }; closeTally(t); assert.equal(t.status, 'closed'); });
-`,
-};
-
-const TEST_STUB = `process.stdout.write('TAP version 13\\nok 1 - CloseTally closes an open tally\\n1..1\\n# tests 1\\n# pass 1\\n# fail 0\\n');\n`;
-
-/** A bash wrapper that logs `<kind> <phase> <start ns> <end ns>` around `command "$@"`. */
-function wrapper(log: string, kind: string, phaseExpr: string, command: string): string {
-  return `#!/bin/bash
-s=$(date +%s%N)
-${command} "$@"
-rc=$?
-e=$(date +%s%N)
-echo "${kind} ${phaseExpr} $s $e" >> ${log}
-exit $rc
-`;
-}
-
-/** The bench fixture: wrappers, test stub and replay script in `dir`. */
-function makeFixture(dir: string): { agent: string; test: string; script: string; log: string } {
-  const log = join(dir, 'spans.log');
-  const agent = join(dir, 'timed-node.sh');
-  const test = join(dir, 'timed-test.sh');
-  const stub = join(dir, 'test-stub.mjs');
-  writeFileSync(stub, TEST_STUB);
-  // The replay adapter runs `<binary> replay-agent.mjs … --phase P …`; the phase is the 7th argument.
-  writeFileSync(agent, wrapper(log, 'agent', '$7', process.execPath));
-  writeFileSync(test, wrapper(log, 'test', '-', `${process.execPath} ${stub}`));
-  chmodSync(agent, 0o755);
-  chmodSync(test, 0o755);
-  const weed = {
-    phase: 'weed',
-    repeat: true,
-    result: {
-      phase: 'weed',
-      clean: false,
-      divergences: [
-        {
-          construct: 'rule:CloseTally',
-          spec: { file: 'specs/tally.allium', line: 7 },
-          code: { file: 'src/tally.js', line: 1 },
-          classification: 'code-bug',
-          description: 'closing does not record who closed it',
-        },
-      ],
-      summary: 'one divergence',
-    },
-  };
-  const implement = Array.from({ length: TICKS + 2 }, (_, i) => ({
-    phase: 'implement',
-    write: { 'src/note.js': `export const attempt = ${String(i + 1)};\n` },
-    result: {
-      phase: 'implement',
-      filesChanged: ['src/note.js'],
-      contestedTests: [],
-      summary: `attempt ${String(i + 1)}`,
-    },
-  }));
-  const script = join(dir, 'script.json');
-  writeFileSync(script, JSON.stringify({ version: 1, steps: [weed, ...implement] }, null, 2));
-  return { agent, test, script, log };
-}
-
-/** A fresh git repository holding the project and its allium-loop.yaml. */
-function makeProject(parent: string, name: string, fixture: ReturnType<typeof makeFixture>): string {
-  const dir = join(parent, name);
-  for (const [path, text] of Object.entries(PROJECT)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  writeFileSync(
-    join(dir, 'allium-loop.yaml'),
-    [
-      `testCommand: ${fixture.test}`,
-      'agent:',
-      '  kind: replay',
-      `  script: ${fixture.script}`,
-      `  binary: ${fixture.agent}`,
-      'caps:',
-      '  noProgressTicks: 1000',
-      '  maxFixAttempts: 1000',
-      '',
-    ].join('\n'),
-  );
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', ...args], { cwd: dir });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'start');
-  return dir;
-}
-
-function readSpans(log: string): Span[] {
-  let text = '';
-  try {
-    text = readFileSync(log, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const [kind, phase, start, end] = line.split(' ');
-      return {
-        kind: kind as Span['kind'],
-        phase: phase!,
-        start: Number(start) / 1e6,
-        end: Number(end) / 1e6,
-      };
-    });
+  /** The engine's own CPU time (its node process, not its children); 0 for the shell loop. */
+  readonly cpuMs: number;
 }
 
 function timed(
@@ -202,9 +72,15 @@ function timed(
 
 /** Runs the built CLI for TICKS ticks; checks it stopped on max_ticks after exactly TICKS verdicts. */
 async function runEngine(parent: string, rep: number): Promise<Measured> {
-  const fixture = makeFixture(mkdtempSync(join(parent, `engine-fixture-${String(rep)}-`)));
+  const fixture = makeFixture(mkdtempSync(join(parent, `engine-fixture-${String(rep)}-`)), TICKS);
   const dir = makeProject(parent, `engine-${String(rep)}`, fixture);
-  const run = await timed(process.execPath, [CLI, 'run', GOAL, '--max-ticks', String(TICKS)], dir);
+  const cpuFile = join(parent, `engine-cpu-${String(rep)}.json`);
+  const reporter = cpuReporter(mkdtempSync(join(parent, 'cpu-')), cpuFile);
+  const run = await timed(
+    process.execPath,
+    ['--require', reporter, CLI, 'run', GOAL, '--max-ticks', String(TICKS)],
+    dir,
+  );
   const ledger = JSON.parse(readFileSync(join(dir, '.allium-loop', `${SLUG}.json`), 'utf8')) as {
     terminal?: { state?: string };
     verdicts?: unknown[];
@@ -220,7 +96,7 @@ async function runEngine(parent: string, rep: number): Promise<Measured> {
     throw new Error(
       `wrapper saw ${String(agentSpans)} agent calls, ledger ${String(ledger.spent?.agentCalls)}`,
     );
-  return { wallMs: run.ms, spans };
+  return { wallMs: run.ms, spans, cpuMs: readCpuMs(cpuFile) };
 }
 
 /** The engine's calls per tick: a tick starts with its test run (measure); the last tick may stop early. */
@@ -231,7 +107,7 @@ interface TickShape {
 
 /** The bash `while` loop doing what the engine's subprocesses did: per tick, the same calls in the same order. */
 async function runShell(parent: string, rep: number, shape: TickShape): Promise<Measured> {
-  const fixture = makeFixture(mkdtempSync(join(parent, `shell-fixture-${String(rep)}-`)));
+  const fixture = makeFixture(mkdtempSync(join(parent, `shell-fixture-${String(rep)}-`)), TICKS);
   const dir = makeProject(parent, `shell-${String(rep)}`, fixture);
   mkdirSync(join(dir, '.bench'), { recursive: true });
   const body = shape.calls
@@ -247,7 +123,7 @@ async function runShell(parent: string, rep: number, shape: TickShape): Promise<
   writeFileSync(join(dir, '.bench', 'loop.sh'), loop);
   const run = await timed('/bin/bash', [join(dir, '.bench', 'loop.sh')], dir);
   if (run.code !== 0) throw new Error(`shell loop failed (exit ${String(run.code)}):\n${run.out}`);
-  return { wallMs: run.ms, spans: readSpans(fixture.log) };
+  return { wallMs: run.ms, spans: readSpans(fixture.log), cpuMs: 0 };
 }
 
 /** Splits the engine's spans into ticks, each starting at a test run. */
@@ -314,6 +190,7 @@ async function main(): Promise<void> {
     ratio: number;
     sub: number;
     shellSub: number;
+    cpu: number;
   }[] = [];
   let shape: TickShape = { calls: [], lastTickCalls: 0 };
   try {
@@ -335,10 +212,11 @@ async function main(): Promise<void> {
         steady: median(steadyTickOverheads(engine.spans)),
         // Engine time outside the ticks' span: node start-up, module loading, setup, the final report and exit.
         startup: engine.wallMs - (lastSpan - firstSpan),
+        cpu: engine.cpuMs / TICKS,
       };
       rows.push(row);
       console.log(
-        `rep ${String(rep)}: engine ${ms(row.engine)} (subprocesses ${ms(row.sub)}), shell ${ms(row.shell)} (subprocesses ${ms(row.shellSub)}), ratio ${row.ratio.toFixed(2)}×, overhead/tick ${ms(row.overhead)}, steady-state overhead/tick ${ms(row.steady)}, outside ticks ${ms(row.startup)}`,
+        `rep ${String(rep)}: engine ${ms(row.engine)} (subprocesses ${ms(row.sub)}), shell ${ms(row.shell)} (subprocesses ${ms(row.shellSub)}), ratio ${row.ratio.toFixed(2)}×, overhead/tick ${ms(row.overhead)}, steady-state overhead/tick ${ms(row.steady)}, outside ticks ${ms(row.startup)}, engine CPU/tick ${ms(row.cpu)}`,
       );
     }
   } finally {
@@ -357,6 +235,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `median subprocess time per tick: engine ${ms(pick('sub') / TICKS)}, shell loop ${ms(pick('shellSub') / TICKS)}`,
+  );
+  console.log(
+    `median engine CPU time per tick (its own node process, start-up included; children not): ${ms(pick('cpu'))}`,
   );
   console.log(`load average at end ${load()}`);
 }

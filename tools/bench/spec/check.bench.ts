@@ -1,13 +1,16 @@
 /**
- * `spec check` against the reference's published figures (0.25 s at 50k lines, 0.57 s at 100k, 96 MB at 100k).
+ * `spec check` side by side with the reference `allium check` (the binary in `ALLIUM_REF`, else `allium` on PATH;
+ * `tools/parity/build-reference.sh` builds it), or, without it, against the reference's published figures
+ * (0.25 s at 50k lines, 0.57 s at 100k, 96 MB at 100k, measured on another machine).
  *
  *   npx nx run allium-loop:build && node --conditions=development --import tsx tools/bench/spec/check.bench.ts
  *
  * For 50k and 100k generated lines it prints the median of RUNS runs of
  * - throughput: `checkReports` in this process (wall and CPU ms), start-up excluded;
- * - end to end: `node packages/cli/dist/main.js spec check --json big.allium` in a child (wall ms, CPU ms of the
- *   child, peak RSS from /usr/bin/time), which includes start-up;
- * - start-up alone: the same child running `--version`.
+ * - end to end: `node packages/cli/bin/allium-loop.js spec check --json big.allium` in a child (wall ms, CPU ms of
+ *   the child, peak RSS from /usr/bin/time), which includes start-up, and the reference's `check` on the same file,
+ *   the two run alternately so both see the same load; the ratios ours/reference; whether the outputs are equal;
+ * - start-up alone: the same child running `--version` and `spec check --json` on an empty spec.
  * A benchmark, not a test; the machine is shared, so the load average is printed with the figures.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,21 +21,38 @@ import { checkReports } from '@allium-loop/allium';
 import { generateSpec } from './generate-spec.js';
 
 const RUNS = Number(process.env['RUNS'] ?? 5);
-const CLI = resolve('packages/cli/dist/main.js');
+const CLI = resolve('packages/cli/bin/allium-loop.js');
+const REFERENCE = process.env['ALLIUM_REF'] ?? 'allium';
+const haveReference = spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).status === 0;
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-function child(args: string[]): { wall: number; cpu: number; rssMb: number } {
+interface Sample {
+  readonly wall: number;
+  readonly cpu: number;
+  readonly rssMb: number;
+  readonly stdout: string;
+}
+
+/** Runs `command args` under /usr/bin/time: wall ms, CPU ms (user + system) and peak RSS. */
+function timed(command: string, args: string[], cwd?: string): Sample {
   const started = performance.now();
-  const run = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, CLI, ...args], {
+  const run = spawnSync('/usr/bin/time', ['-f', '%U %S %M', command, ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
+    ...(cwd === undefined ? {} : { cwd }),
   });
   const wall = performance.now() - started;
   const last = run.stderr.trim().split('\n').pop() ?? '';
   const [user, system, rssKb] = last.split(' ').map(Number);
-  return { wall, cpu: ((user ?? 0) + (system ?? 0)) * 1000, rssMb: (rssKb ?? 0) / 1024 };
+  return { wall, cpu: ((user ?? 0) + (system ?? 0)) * 1000, rssMb: (rssKb ?? 0) / 1024, stdout: run.stdout };
 }
+
+const child = (args: string[], cwd?: string): Sample => timed(process.execPath, [CLI, ...args], cwd);
+const summary = (samples: readonly Sample[]): string =>
+  `wall ${median(samples.map((s) => s.wall)).toFixed(0)} ms, cpu ${median(samples.map((s) => s.cpu)).toFixed(0)} ms, peak RSS ${median(samples.map((s) => s.rssMb)).toFixed(0)} MB`;
+const ratio = (ours: readonly Sample[], theirs: readonly Sample[], key: 'wall' | 'cpu' | 'rssMb'): string =>
+  (median(ours.map((s) => s[key])) / median(theirs.map((s) => s[key]))).toFixed(2);
 
 const dir = mkdtempSync(join(tmpdir(), 'check-bench-'));
 try {
@@ -41,13 +61,22 @@ try {
       .map((l) => l.toFixed(1))
       .join(' ')}; medians of ${RUNS} runs`,
   );
-  const startup = Array.from({ length: RUNS }, () => child(['--version']));
   console.log(
-    `start-up (--version): wall ${median(startup.map((s) => s.wall)).toFixed(0)} ms, cpu ${median(startup.map((s) => s.cpu)).toFixed(0)} ms, peak RSS ${median(startup.map((s) => s.rssMb)).toFixed(0)} MB`,
+    haveReference
+      ? `reference: ${REFERENCE} (${spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).stdout.trim()})`
+      : 'reference: not found (set ALLIUM_REF); compare with 0.25 s at 50k, 0.57 s and 96 MB at 100k',
+  );
+  const startup = Array.from({ length: RUNS }, () => child(['--version']));
+  console.log(`start-up (--version): ${summary(startup)}`);
+  const empty = join(dir, 'empty.allium');
+  writeFileSync(empty, '-- allium: 3\n');
+  console.log(
+    `start-up (spec check --json, empty spec): ${summary(Array.from({ length: RUNS }, () => child(['spec', 'check', '--json', empty])))}`,
   );
   for (const size of [50_000, 100_000]) {
     const text = generateSpec(size);
-    const file = join(dir, `big-${size}.allium`);
+    const name = `big-${size}.allium`;
+    const file = join(dir, name);
     writeFileSync(file, text);
     checkReports([{ path: 'warm.allium', text: generateSpec(2_000) }], 'check');
     const walls: number[] = [];
@@ -55,17 +84,34 @@ try {
     for (let i = 0; i < RUNS; i += 1) {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      checkReports([{ path: file, text }], 'check');
+      checkReports([{ path: name, text }], 'check');
       walls.push(performance.now() - started);
       const used = process.cpuUsage(cpu);
       cpus.push((used.user + used.system) / 1000);
     }
-    const e2e = Array.from({ length: RUNS }, () => child(['spec', 'check', '--json', file]));
+    const ours: Sample[] = [];
+    const theirs: Sample[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      ours.push(child(['spec', 'check', '--json', name], dir));
+      if (haveReference) theirs.push(timed(REFERENCE, ['check', name], dir));
+    }
     console.log(
-      `${String(size).padStart(7)} lines  in-process check: wall ${median(walls).toFixed(0)} ms, cpu ${median(cpus).toFixed(0)} ms  |  ` +
-        `end to end: wall ${median(e2e.map((s) => s.wall)).toFixed(0)} ms, cpu ${median(e2e.map((s) => s.cpu)).toFixed(0)} ms, peak RSS ${median(e2e.map((s) => s.rssMb)).toFixed(0)} MB`,
+      `${String(size).padStart(7)} lines  in-process check: wall ${median(walls).toFixed(0)} ms, cpu ${median(cpus).toFixed(0)} ms`,
     );
+    console.log(`${' '.repeat(14)}ours end to end:      ${summary(ours)}`);
+    if (haveReference) {
+      const same = ours[0]?.stdout.trimEnd() === theirs[0]?.stdout.trimEnd();
+      console.log(`${' '.repeat(14)}reference end to end: ${summary(theirs)}`);
+      console.log(
+        `${' '.repeat(14)}ours/reference: wall ${ratio(ours, theirs, 'wall')}×, cpu ${ratio(ours, theirs, 'cpu')}×, peak RSS ${ratio(ours, theirs, 'rssMb')}×; JSON output ${same ? 'identical' : 'DIFFERS'}`,
+      );
+    }
   }
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -34,7 +34,8 @@ export interface FlagSpec {
 export const FLAG_DEFAULTS = {
   stateFile: '.al-state.json',
   evalRetries: 3,
-  intervalSeconds: 0,
+  /** `--interval` of `--verify`: 30 s between ticks, as `/loop` waits. */
+  intervalSeconds: 30,
   modeMaxTicks: { verify: 10, 'state-file': 10, stories: 50 },
 } as const;
 
@@ -60,6 +61,15 @@ export const RUN_FLAG_SCHEMA = {
     arg: 'PATHS',
     help: 'comma-separated paths that bound every phase: what they see, change and test; edits elsewhere are reverted',
     default: 'the whole project',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
+  concurrency: {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: 'slices of a wave run at once, each in its own git worktree (docs/scale-out.md)',
+    default: '1',
     scope: 'spec',
     group: 'Spec loop',
   },
@@ -127,7 +137,7 @@ export const RUN_FLAG_SCHEMA = {
     kind: 'nonnegative',
     timer: true,
     arg: 'SECONDS',
-    help: 'wait between ticks of verify mode',
+    help: 'wait between ticks of verify mode, as /loop does (Ctrl-C and the wall clock cut it short)',
     default: String(FLAG_DEFAULTS.intervalSeconds),
     scope: 'modes',
     group: 'Loop modes',
@@ -152,6 +162,12 @@ export const RUN_FLAG_SCHEMA = {
     arg: 'N',
     help: 'rejections before a story is blocked',
     default: String(FLAG_DEFAULTS.evalRetries),
+    scope: 'modes',
+    group: 'Loop modes',
+  },
+  fresh: {
+    type: 'boolean',
+    help: "start the goal's bounds from zero (by default a goal's ticks, spend and wall clock are cumulative across runs)",
     scope: 'modes',
     group: 'Loop modes',
   },
@@ -201,6 +217,14 @@ export const RUN_FLAG_SCHEMA = {
     help: 'hard cap on ticks',
     default: '6; verify and state-file 10; stories 50',
     scope: 'all',
+    group: 'Caps',
+  },
+  'max-iterations': {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: "/loop's name for --max-ticks (both given: they must agree)",
+    scope: 'modes',
     group: 'Caps',
   },
   'no-progress-ticks': {
@@ -456,6 +480,20 @@ export function numberFlag(values: RunFlagValues, name: RunFlag): number | undef
     (spec.kind === 'nonnegative' && n < 0);
   if (bad) throw new FlagError(`--${name} takes ${KIND_TEXT[spec.kind]}, not '${raw}'.`);
   return n;
+}
+
+/**
+ * The tick cap the flags give: `--max-ticks`, or `--max-iterations` (its `/loop` name, same meaning). Given both,
+ * they must name the same number, else it is a {@link FlagError} (which one was meant cannot be guessed).
+ */
+export function maxTicksFlag(values: RunFlagValues): number | undefined {
+  const ticks = numberFlag(values, 'max-ticks');
+  const iterations = numberFlag(values, 'max-iterations');
+  if (ticks !== undefined && iterations !== undefined && ticks !== iterations)
+    throw new FlagError(
+      `--max-ticks ${String(ticks)} and --max-iterations ${String(iterations)} disagree; they are one cap, give one of them.`,
+    );
+  return ticks ?? iterations;
 }
 
 /** Splits a command template on whitespace, honouring single and double quotes; no shell is involved. */

@@ -76,6 +76,12 @@ describe('runModeCommand: dispatch and usage', () => {
     [['goal', '--verify', 'true', '--score', 'x'], /need --hillclimb/],
     [['goal', '--verify', 'true', '--hillclimb', '--score', '('], /not a valid regular expression/],
     [['goal', '--verify', 'true', '--max-ticks', '0'], /--max-ticks takes a positive whole number/],
+    [['goal', '--verify', 'true', '--max-iterations', '0'], /--max-iterations takes a positive whole number/],
+    [
+      ['goal', '--verify', 'true', '--max-ticks', '3', '--max-iterations', '4'],
+      /--max-ticks 3 and --max-iterations 4 disagree/,
+    ],
+    [['goal', '--max-iterations', '3'], /--max-iterations belongs to the loop modes/],
     [['goal', '--verify', 'true', '--agent', 'replay'], /--agent replay needs --agent-script/],
     [['a', 'b', '--verify', 'true'], /one goal expected/],
   ])('%j is a usage error', async (args, message) => {
@@ -110,6 +116,8 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
       'make done.txt',
       '--verify',
       'test -f done.txt',
+      '--interval',
+      '0',
       '--agent-command',
       `node ${COUNTER_AGENT} ${plan}`,
     ]);
@@ -152,6 +160,8 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
       'score: (\\d+)',
       '--max-ticks',
       '3',
+      '--interval',
+      '0',
       '--agent-script',
       script,
     ]);

@@ -12,6 +12,7 @@ import {
 } from '../progress/progress-renderer.js';
 import {
   FlagError,
+  maxTicksFlag,
   numberFlag,
   parseRunFlags,
   splitCommand,
@@ -71,7 +72,7 @@ export function capsFromFlags(
     return Math.round(seconds * 1000);
   };
   const all = {
-    maxTicks: numberFlag(values, 'max-ticks') ?? caps.maxTicks,
+    maxTicks: maxTicksFlag(values) ?? caps.maxTicks,
     noProgressTicks: numberFlag(values, 'no-progress-ticks') ?? caps.noProgressTicks,
     maxFixAttempts: numberFlag(values, 'max-fix-attempts') ?? caps.maxFixAttempts,
     innerLoopMax: numberFlag(values, 'inner-loop-max') ?? caps.innerLoopMax,
@@ -110,6 +111,7 @@ export function runSettings(
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
     ...(values.scope === undefined ? {} : { scope: values.scope.split(',') }),
+    ...concurrencyOf(values, config),
     ...(prompt === undefined
       ? {}
       : {
@@ -125,6 +127,12 @@ export function runSettings(
           },
         }),
   };
+}
+
+/** `--concurrency N` (or the config file's `concurrency`), when given (a count: at least 1). */
+function concurrencyOf(values: RunFlagValues, config: Config): { concurrency?: number } {
+  const given = numberFlag(values, 'concurrency') ?? config.concurrency;
+  return given === undefined ? {} : { concurrency: given };
 }
 
 /** The output mode the flags choose. */

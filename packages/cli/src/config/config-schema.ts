@@ -26,6 +26,8 @@ export const ConfigSchema = z.strictObject({
   caps: ConfigCapsSchema.optional(),
   /** Parked open questions block convergence too. */
   strictQuestions: z.boolean().optional(),
+  /** Slices of a wave that run at once, each in its own git worktree; `--concurrency` overrides it. */
+  concurrency: z.int().positive().optional(),
   /** What resume does when the working tree changed since the last tick. */
   onDrift: z.enum(['reverify', 'reset', 'stop']).optional(),
   /**

@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLedger } from '@allium-loop/ledger';
 import { makeProject, readJournal, readLedger, runCli, startCli } from '../e2e/e2e.test-helpers.js';
-import { recordFigure, seeded, waitForJournal, writePlan } from './reliability.test-helpers.js';
+import { killAndResume, recordFigure, seeded, writePlan } from './reliability.test-helpers.js';
 
 const GOAL = 'raise the score';
 const SLUG = 'raise-the-score';
@@ -27,6 +26,8 @@ function climbArgs(agentCommand: string, ticks: number, verify = 'echo "score: $
     'score: (\\d+)',
     '--max-ticks',
     String(ticks),
+    '--interval',
+    '0',
     '--agent',
     'command',
     '--agent-command',
@@ -48,7 +49,7 @@ function filesOf(dir: string, commit: string): string[] {
 
 describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)', () => {
   it(
-    'kill -9 inside a tick (during the agent step), a commit made meanwhile, then resume: the unscored edits are rolled back, never in the best checkpoint, and the moved HEAD is named',
+    'kill -9 inside a tick (during the agent step), a commit made meanwhile, then resume: the unscored edits are rolled back, never in the best checkpoint, and the branch is reset to the recorded revision with the new commit kept under a ref',
     { timeout: 300_000 },
     async () => {
       const dir = await makeProject({ 'score.txt': '10\n' });
@@ -63,11 +64,14 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
       expect(await readFile(join(dir, 'half-done.txt'), 'utf8')).toBe('unscored\n');
       const recorded = git(dir, 'rev-parse', 'HEAD');
       git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'a commit the user made after the crash');
+      const userCommit = git(dir, 'rev-parse', 'HEAD');
       const resumed = await runCli(['resume', SLUG], dir);
       expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(3);
+      const kept = `refs/allium-loop/${SLUG}/moved-${userCommit.slice(0, 12)}`;
       expect(resumed.stdout).toContain(
-        `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} →`,
+        `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${userCommit.slice(0, 12)}. The branch is back at ${recorded.slice(0, 12)}`,
       );
+      expect(resumed.stdout).toContain(`is kept as ${kept}`);
       expect(resumed.stdout).toMatch(/tick 1 was interrupted before it was scored: rolled back 2 file\(s\)/);
       expect(existsSync(join(dir, 'half-done.txt'))).toBe(false);
       expect(await readFile(join(dir, 'score.txt'), 'utf8')).toBe('20\n');
@@ -78,13 +82,21 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
         expect(filesOf(dir, checkpoint.object)).not.toContain('half-done.txt');
       // The interrupted tick's edits are not lost: they are kept off every branch.
       expect(git(dir, 'show', `refs/allium-loop/${SLUG}/reverted-1:half-done.txt`)).toBe('unscored');
-      expect(git(dir, 'log', '-1', '--format=%s')).toBe('a commit the user made after the crash');
+      // /loop's restart rule: the branch is back at the recorded revision; the user's commit is kept, not lost.
+      expect(git(dir, 'rev-parse', 'HEAD')).toBe(recorded);
+      expect(git(dir, 'rev-parse', kept)).toBe(userCommit);
+      expect(git(dir, 'log', '-1', '--format=%s', kept)).toBe('a commit the user made after the crash');
+      expect(git(dir, 'rev-parse', `${best}^`)).toBe(recorded);
       const journal = await readJournal(dir, SLUG);
-      expect(journal.find((e) => e['type'] === 'x-verify.head_moved')?.['data']).toMatchObject({ recorded });
+      expect(journal.find((e) => e['type'] === 'x-verify.head_reset')?.['data']).toMatchObject({
+        recorded,
+        now: userCommit,
+        kept,
+      });
       expect(await plan.calls()).toEqual({ step: 2 });
       await recordFigure(
         'hill-climb-kill',
-        'kill -9 during the agent step of tick 1, a new commit, resume: 2 unscored files rolled back, none in any checkpoint, HEAD move named, the best holds only the scored tick',
+        'kill -9 during the agent step of tick 1, a new commit, resume: 2 unscored files rolled back, none in any checkpoint, the branch reset to the recorded revision with the new commit kept under a ref, the best holds only the scored tick',
       );
     },
   );
@@ -170,37 +182,15 @@ describe('hill-climb: reverts, interrupted ticks and refs (issue 14 items 13-15)
         })),
       });
       const ticks = 8;
-      let kills = 0;
-      let resumes = 0;
-      for (;;) {
-        const started = await readLedger(dir, SLUG).then(
-          () => true,
-          () => false,
-        );
-        const args = started ? ['resume', SLUG] : climbArgs(plan.command, ticks);
-        if (started) resumes += 1;
-        const before = (await readJournal(dir, SLUG).catch(() => [])).length;
-        const { child, done } = startCli(args, dir);
-        if (kills < KILLS) {
-          let exited = false;
-          void done.then(() => (exited = true));
-          await Promise.race([waitForJournal(dir, SLUG, (events) => events.length > before, 120_000), done]);
-          await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * MAX_DELAY_MS)));
-          if (!exited) child.kill('SIGKILL');
-        }
-        const run = await done;
-        const text = await readFile(join(dir, '.allium-loop', `${SLUG}.json`), 'utf8').catch(() => undefined);
-        if (text !== undefined) {
-          const parsed = parseLedger(JSON.parse(text));
-          expect(parsed.ok, parsed.ok ? '' : parsed.issues.join('; ')).toBe(true);
-        }
-        if (run.signal === 'SIGKILL') {
-          kills += 1;
-          continue;
-        }
-        expect(run.code, `${dir}\n${run.stdout}${run.stderr}`).toBe(3);
-        break;
-      }
+      const { run, kills, resumes } = await killAndResume(
+        dir,
+        SLUG,
+        climbArgs(plan.command, ticks),
+        KILLS,
+        random,
+        MAX_DELAY_MS,
+      );
+      expect(run.code, `${dir}\n${run.stdout}${run.stderr}`).toBe(3);
       const ledger = await readLedger(dir, SLUG);
       const state = ledger['modeState']['verify'] as {
         baseline: { score: number };

@@ -1,7 +1,15 @@
 import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TALLY_PROJECT, readJournal, type LooseJson } from '../e2e/e2e.test-helpers.js';
+import { parseLedger } from '@allium-loop/ledger';
+import {
+  TALLY_PROJECT,
+  readJournal,
+  readLedger,
+  startCli,
+  type CliRun,
+  type LooseJson,
+} from '../e2e/e2e.test-helpers.js';
 
 /** Where the suite writes its figures, one JSON line each; `tools/reliability/report.mjs` reads them. */
 export const RESULTS_FILE = fileURLToPath(new URL('../../reliability-results.ndjson', import.meta.url));
@@ -133,4 +141,45 @@ export function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * Runs `args` in `dir` (then `resume <slug>` once its ledger exists) and kills each process with SIGKILL a random
+ * delay (`random() * maxDelayMs`) after its first new journal line, `kills` times, checking after every process
+ * that the ledger on disk still parses; then lets the last process finish. Returns that run, the kills and resumes.
+ */
+export async function killAndResume(
+  dir: string,
+  slug: string,
+  args: readonly string[],
+  kills: number,
+  random: () => number,
+  maxDelayMs: number,
+): Promise<{ run: CliRun; kills: number; resumes: number }> {
+  let killed = 0;
+  let resumes = 0;
+  for (;;) {
+    const started = await readLedger(dir, slug).then(
+      () => true,
+      () => false,
+    );
+    if (started) resumes += 1;
+    const before = (await readJournal(dir, slug).catch(() => [])).length;
+    const { child, done } = startCli(started ? ['resume', slug] : args, dir);
+    if (killed < kills) {
+      let exited = false;
+      void done.then(() => (exited = true));
+      await Promise.race([waitForJournal(dir, slug, (events) => events.length > before, 120_000), done]);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * maxDelayMs)));
+      if (!exited) child.kill('SIGKILL');
+    }
+    const run = await done;
+    const text = await readFile(join(dir, '.allium-loop', `${slug}.json`), 'utf8').catch(() => undefined);
+    if (text !== undefined) {
+      const parsed = parseLedger(JSON.parse(text));
+      if (!parsed.ok) throw new Error(`the ledger does not parse after a kill: ${parsed.issues.join('; ')}`);
+    }
+    if (run.signal !== 'SIGKILL') return { run, kills: killed, resumes };
+    killed += 1;
+  }
 }

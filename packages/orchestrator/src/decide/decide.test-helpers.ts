@@ -72,6 +72,8 @@ export function simulate(
   respond: (action: LoopAction, state: LoopState, step: number) => LoopObservation,
   options: {
     readonly elapsedMs?: (step: number) => number;
+    /** The run's tokens so far, as the driver meters them. */
+    readonly tokens?: (step: number, state: LoopState) => number;
     readonly state?: LoopState;
     /** Answers the convergence gate; by default the witness passes. */
     readonly witness?: (state: LoopState, step: number) => LoopObservation;
@@ -83,7 +85,11 @@ export function simulate(
   const actions: LoopAction[] = [];
   const events: LoopEvent[] = [];
   for (let step = 0; step < 200; step += 1) {
-    const decision = decide(state, observation, config, { elapsedMs: options.elapsedMs?.(step) ?? 0 });
+    const tokens = options.tokens?.(step, state);
+    const decision = decide(state, observation, config, {
+      elapsedMs: options.elapsedMs?.(step) ?? 0,
+      ...(tokens === undefined ? {} : { tokens }),
+    });
     state = decision.state;
     events.push(...decision.events);
     actions.push(decision.action);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callFitsBudget, decide } from './decide.js';
+import { budgetStop, callFitsBudget, decide } from './decide.js';
 import { measured, simulate, testConfig, WITNESS_PASS } from './decide.test-helpers.js';
 import type { LoopAction, LoopObservation } from './loop-action.js';
 import { initialLoopState, type LoopState } from './loop-state.js';
@@ -195,6 +195,23 @@ describe('decide: caps', () => {
     },
   );
 
+  it('stops on tokens climbing while the state does not move, before a long no-progress cap, and says so', () => {
+    // Each tick's calls use more tokens than the last (100, 300, 600 … in total) while the measure stays the same.
+    const { trace, state, events } = simulate(
+      testConfig({ caps: { noProgressTicks: 6, maxTicks: 10, innerLoopMax: 1 } }),
+      (action) => {
+        if (action.kind === 'measure') return measured(['same']);
+        if (action.kind === 'phase') return ok(action.phase);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+      { tokens: (_step, s) => (s.tick * (s.tick + 1) * 100) / 2 },
+    );
+    expect(trace.at(-1)).toBe('terminal:no_progress');
+    expect(state.tick).toBe(3);
+    expect(state.terminal?.reason).toMatch(/^tokens climbing while the state does not move: 100 → 200 → 300/);
+    expect(events.find((e) => e.kind === 'cap_reached')).toMatchObject({ cap: 'token_climb', limit: 2 });
+  });
+
   it('stops with no_progress after exactly the configured number of unchanged ticks', () => {
     const { trace, state } = simulate(
       testConfig({ caps: { noProgressTicks: 2, maxTicks: 10, innerLoopMax: 1 } }),
@@ -208,7 +225,7 @@ describe('decide: caps', () => {
     expect(state.tick).toBe(3);
   });
 
-  it('stops an A→B→A oscillation as no_progress', () => {
+  it('tolerates one A→B→A backtrack; the second ends the run no_progress', () => {
     const { trace, state } = simulate(
       testConfig({ caps: { maxTicks: 10, innerLoopMax: 1 } }),
       (action, s) => {
@@ -219,7 +236,7 @@ describe('decide: caps', () => {
     );
     expect(trace.at(-1)).toBe('terminal:no_progress');
     expect(state.terminal?.reason).toContain('oscillating');
-    expect(state.tick).toBe(3);
+    expect(state.tick).toBe(4);
   });
 
   it.each([
@@ -556,5 +573,30 @@ describe('decide: the witness gate (convergence is declared on its verdict)', ()
       },
     ]);
     expect(state.redBeforeGreen).toEqual({ newTests: ['a'], seenRed: ['a'], seenGreen: [] });
+  });
+});
+
+describe('budget pre-flight: the worst case reserved by default', () => {
+  it("reserves the model's worst case (reserveUsd) when no per-call ceiling is given; the ceiling overrides it", () => {
+    expect(budgetStop({ budgetUsd: 2, reserveUsd: 1.56 }, 0.44)).toBeUndefined();
+    expect(budgetStop({ budgetUsd: 2, reserveUsd: 1.56 }, 0.45)).toBe(
+      "spent $0.45; the next call may cost up to $1.56 (reserved from the model's price table); budget $2.00",
+    );
+    expect(budgetStop({ budgetUsd: 2, reserveUsd: 1.56, maxCallUsd: 0.5 }, 0.45)).toBeUndefined();
+    // Without a known worst case only a spent budget stops.
+    expect(budgetStop({ budgetUsd: 2 }, 1.99)).toBeUndefined();
+  });
+
+  it('the spec loop stops before a call whose reserved worst case does not fit', () => {
+    const { trace, state } = simulate(
+      testConfig({ caps: { maxTicks: 10, budgetUsd: 2, reserveUsd: 1.5 } }),
+      (action) => {
+        if (action.kind === 'phase') return { ...ok(action.phase), costUsd: 0.6 };
+        if (action.kind === 'measure') return measured(['a']);
+        return { kind: 'red_checked', passing: [], failing: [] };
+      },
+    );
+    expect(trace.at(-1)).toBe('terminal:budget_exhausted');
+    expect(state.spentUsd).toBeCloseTo(0.6, 6);
   });
 });

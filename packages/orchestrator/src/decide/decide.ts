@@ -28,7 +28,11 @@ export function decide(
   meter: LoopMeter,
 ): Decision {
   const events: LoopEvent[] = [];
-  const metered: LoopState = { ...state, elapsedMs: Math.max(state.elapsedMs, meter.elapsedMs) };
+  const metered: LoopState = {
+    ...state,
+    elapsedMs: Math.max(state.elapsedMs, meter.elapsedMs),
+    ...(meter.tokens === undefined ? {} : { tokensUsed: Math.max(state.tokensUsed ?? 0, meter.tokens) }),
+  };
   const applied = applyObservation(metered, observation, config, events);
   return step(applied, config, events);
 }
@@ -205,8 +209,13 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
   };
   const verdict = evaluateInvariant(observation, config.policy);
   const print = fingerprint(observation);
+  const tickTokens =
+    state.tokensUsed === undefined
+      ? undefined
+      : Math.max(0, state.tokensUsed - state.history.reduce((sum, tick) => sum + (tick.tokens ?? 0), 0));
   const summary: TickSummary = {
     fingerprint: print,
+    ...(tickTokens === undefined ? {} : { tokens: tickTokens }),
     ...(state.actionHash === undefined ? {} : { actionHash: state.actionHash }),
     ...(state.fixTargets.length > 0
       ? {
@@ -237,6 +246,7 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
     oscillation: true,
     repeatedAction: 3,
     failedFixAttempts: config.caps.maxFixAttempts,
+    tokenClimbTicks: TOKEN_CLIMB_TICKS,
   });
   const reason = stall.reasons[0];
   if (reason !== undefined) {
@@ -244,13 +254,21 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
       kind: 'cap_reached',
       cap: reason.kind,
       detail: reason.message,
-      limit: reason.kind === 'failed_fix_attempts' ? config.caps.maxFixAttempts : config.caps.noProgressTicks,
+      limit:
+        reason.kind === 'failed_fix_attempts'
+          ? config.caps.maxFixAttempts
+          : reason.kind === 'token_climb'
+            ? TOKEN_CLIMB_TICKS
+            : config.caps.noProgressTicks,
       value: recorded.tick,
     });
     return { state: { ...recorded, terminal: { state: reason.terminal, reason: reason.message } } };
   }
   return { state: { ...recorded, stage: 'tick_start', route: routeAfter(recorded, observation, config) } };
 }
+
+/** Flat ticks whose tokens climb, one after the other, before the run stops (`token_climb`). */
+const TOKEN_CLIMB_TICKS = 2;
 
 function escalate(state: LoopState, config: LoopConfig): StageOutcome {
   if (config.interactive) return { state, action: { kind: 'ask', questions: state.blocking } };
@@ -365,14 +383,74 @@ export function callFitsBudget(
   return spent + Math.round(worstCaseUsd * MICRO) <= budget;
 }
 
-/** Why the budget stops the next call (spent, worst case, budget), or `undefined` when its worst case fits. */
+/**
+ * Why the budget stops the next call (spent, worst case, budget), or `undefined` when its worst case fits. The worst
+ * case is the per-call ceiling (`maxCallUsd`, `--max-call-usd`), else the reservation from the model's price table
+ * (`reserveUsd`), else nothing (only a budget already spent stops).
+ */
 export function budgetStop(
-  caps: { readonly budgetUsd?: number | undefined; readonly maxCallUsd?: number | undefined },
+  caps: {
+    readonly budgetUsd?: number | undefined;
+    readonly maxCallUsd?: number | undefined;
+    readonly reserveUsd?: number | undefined;
+  },
   spentUsd: number,
 ): string | undefined {
   const budget = caps.budgetUsd;
-  if (budget === undefined || callFitsBudget(spentUsd, caps.maxCallUsd, budget)) return undefined;
-  return `spent $${spentUsd.toFixed(2)}; the next call may cost up to $${(caps.maxCallUsd ?? 0).toFixed(2)}; budget $${budget.toFixed(2)}`;
+  const worst = caps.maxCallUsd ?? caps.reserveUsd;
+  if (budget === undefined || callFitsBudget(spentUsd, worst, budget)) return undefined;
+  const why =
+    caps.maxCallUsd === undefined && worst !== undefined ? " (reserved from the model's price table)" : '';
+  return `spent $${spentUsd.toFixed(2)}; the next call may cost up to $${(worst ?? 0).toFixed(2)}${why}; budget $${budget.toFixed(2)}`;
+}
+
+/** A duration for people: `90 s`, `12 min`. */
+export function seconds(ms: number): string {
+  return ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`;
+}
+
+/** A cap that ends a run, as the driver records it. */
+export interface CapStop {
+  readonly state: 'cancelled' | 'timed_out' | 'budget_exhausted' | 'max_ticks';
+  readonly reason: 'cancelled' | 'wall_clock' | 'budget' | 'max_ticks';
+  readonly detail: string;
+}
+
+/**
+ * The cap that stops a run before its next tick, first match wins: Ctrl-C, the wall clock, the budget pre-flight
+ * ({@link budgetStop}), the tick cap. Pure; the loop programs of the modes are stopped by it between ticks.
+ */
+export function capStop(
+  caps: {
+    readonly maxTicks: number;
+    readonly wallClockMs?: number | undefined;
+    readonly budgetUsd?: number | undefined;
+    readonly maxCallUsd?: number | undefined;
+    readonly reserveUsd?: number | undefined;
+  },
+  meter: {
+    readonly cancelled: boolean;
+    readonly elapsedMs: number;
+    readonly spentUsd: number;
+    readonly tick: number;
+  },
+): CapStop | undefined {
+  if (meter.cancelled) return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
+  if (caps.wallClockMs !== undefined && meter.elapsedMs >= caps.wallClockMs)
+    return {
+      state: 'timed_out',
+      reason: 'wall_clock',
+      detail: `wall-clock cap of ${seconds(caps.wallClockMs)} reached`,
+    };
+  const budget = budgetStop(caps, meter.spentUsd);
+  if (budget !== undefined) return { state: 'budget_exhausted', reason: 'budget', detail: budget };
+  if (meter.tick >= caps.maxTicks)
+    return {
+      state: 'max_ticks',
+      reason: 'max_ticks',
+      detail: `tick cap of ${String(caps.maxTicks)} reached`,
+    };
+  return undefined;
 }
 
 function budgetExceeded(state: LoopState, config: LoopConfig, events: LoopEvent[]): StageOutcome | undefined {

@@ -125,4 +125,6 @@ export type LoopObservation =
 /** The clock and spend the driver measured, attached to every observation. */
 export interface LoopMeter {
   readonly elapsedMs: number;
+  /** Tokens the run's agent calls used so far, when the driver knows them. */
+  readonly tokens?: number;
 }

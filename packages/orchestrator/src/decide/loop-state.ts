@@ -26,6 +26,8 @@ export interface LoopCaps {
   readonly budgetUsd?: number;
   /** The most one agent call may cost (passed to CLIs that accept a budget); the pre-flight check uses it. */
   readonly maxCallUsd?: number;
+  /** The worst case the pre-flight reserves when `maxCallUsd` is not given (from the model's price table). */
+  readonly reserveUsd?: number;
 }
 
 /** The defaults of ARCHITECTURE.md §5. */
@@ -138,6 +140,8 @@ export interface LoopState {
   readonly answered: readonly string[];
   readonly spentUsd: number;
   readonly elapsedMs: number;
+  /** Tokens the run's agent calls used so far (metered by the driver), when known. */
+  readonly tokensUsed?: number;
   readonly agentCalls: number;
   readonly terminal?: {
     readonly state: TerminalState;

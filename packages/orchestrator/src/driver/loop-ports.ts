@@ -57,7 +57,7 @@ export interface MeasureReport {
  */
 export interface LoopPorts {
   runPhase(request: PhaseRequest): Promise<PhaseReport>;
-  /** Runs the named new tests alone and reports which pass and which fail. */
+  /** Runs the test command and says which of the named new tests pass; one that did not run counts as failing. */
   redCheck(
     tests: readonly string[],
     signal: AbortSignal,
@@ -91,11 +91,12 @@ export interface LoopPorts {
   plan?(): Promise<readonly PlannedSlice[]>;
   /**
    * Records the working tree as a git object under `refs/allium-loop/<slug>/<name>` (`tick-3`, or
-   * `<slice>/tick-2`); `undefined` outside git. `knownTree` is a tree hash just measured, reused as is.
+   * `<slice>/tick-2`); `undefined` outside git. `known` is a tree just measured (and the HEAD it was measured
+   * against), reused as is instead of hashing the working tree again.
    */
   checkpoint?(
     name: string,
-    knownTree?: string,
+    known?: { readonly head: string | null; readonly tree: string },
   ): Promise<{ readonly ref: string; readonly object: string } | undefined>;
 }
 

@@ -25,20 +25,18 @@ import type { Clock, LoopPorts, MeasureReport, PhaseReport, PhaseRequest } from 
 import { rollUpSlices } from './slice-roll-up.js';
 import { runWitnessStep } from './witness-step.js';
 import { loopTrace, renderTrace, runTrace } from './trace.js';
+import { failureDetail, portFailure, type BackoffPolicy } from './port-failure.js';
 import {
-  DEFAULT_BACKOFF,
-  describeFailure,
-  failureDetail,
-  planRetry,
-  portFailure,
-  type BackoffPolicy,
-  type DescribedFailure,
-} from './port-failure.js';
-import { callBudget, callSignal, RunRecord } from './run-record.js';
-import { abortableSleep, waitForRateLimit } from './wait-for-rate-limit.js';
+  callBudget,
+  callEndedEvents,
+  MAX_RATE_LIMIT_WAITS,
+  recordVerdict,
+  RunRecord,
+  terminalEvent,
+} from './run-record.js';
+import { runSlicesAtOnce, type ParallelSlices } from '../parallel/run-wave.js';
 
-/** How often one phase may wait out a rate limit before the run fails. */
-export const MAX_RATE_LIMIT_WAITS = 20;
+export { MAX_RATE_LIMIT_WAITS } from './run-record.js';
 
 /** Progress a renderer shows as it happens: phase markers and tick lines. Everything is also in the journal. */
 export type LoopProgress =
@@ -64,6 +62,8 @@ export interface RunLoopOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Set when this loop runs one slice of a decomposed goal (its state lives in `modeState.slices[id]`). */
   readonly slice?: SliceFocus;
+  /** `--concurrency N` (N > 1): the slices of a decomposed goal run at once in worktrees (see `parallel/`). */
+  readonly parallel?: ParallelSlices;
 }
 
 const MARKERS: Readonly<Record<LoopAction['kind'], string>> = {
@@ -131,74 +131,91 @@ class LoopDriver {
         this.observedCall = undefined;
       }
       const elapsedMs = this.elapsed();
-      const decision = decide(this.state, observation, this.options.config, { elapsedMs });
-      this.state =
-        this.observedCall === undefined
-          ? decision.state
-          : { ...decision.state, appliedCall: this.observedCall };
-      this.observedCall = undefined;
+      const decision = this.decideNext(observation, elapsedMs);
       const at = this.now();
+      const journal = toJournal(decision.events, this.state.tick, at);
       let ledger =
         this.options.slice === undefined
           ? syncLedger(this.ledger, this.state, at, elapsedMs)
           : syncSliceLedger(this.ledger, this.options.slice.id, this.state, at);
-      const journal = toJournal(decision.events, this.state.tick, at);
-      for (const event of decision.events) {
-        if (event.kind !== 'tick_recorded') continue;
-        if (this.options.slice !== undefined) {
-          const line = `[${this.options.slice.id}] ${formatTickLine(event.verdict, formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls))}`;
-          journal.push({
-            type: 'tick_recorded',
-            at: at.toISOString(),
-            tick: event.verdict.tick,
-            line,
-            usd: ledger.spent.usd,
-          });
-          this.progress({ kind: 'tick', line });
-          ledger = await this.checkpoint(ledger, event.verdict.tick);
-          continue;
-        }
-        const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
-        ledger = {
-          ...ledger,
-          verdicts: [...ledger.verdicts.filter((v) => v.tick !== verdict.tick), verdict],
-        };
-        const line = formatTickLine(event.verdict, formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls));
-        journal.push(
-          { type: 'verdict', at: at.toISOString(), tick: verdict.tick, verdict },
-          { type: 'tick_recorded', at: at.toISOString(), tick: verdict.tick, line, usd: ledger.spent.usd },
-        );
-        this.progress({ kind: 'tick', line });
-        ledger = await this.checkpoint(ledger, verdict.tick);
-      }
-      if (decision.action.kind === 'terminal' && this.options.slice === undefined) {
-        journal.push({
-          type: 'terminal',
-          at: at.toISOString(),
-          tick: this.state.tick,
-          state: decision.action.state,
-          reason: decision.action.state,
-          detail: decision.action.reason,
-          ...(this.state.terminal?.error === undefined ? {} : { error: this.state.terminal.error }),
-        });
-      }
-      if (decision.action.kind === 'terminal')
-        ledger = this.record.abandon(
-          ledger,
-          (key) => this.inScope(key),
-          'the run ended before this call was re-run',
-          at,
-          journal,
-        );
+      ledger = await this.recordTicks(ledger, decision.events, journal, at);
+      if (decision.action.kind === 'terminal') ledger = this.endRun(ledger, decision.action, journal, at);
       await this.persist(ledger, journal);
       if (decision.events.some((event) => event.kind === 'tick_recorded')) await this.afterTick();
       if (decision.action.kind === 'terminal') return this.ledger;
-      this.progress({
-        kind: 'marker',
-        text: `${this.options.slice === undefined ? '' : `[${this.options.slice.id}] `}${markerFor(decision.action)}`,
-      });
+      this.progress({ kind: 'marker', text: `${this.slicePrefix()}${markerFor(decision.action)}` });
       observation = await this.execute(decision.action);
     }
+  }
+
+  /** `decide` on the observation; the new state remembers which recorded call outcome it took in. */
+  private decideNext(observation: LoopObservation, elapsedMs: number): ReturnType<typeof decide> {
+    const tokens = this.ledger.spent.tokens;
+    const decision = decide(this.state, observation, this.options.config, {
+      elapsedMs,
+      tokens: tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite,
+    });
+    this.state =
+      this.observedCall === undefined
+        ? decision.state
+        : { ...decision.state, appliedCall: this.observedCall };
+    this.observedCall = undefined;
+    return decision;
+  }
+
+  /**
+   * Each tick the decision recorded: its verdict (the whole run's ledger only), its journal lines, its progress
+   * line and its checkpoint. Appends to `journal`; returns the ledger with verdicts and checkpoints.
+   */
+  private async recordTicks(
+    start: Ledger,
+    events: ReturnType<typeof decide>['events'],
+    journal: JournalEvent[],
+    at: Date,
+  ): Promise<Ledger> {
+    let ledger = start;
+    for (const event of events) {
+      if (event.kind !== 'tick_recorded') continue;
+      const usd = formatUsd(ledger.spent.usd, ledger.spent.usdUnknownCalls);
+      const line = `${this.slicePrefix()}${formatTickLine(event.verdict, usd)}`;
+      if (this.options.slice === undefined) {
+        const verdict = toLedgerVerdict(event.verdict, this.state, this.lastMeasure, at);
+        const recorded = recordVerdict(ledger, verdict, at, line);
+        journal.push(...recorded.events);
+        ledger = recorded.ledger;
+      } else {
+        const stamp = { at: at.toISOString(), tick: event.verdict.tick };
+        journal.push({ type: 'tick_recorded', ...stamp, line, usd: ledger.spent.usd });
+      }
+      this.progress({ kind: 'tick', line });
+      ledger = await this.checkpoint(ledger, event.verdict.tick);
+    }
+    return ledger;
+  }
+
+  /** The run (or this slice) ends: the terminal event (whole run only) and every call still open abandoned. */
+  private endRun(
+    ledger: Ledger,
+    action: Extract<LoopAction, { kind: 'terminal' }>,
+    journal: JournalEvent[],
+    at: Date,
+  ): Ledger {
+    if (this.options.slice === undefined) {
+      const ended = { state: action.state, reason: action.state, detail: action.reason };
+      journal.push(terminalEvent({ ...ended, error: this.state.terminal?.error }, at, this.state.tick));
+    }
+    return this.record.abandon(
+      ledger,
+      (key) => this.inScope(key),
+      'the run ended before this call was re-run',
+      at,
+      journal,
+    );
+  }
+
+  /** `[<slice id>] ` inside a slice loop, else nothing: the prefix of its progress lines. */
+  private slicePrefix(): string {
+    return this.options.slice === undefined ? '' : `[${this.options.slice.id}] `;
   }
 
   /**
@@ -207,49 +224,38 @@ class LoopDriver {
    * other failure ends the run `failed` with its code, hint and causes.
    */
   private async execute(action: Exclude<LoopAction, { kind: 'terminal' }>): Promise<LoopObservation> {
-    for (let attempt = 1; ; attempt += 1) {
-      const call = callSignal(
-        this.options.signal,
-        this.record.remainingMs(this.options.config.caps.wallClockMs),
-      );
-      this.actionSignal = call.signal;
-      let failure: DescribedFailure;
-      try {
-        const observation = await this.act(action, call.signal);
-        if (call.deadlinePassed()) return { kind: 'deadline' };
-        return observation;
-      } catch (error) {
-        if (call.deadlinePassed()) return { kind: 'deadline', error: portFailure(describeFailure(error)) };
-        if (call.signal.aborted) return { kind: 'cancelled' };
-        failure = describeFailure(error);
-      } finally {
-        call.dispose();
-        this.actionSignal = this.options.signal;
-      }
-      const retry = planRetry(
-        failure,
-        attempt,
-        this.record.remainingMs(this.options.config.caps.wallClockMs),
-        this.options.backoff,
-      );
-      if (!retry.retry)
-        return retry.why === 'wall_clock'
-          ? { kind: 'deadline', error: portFailure(failure) }
-          : { kind: 'failed', reason: failureDetail(failure), error: portFailure(failure) };
-      await this.persist(this.ledger, [
-        {
-          type: 'note',
-          at: this.now().toISOString(),
-          tick: this.state.tick,
-          message: `${action.kind} failed (${failure.code}, retryable): try ${String(attempt + 1)} of ${String((this.options.backoff ?? DEFAULT_BACKOFF).maxAttempts)} in ${String(retry.delayMs)} ms`,
-          data: { code: failure.code, attempt, delayMs: retry.delayMs },
-        },
-      ]);
-      try {
-        await (this.options.sleep ?? abortableSleep)(retry.delayMs, this.options.signal);
-      } catch {
+    const attempted = await this.record.retrying(
+      async (signal) => {
+        this.actionSignal = signal;
+        try {
+          return await this.act(action, signal);
+        } finally {
+          this.actionSignal = this.options.signal;
+        }
+      },
+      {
+        signal: this.options.signal,
+        wallClockMs: this.options.config.caps.wallClockMs,
+        backoff: this.options.backoff,
+        sleep: this.options.sleep,
+        tick: this.state.tick,
+        what: action.kind,
+        journal: (events) => this.persist(this.ledger, events),
+      },
+    );
+    switch (attempted.kind) {
+      case 'done':
+        return attempted.deadlinePassed ? { kind: 'deadline' } : attempted.value;
+      case 'cancelled':
         return { kind: 'cancelled' };
-      }
+      case 'deadline':
+        return { kind: 'deadline', error: portFailure(attempted.failure) };
+      case 'failed':
+        return {
+          kind: 'failed',
+          reason: failureDetail(attempted.failure),
+          error: portFailure(attempted.failure),
+        };
     }
   }
 
@@ -353,18 +359,18 @@ class LoopDriver {
       { ok: false, at, detail },
       { costUsd: report.costKnown ? report.observation.costUsd : undefined, tokens: report.tokens },
     );
-    const stamp = { at: at.toISOString(), tick: request.tick };
-    await this.persist(ledger, [
-      {
-        type: 'phase_ended',
-        ...stamp,
+    await this.persist(
+      ledger,
+      callEndedEvents({
+        at,
+        tick: request.tick,
+        key: request.key,
         phase: request.phase,
-        outcome: 'failed',
+        ok: false,
         durationMs: report.durationMs,
         detail,
-      },
-      { type: 'intent_ended', ...stamp, key: request.key, status: 'failed' },
-    ]);
+      }),
+    );
   }
 
   /** Waits until the reset (never past the wall-clock cap); the observation that ends the phase, if any. */
@@ -372,33 +378,15 @@ class LoopDriver {
     tick: number,
     limit: { readonly resetAt?: number },
   ): Promise<LoopObservation | undefined> {
-    const remaining = this.record.remainingMs(this.options.config.caps.wallClockMs);
-    const now = this.options.clock.now();
-    const wait = await waitForRateLimit(
-      {
-        outcome: 'rate_limited',
-        ...(limit.resetAt === undefined ? {} : { rateLimitResetAt: limit.resetAt }),
-      },
-      {
-        now: () => this.options.clock.now(),
-        sleep: this.options.sleep ?? abortableSleep,
-        signal: this.options.signal,
-        ...(remaining === undefined ? {} : { wallClockDeadline: now + remaining }),
-      },
-    );
-    await this.persist(this.ledger, [
-      {
-        type: 'x-loop.rate_limit_wait',
-        at: this.now().toISOString(),
-        tick,
-        data: JSON.parse(
-          JSON.stringify({
-            ...wait,
-            ...(limit.resetAt === undefined ? {} : { resetAt: new Date(limit.resetAt).toISOString() }),
-          }),
-        ) as Record<string, never>,
-      },
-    ]);
+    const wait = await this.record.waitOutRateLimit({
+      resetAt: limit.resetAt,
+      tick,
+      signal: this.options.signal,
+      wallClockMs: this.options.config.caps.wallClockMs,
+      sleep: this.options.sleep,
+      eventType: 'x-loop.rate_limit_wait',
+    });
+    this.ledger = this.record.ledger;
     if (wait.kind === 'aborted') return { kind: 'cancelled' };
     if (wait.kind === 'deadline') return { kind: 'deadline' };
     return undefined;
@@ -453,20 +441,15 @@ class LoopDriver {
     const journal: JournalEvent[] = [
       ...report.events.map((event) => ({ ...event, ...stamp }) as JournalEvent),
       ...raised.map((question): JournalEvent => ({ type: 'question_raised', ...stamp, question })),
-      {
-        type: 'phase_ended',
-        ...stamp,
-        phase: request.phase,
-        outcome: report.observation.ok ? 'ok' : 'failed',
-        durationMs: report.durationMs,
-        ...(report.observation.detail === undefined ? {} : { detail: report.observation.detail }),
-      },
-      {
-        type: 'intent_ended',
-        ...stamp,
+      ...callEndedEvents({
+        at,
+        tick: request.tick,
         key: request.key,
-        status: report.observation.ok ? 'succeeded' : 'failed',
-      },
+        phase: request.phase,
+        ok: report.observation.ok,
+        durationMs: report.durationMs,
+        detail: report.observation.detail,
+      }),
     ];
     await this.persist(ledger, alreadyJournaled ? [] : journal);
     return report.observation;
@@ -619,8 +602,7 @@ class LoopDriver {
       at: this.now(),
     });
     await this.persist(step.ledger, step.events);
-    const prefix = this.options.slice === undefined ? '' : `[${this.options.slice.id}] `;
-    this.progress({ kind: 'marker', text: `${prefix}${step.observation.summary}` });
+    this.progress({ kind: 'marker', text: `${this.slicePrefix()}${step.observation.summary}` });
     await this.writeTrace();
     return step.observation;
   }
@@ -662,8 +644,44 @@ class LoopDriver {
     });
   }
 
-  /** Runs each slice not yet converged as its own loop, in plan order, then the integration pass. */
+  /**
+   * Runs each slice not yet converged as its own loop, in plan order (or, with `parallel`, at once in worktrees,
+   * merged back in plan order), then the integration pass.
+   */
   private async runSlices(): Promise<LoopObservation> {
+    const parallel = this.options.parallel;
+    // At once with N > 1, and always to finish a wave that was started at once (its slices' work is in commits).
+    const started = specRecord(this.ledger).parallel !== undefined;
+    if (parallel !== undefined && (parallel.concurrency > 1 || started) && this.options.slice === undefined) {
+      const before = this.ledger.spent;
+      const wave = await runSlicesAtOnce({
+        parallel,
+        options: this.options,
+        ledger: this.ledger,
+        sliceConfig: {
+          ...this.options.config,
+          entry: 'weed',
+          decompose: false,
+          startWithPropagate: true,
+        },
+        elapsedMs: () => this.elapsed(),
+        runLoop,
+        now: () => this.now(),
+        progress: (text) => this.progress({ kind: 'marker', text }),
+        adopt: (ledger) => {
+          this.ledger = ledger;
+          this.record.adopt(ledger);
+        },
+      });
+      this.ledger = wave.ledger;
+      this.record.adopt(wave.ledger);
+      this.state = {
+        ...this.state,
+        spentUsd: this.state.spentUsd + (wave.ledger.spent.usd ?? 0) - (before.usd ?? 0),
+        agentCalls: this.state.agentCalls + wave.ledger.spent.agentCalls - before.agentCalls,
+      };
+      if (wave.terminal !== undefined) return { kind: 'slices_done', terminal: wave.terminal };
+    }
     for (const goal of this.ledger.subGoals) {
       if (goal.status === 'converged') continue;
       const slice: SliceFocus = {
@@ -725,8 +743,12 @@ class LoopDriver {
     const local = label ?? `tick-${String(tick)}`;
     const name = slice === undefined ? local : `${slice}/${local}`;
     // A tick's checkpoint reuses the tree its measurement hashed (weed, which follows, does not edit files).
-    const tree = label === undefined ? (this.lastMeasure?.git.tree ?? undefined) : undefined;
-    const made = await this.options.ports.checkpoint?.(name, tree).catch(() => undefined);
+    const measured = this.lastMeasure?.git;
+    const known =
+      label === undefined && measured !== undefined && measured.tree !== null
+        ? { head: measured.head, tree: measured.tree }
+        : undefined;
+    const made = await this.options.ports.checkpoint?.(name, known).catch(() => undefined);
     if (made === undefined) return ledger;
     const entry = { tick, ref: made.ref, object: made.object, at: this.now().toISOString() };
     return { ...ledger, checkpoints: [...ledger.checkpoints.filter((c) => c.ref !== made.ref), entry] };

@@ -6,8 +6,112 @@ import {
   type Lease,
   type Ledger,
   type LedgerStore,
+  type PortFailure,
+  type TerminalState,
+  type TickVerdict,
 } from '@allium-loop/ledger';
 import type { Clock } from './loop-ports.js';
+import {
+  DEFAULT_BACKOFF,
+  describeFailure,
+  planRetry,
+  type BackoffPolicy,
+  type DescribedFailure,
+} from './port-failure.js';
+import { abortableSleep, waitForRateLimit, type RateLimitWait } from './wait-for-rate-limit.js';
+
+/** How often one call may wait out a rate limit before the run fails. */
+export const MAX_RATE_LIMIT_WAITS = 20;
+
+/** How an action tried under {@link RunRecord.retrying} ended. */
+export type Attempted<T> =
+  /** It returned; `deadlinePassed` when the wall-clock cap passed while it ran (it was aborted). */
+  | { readonly kind: 'done'; readonly value: T; readonly deadlinePassed: boolean }
+  | { readonly kind: 'cancelled' }
+  /** The wall clock ran out: during the action (it threw), or before a retry could run. */
+  | { readonly kind: 'deadline'; readonly failure: DescribedFailure }
+  /** A failure that is not retried (not retryable, or its tries are used up). */
+  | { readonly kind: 'failed'; readonly failure: DescribedFailure };
+
+/** What {@link RunRecord.retrying} needs besides the action. */
+export interface RetryOptions {
+  readonly signal: AbortSignal;
+  readonly wallClockMs: number | undefined;
+  readonly backoff?: BackoffPolicy | undefined;
+  readonly sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
+  readonly tick: number;
+  /** What is tried, for the journal note of a retry: `implement`, `the step call`. */
+  readonly what: string;
+  /** Journals the note of a retry (the caller's persistence stamps it); default {@link RunRecord.persist}. */
+  readonly journal?: (events: readonly JournalEvent[]) => Promise<void>;
+}
+
+/** A run's end as both loops record it. */
+export interface TerminalRecord {
+  readonly state: TerminalState;
+  readonly reason: string;
+  readonly detail: string;
+  readonly error?: PortFailure | undefined;
+}
+
+/** The `terminal` journal event of `terminal`. Pure. */
+export function terminalEvent(terminal: TerminalRecord, at: Date, tick: number): JournalEvent {
+  return {
+    type: 'terminal',
+    at: at.toISOString(),
+    tick,
+    state: terminal.state,
+    reason: terminal.reason,
+    detail: terminal.detail,
+    ...(terminal.error === undefined ? {} : { error: terminal.error }),
+  };
+}
+
+/**
+ * A tick's verdict in `ledger.verdicts` (replacing an earlier one of the same tick), with its `verdict` event and,
+ * given a tick line, its `tick_recorded` event carrying the spend so far. Pure.
+ */
+export function recordVerdict(
+  ledger: Ledger,
+  verdict: TickVerdict,
+  at: Date,
+  line?: string,
+): { readonly ledger: Ledger; readonly events: JournalEvent[] } {
+  const stamp = { at: at.toISOString(), tick: verdict.tick };
+  return {
+    ledger: { ...ledger, verdicts: [...ledger.verdicts.filter((v) => v.tick !== verdict.tick), verdict] },
+    events: [
+      { type: 'verdict', ...stamp, verdict },
+      ...(line === undefined
+        ? []
+        : [{ type: 'tick_recorded' as const, ...stamp, line, usd: ledger.spent.usd }]),
+    ],
+  };
+}
+
+/** The `phase_ended` and `intent_ended` events of an agent call that ended. Pure. */
+export function callEndedEvents(call: {
+  readonly at: Date;
+  readonly tick: number;
+  readonly key: string;
+  readonly phase: string;
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly detail?: string | undefined;
+}): JournalEvent[] {
+  const stamp = { at: call.at.toISOString(), tick: call.tick };
+  return [
+    {
+      type: 'phase_ended',
+      ...stamp,
+      phase: call.phase,
+      outcome: call.ok ? 'ok' : 'failed',
+      durationMs: call.durationMs,
+      ...(call.detail === undefined ? {} : { detail: call.detail }),
+    },
+    { type: 'intent_ended', ...stamp, key: call.key, status: call.ok ? 'succeeded' : 'failed' },
+  ];
+}
 
 /** What one agent call cost, as far as it is known. */
 export interface CallSpend {
@@ -145,6 +249,135 @@ export class RunRecord {
     this.current = ledger;
     this.options.onLedger?.(ledger);
     for (const event of events) this.options.onEvent?.(event);
+  }
+
+  /** `ledger` stamped now: `updatedAt` and the wall clock summed across resumes. Pure. */
+  stamped(ledger: Ledger): Ledger {
+    return {
+      ...ledger,
+      updatedAt: this.now().toISOString(),
+      spent: { ...ledger.spent, wallMs: this.elapsedMs() },
+    };
+  }
+
+  /** Starts tick `tick` of `ledger`: the counter moves (and `phase_started` is journaled) before any work. */
+  async beginTick(ledger: Ledger, tick: number, phase: string): Promise<Ledger> {
+    const next = this.stamped({ ...ledger, tick, spent: { ...ledger.spent, ticks: ledger.spent.ticks + 1 } });
+    await this.persist(next, [{ type: 'phase_started', at: this.now().toISOString(), tick, phase }]);
+    return next;
+  }
+
+  /**
+   * Records the end of the run in `ledger` and the journal; calls still pending in `inScope` are abandoned (they
+   * will not run again).
+   */
+  async finish(
+    ledger: Ledger,
+    terminal: TerminalRecord,
+    extra: readonly JournalEvent[] = [],
+    inScope: (key: string) => boolean = () => true,
+  ): Promise<Ledger> {
+    const at = this.now();
+    const journal: JournalEvent[] = [...extra, terminalEvent(terminal, at, ledger.tick)];
+    const ended = this.abandon(ledger, inScope, 'the run ended before this call was re-run', at, journal);
+    const error = terminal.error === undefined ? {} : { error: terminal.error };
+    const next = this.stamped({
+      ...ended,
+      status: 'terminal',
+      terminal: {
+        state: terminal.state,
+        reason: terminal.reason,
+        detail: terminal.detail,
+        ...error,
+        at: at.toISOString(),
+      },
+    });
+    await this.persist(next, journal);
+    return next;
+  }
+
+  /**
+   * The one retry loop: runs `act` under the wall-clock deadline (the signal it gets aborts when the cap passes, or
+   * on Ctrl-C); a port failure it throws that is marked retryable is tried again after the backoff of
+   * {@link planRetry} (a journaled note, a cancellable sleep) while tries and wall clock are left.
+   */
+  async retrying<T>(
+    act: (signal: AbortSignal, attempt: number) => Promise<T>,
+    options: RetryOptions,
+  ): Promise<Attempted<T>> {
+    for (let attempt = 1; ; attempt += 1) {
+      const call = callSignal(options.signal, this.remainingMs(options.wallClockMs));
+      let failure: DescribedFailure;
+      try {
+        const value = await act(call.signal, attempt);
+        return { kind: 'done', value, deadlinePassed: call.deadlinePassed() };
+      } catch (error) {
+        if (call.deadlinePassed()) return { kind: 'deadline', failure: describeFailure(error) };
+        if (call.signal.aborted) return { kind: 'cancelled' };
+        failure = describeFailure(error);
+      } finally {
+        call.dispose();
+      }
+      const retry = planRetry(failure, attempt, this.remainingMs(options.wallClockMs), options.backoff);
+      if (!retry.retry) return { kind: retry.why === 'wall_clock' ? 'deadline' : 'failed', failure };
+      const note: JournalEvent = {
+        type: 'note',
+        at: this.now().toISOString(),
+        tick: options.tick,
+        message: `${options.what} failed (${failure.code}, retryable): try ${String(attempt + 1)} of ${String((options.backoff ?? DEFAULT_BACKOFF).maxAttempts)} in ${String(retry.delayMs)} ms`,
+        data: { code: failure.code, attempt, delayMs: retry.delayMs },
+      };
+      await (options.journal ?? ((events) => this.persist(this.current, events)))([note]);
+      try {
+        await (options.sleep ?? abortableSleep)(retry.delayMs, options.signal);
+      } catch {
+        return { kind: 'cancelled' };
+      }
+      if (options.signal.aborted) return { kind: 'cancelled' };
+    }
+  }
+
+  /**
+   * Waits out a rate limit until its reset (a fallback wait without one), never past the wall-clock cap (the wait
+   * counts against it), and journals the wait as `<eventType>` with `data`.
+   */
+  async waitOutRateLimit(options: {
+    readonly resetAt: number | undefined;
+    readonly tick: number;
+    readonly signal: AbortSignal;
+    readonly wallClockMs: number | undefined;
+    readonly sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
+    readonly eventType: `x-${string}`;
+    readonly data?: Record<string, unknown>;
+  }): Promise<RateLimitWait> {
+    const remaining = this.remainingMs(options.wallClockMs);
+    const now = this.options.clock.now();
+    const wait = await waitForRateLimit(
+      {
+        outcome: 'rate_limited',
+        ...(options.resetAt === undefined ? {} : { rateLimitResetAt: options.resetAt }),
+      },
+      {
+        now: () => this.options.clock.now(),
+        sleep: options.sleep ?? abortableSleep,
+        signal: options.signal,
+        ...(remaining === undefined ? {} : { wallClockDeadline: now + remaining }),
+      },
+    );
+    const data = {
+      ...wait,
+      ...options.data,
+      ...(options.resetAt === undefined ? {} : { resetAt: new Date(options.resetAt).toISOString() }),
+    };
+    await this.persist(this.stamped(this.current), [
+      {
+        type: options.eventType,
+        at: this.now().toISOString(),
+        tick: options.tick,
+        data: JSON.parse(JSON.stringify(data)) as Record<string, never>,
+      },
+    ]);
+    return wait;
   }
 
   /** Records the intent of an agent call in `ledger` before it starts (with `intent_begun` and `extra` events). */

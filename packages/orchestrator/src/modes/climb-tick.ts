@@ -1,9 +1,10 @@
 import type { JournalEvent, Ledger } from '@allium-loop/ledger';
-import { gitHead } from '../project/git.js';
 import {
+  commitExists,
   createCheckpoint,
   deleteRef,
   listRefs,
+  moveBranch,
   pathsMatch,
   pointRef,
   restorePaths,
@@ -39,6 +40,8 @@ export function climbRefs(slug: string) {
     pending: `${prefix}pending`,
     tick: (tick: number) => `${prefix}tick-${String(tick)}`,
     reverted: (tick: number) => `${prefix}reverted-${String(tick)}`,
+    /** Where a HEAD the run reset away from stays reachable. */
+    moved: (commit: string) => `${prefix}moved-${commit.slice(0, 12)}`,
   };
 }
 
@@ -205,15 +208,32 @@ export async function guardRunRefs(
 }
 
 /**
- * On resume: when HEAD is not the revision the run last recorded (a commit made after a crash, say), says so and
- * journals `x-verify.head_moved`. The branch is never reset — that could lose the new commit; the run goes on
- * from the working tree, and new checkpoints take the new HEAD as their parent.
+ * `/loop`'s restart rule, on resume: HEAD is not the revision the run last recorded (a commit made after a crash,
+ * say). The new HEAD is kept reachable under `refs/allium-loop/<slug>/moved-<sha12>`, then the branch — only the
+ * branch: `git reset --soft`, the index and the working tree stay as they are — goes back to the recorded
+ * revision, so new checkpoints take it as their parent and nothing of the new commit is lost. Journals
+ * `x-verify.head_reset` and says how to take the commit back. `missing` when the recorded commit is gone (then
+ * nothing is moved).
  */
-export async function noticeHeadMoved(session: ModeSession, recorded: string | null): Promise<void> {
-  const now = await gitHead(session.cwd);
-  if (recorded === null || now === null || now === recorded) return;
-  await session.persist(session.ledger, [session.event('head_moved', { recorded, now })]);
+export async function resetToRecordedRevision(
+  session: ModeSession,
+  scope: CheckpointScope,
+  now: string,
+  recorded: string,
+): Promise<'reset' | 'missing'> {
+  const keep = climbRefs(session.ledger.slug).moved(now);
+  if (!(await commitExists(scope, recorded))) {
+    await session.persist(session.ledger, [session.event('head_moved', { recorded, now, reset: false })]);
+    session.say(
+      `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${now.slice(0, 12)}, and ${recorded.slice(0, 12)} is no longer in the repository; the run goes on from HEAD.`,
+    );
+    return 'missing';
+  }
+  await pointRef(scope, keep, now);
+  await moveBranch(scope, recorded);
+  await session.persist(session.ledger, [session.event('head_reset', { recorded, now, kept: keep })]);
   session.say(
-    `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${now.slice(0, 12)}. The run goes on from the working tree; your branch is left as it is ('git reset --keep ${recorded.slice(0, 12)}' would put it back).`,
+    `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${now.slice(0, 12)}. The branch is back at ${recorded.slice(0, 12)} (the recorded revision; your files and index are as they were), and ${now.slice(0, 12)} is kept as ${keep}: 'git reset --soft ${keep}' puts it back.`,
   );
+  return 'reset';
 }

@@ -225,6 +225,22 @@ export async function listRefs(scope: CheckpointScope, prefix: string): Promise<
   return refs;
 }
 
+/** Whether `commit` names a commit object the repository holds. */
+export async function commitExists(scope: CheckpointScope, commit: string): Promise<boolean> {
+  const top = await requireTop(scope, `look up ${commit}`);
+  const found = await execa('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: top, reject: false });
+  return found.exitCode === 0;
+}
+
+/**
+ * Moves the current branch (or a detached HEAD) to `commit` and nothing else: `git reset --soft`, so the index
+ * and the working tree stay as they are. Throws when git fails.
+ */
+export async function moveBranch(scope: CheckpointScope, commit: string): Promise<void> {
+  const top = await requireTop(scope, `move HEAD to ${commit}`);
+  await git(top, ['reset', '--soft', '--quiet', commit]);
+}
+
 /** Deletes `ref` when it exists. */
 export async function deleteRef(scope: CheckpointScope, ref: string): Promise<void> {
   const top = await requireTop(scope, `delete ${ref}`);

@@ -40,14 +40,18 @@ export {
   AlStateSchema,
   checkDoneClaim,
   initialAlState,
+  parseAlArguments,
   parseAlState,
   serializeAlState,
+  type AlArguments,
   type AlState,
 } from './state-file.js';
 export {
   formatStateFileSummary,
   readAlState,
   runStateFileMode,
+  stateFilePrompt,
+  stateTempFile,
   type StateFileIteration,
   type StateFileModeConfig,
   type StateFileModeState,

@@ -58,4 +58,6 @@ export interface TickMeasure {
   /** Whether the mode's goal held after this tick. */
   readonly converged: boolean;
   readonly head?: string | null;
+  /** The tick's line (`tick 2 · …`): journaled as `tick_recorded` with the spend so far, and shown. */
+  readonly line?: string;
 }

@@ -3,19 +3,16 @@ import { join } from 'node:path';
 import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
 import { AlliumLoopError } from '@allium-loop/errors';
 import type { JournalEvent, Ledger, LoopStateRecord, TickVerdict } from '@allium-loop/ledger';
-import { budgetStop } from '../decide/decide.js';
+import { budgetStop, capStop, seconds } from '../decide/decide.js';
+import { failureDetail, portFailure } from '../driver/port-failure.js';
 import {
-  describeFailure,
-  failureDetail,
-  planRetry,
-  portFailure,
-  type DescribedFailure,
-} from '../driver/port-failure.js';
-import { callBudget, callSignal, RunRecord } from '../driver/run-record.js';
+  callBudget,
+  callEndedEvents,
+  MAX_RATE_LIMIT_WAITS,
+  recordVerdict,
+  RunRecord,
+} from '../driver/run-record.js';
 import type { AgentStep, ModeContext, ModeStop, TickMeasure } from './mode-context.js';
-import { abortableSleep, waitForRateLimit } from '../driver/wait-for-rate-limit.js';
-
-const MAX_RATE_LIMIT_WAITS = 20;
 
 /** Whether a run's typed loop state is of `kind`. */
 export function isLoopKind<K extends LoopStateRecord['kind']>(
@@ -38,16 +35,14 @@ export function loopRecord<K extends LoopStateRecord['kind']>(
   return record;
 }
 
-/** A duration for people: `90 s`, `12 min`. */
-export function seconds(ms: number): string {
-  return ms >= 120_000 ? `${String(Math.round(ms / 60_000))} min` : `${String(Math.round(ms / 1000))} s`;
-}
+export { seconds } from '../decide/decide.js';
 
 /**
- * What the mode loops add to the driver's {@link RunRecord} (persistence, intents, spend, wall clock): ticks, the
- * caps between ticks (Ctrl-C, wall clock, budget pre-flight, ticks), agent calls under the wall-clock deadline and
- * the budget pre-flight, rate-limit waits, and the terminal record. Each mode keeps its own state in its variant
- * of the typed loop state (`ledger.modeState`, kind = mode).
+ * The API the mode programs are carried out through: a thin facade over the driver's {@link RunRecord}, which holds
+ * the one copy of the bookkeeping the spec loop's driver uses too (persistence, ticks, intents, spend, the one retry
+ * loop, rate-limit waits, the terminal record) and over the caps of `decide/` (`capStop`, `budgetStop`). Nothing
+ * here keeps its own books: each method names the mode's journal prefix, result file or agent and delegates. Each
+ * mode keeps its own state in its variant of the typed loop state (`ledger.modeState`, kind = mode).
  */
 export class ModeSession {
   private readonly record: RunRecord;
@@ -125,14 +120,9 @@ export class ModeSession {
     };
   }
 
-  /** Appends events, then saves the ledger with the wall clock brought up to date. */
+  /** Saves the ledger with `events` (journal first), stamped with the time and the wall clock. */
   async persist(ledger: Ledger, events: readonly JournalEvent[] = []): Promise<void> {
-    const next: Ledger = {
-      ...ledger,
-      updatedAt: new Date(this.now()).toISOString(),
-      spent: { ...ledger.spent, wallMs: this.elapsedMs() },
-    };
-    await this.record.persist(next, events);
+    await this.record.persist(this.record.stamped(ledger), events);
   }
 
   /** Saves the run's loop state (this mode's part of it changed), with events. */
@@ -143,17 +133,18 @@ export class ModeSession {
   /**
    * Saves this mode's state together with the tick's verdict in `ledger.verdicts`, the shape `status` and `report`
    * read for every run: the mode's own measurement goes in the test term's reason (its check is the test), the
-   * spec-only terms are empty, and `converged` says whether the mode's goal held after this tick.
+   * spec-only terms are empty, and `converged` says whether the mode's goal held after this tick. With a tick
+   * `line`, the `tick_recorded` event is journaled and the line shown.
    */
   async saveTick(
     modeState: LoopStateRecord,
     tick: TickMeasure,
     events: readonly JournalEvent[] = [],
   ): Promise<void> {
-    const at = new Date(this.now()).toISOString();
+    const at = new Date(this.now());
     const verdict: TickVerdict = {
       tick: tick.tick,
-      at,
+      at: at.toISOString(),
       tests: { status: 'unknown', reason: tick.measured },
       weed: { status: 'skipped', divergences: [] },
       structural: { errors: 0, messages: [] },
@@ -163,56 +154,40 @@ export class ModeSession {
       git: { head: tick.head ?? null, tree: null },
       converged: tick.converged,
     };
-    const verdicts = [...this.current.verdicts.filter((v) => v.tick !== tick.tick), verdict];
-    await this.persist({ ...this.current, verdicts, modeState }, [
-      { type: 'verdict', at, tick: tick.tick, verdict },
-      ...events,
-    ]);
+    const recorded = recordVerdict({ ...this.current, modeState }, verdict, at, tick.line);
+    const [first, ...rest] = recorded.events;
+    await this.persist(recorded.ledger, [first!, ...events, ...rest]);
+    if (tick.line !== undefined) this.say(tick.line);
   }
 
   /** Closes intents a crashed process left open: the step they announced runs again in a new tick. */
   async abandonPendingIntents(): Promise<void> {
     const events: JournalEvent[] = [];
+    const at = new Date(this.now());
     const ledger = this.record.abandon(
       this.current,
       () => true,
       'interrupted; the step runs again',
-      new Date(this.now()),
+      at,
       events,
     );
     if (events.length > 0) await this.persist(ledger, events);
   }
 
-  /** The cap that stops the run before another tick, if any: Ctrl-C, wall clock, budget, ticks. */
+  /** The cap that stops the run before another tick, if any: Ctrl-C, wall clock, budget, ticks (`capStop`). */
   capReached(): ModeStop | undefined {
-    const { caps, spent } = this.current;
-    if (this.signal.aborted)
-      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
-    if (caps.wallClockMs !== undefined && this.elapsedMs() >= caps.wallClockMs)
-      return {
-        state: 'timed_out',
-        reason: 'wall_clock',
-        detail: `wall-clock cap of ${seconds(caps.wallClockMs)} reached`,
-      };
-    const budget = budgetStop(caps, spent.usd ?? 0);
-    if (budget !== undefined) return { state: 'budget_exhausted', reason: 'budget', detail: budget };
-    if (this.current.tick >= caps.maxTicks)
-      return {
-        state: 'max_ticks',
-        reason: 'max_ticks',
-        detail: `tick cap of ${String(caps.maxTicks)} reached`,
-      };
-    return undefined;
+    return capStop(this.current.caps, {
+      cancelled: this.signal.aborted,
+      elapsedMs: this.elapsedMs(),
+      spentUsd: this.current.spent.usd ?? 0,
+      tick: this.current.tick,
+    });
   }
 
   /** Starts the next tick: the counter moves in the ledger before any work of the tick. */
   async beginTick(): Promise<number> {
-    const tick = this.current.tick + 1;
-    const spent = { ...this.current.spent, ticks: this.current.spent.ticks + 1 };
-    await this.persist({ ...this.current, tick, spent }, [
-      { type: 'phase_started', at: new Date(this.now()).toISOString(), tick, phase: `${this.mode}:tick` },
-    ]);
-    return tick;
+    const next = await this.record.beginTick(this.current, this.current.tick + 1, `${this.mode}:tick`);
+    return next.tick;
   }
 
   /** The result file of the agent call `name` in the current tick: `.allium-loop/<slug>/results/<tick>-<name>.json`. */
@@ -221,45 +196,46 @@ export class ModeSession {
   }
 
   /**
-   * Runs one agent call of `phase` in this tick: the intent is saved first, the result file is
-   * `.allium-loop/<slug>/results/<tick>-<name>.json`, the remaining budget is passed on, the spend is recorded.
-   * A rate limit is waited out (shown, journaled, counted against the wall clock) and the call repeated without a
-   * new tick; an abort, or a reset beyond the wall-clock cap, stops the run.
+   * Runs one agent call of `phase` in this tick through the driver: the budget pre-flight, the intent saved first,
+   * the result file `.allium-loop/<slug>/results/<tick>-<name>.json`, the remaining budget passed on, the spend
+   * recorded; port failures go through the one retry loop ({@link RunRecord.retrying}); a rate limit is waited out
+   * ({@link RunRecord.waitOutRateLimit}) and the call repeated without a new tick.
    */
   async callAgent(phase: AgentPhase, name: string, prompt: string): Promise<AgentStep> {
-    const tick = this.current.tick;
     const resultFile = this.resultFile(name);
-    let failures = 0;
-    for (let attempt = 1; ; attempt += 1) {
-      // Pre-flight before every call (a tick may make several): its worst case must fit the budget.
-      const budget = budgetStop(this.current.caps, this.current.spent.usd ?? 0);
-      if (budget !== undefined)
-        return { kind: 'stop', stop: { state: 'budget_exhausted', reason: 'budget', detail: budget } };
-      const key = `tick-${String(tick)}/${name}/${String(attempt)}`;
-      const recorded = await this.runRecorded(key, phase, prompt, resultFile);
-      if ('failure' in recorded) {
-        failures += 1;
-        const stop = await this.retryOrStop(recorded.failure, failures, name);
-        if (stop !== undefined) return { kind: 'stop', stop };
-        continue;
-      }
-      const { result, deadlinePassed } = recorded;
-      if (deadlinePassed)
-        return {
-          kind: 'stop',
-          stop: {
-            state: 'timed_out',
-            reason: 'wall_clock',
-            detail: `wall-clock cap of ${seconds(this.current.caps.wallClockMs ?? 0)} reached during the ${name} call, which was stopped`,
-          },
-        };
-      if (result.outcome === 'aborted' || this.signal.aborted)
-        return {
-          kind: 'stop',
-          stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
-        };
+    let calls = 0;
+    for (let waits = 0; ; waits += 1) {
+      const attempted = await this.record.retrying(
+        async (signal) => {
+          // Pre-flight before every call (a tick may make several): its worst case must fit the budget.
+          const budget = budgetStop(this.current.caps, this.current.spent.usd ?? 0);
+          if (budget !== undefined) return { kind: 'budget' as const, detail: budget };
+          calls += 1;
+          const key = `tick-${String(this.current.tick)}/${name}/${String(calls)}`;
+          return {
+            kind: 'ran' as const,
+            result: await this.runRecorded(key, phase, prompt, resultFile, signal),
+          };
+        },
+        {
+          signal: this.signal,
+          wallClockMs: this.current.caps.wallClockMs,
+          backoff: this.context.backoff,
+          sleep: this.context.sleep,
+          tick: this.current.tick,
+          what: `the ${name} call`,
+          journal: (events) => this.persist(this.current, events),
+        },
+      );
+      const stop = this.callStop(attempted, name);
+      if (stop !== undefined) return { kind: 'stop', stop };
+      if (attempted.kind !== 'done') throw new Error('unreachable: a call that did not end stops the run');
+      const ran = attempted.value;
+      if (ran.kind === 'budget')
+        return { kind: 'stop', stop: { state: 'budget_exhausted', reason: 'budget', detail: ran.detail } };
+      const result = ran.result;
       if (result.outcome !== 'rate_limited') return { kind: 'done', result, resultFile };
-      if (attempt > MAX_RATE_LIMIT_WAITS)
+      if (waits >= MAX_RATE_LIMIT_WAITS)
         return {
           kind: 'stop',
           stop: {
@@ -268,17 +244,56 @@ export class ModeSession {
             detail: `${this.context.agent.name} stayed rate limited after ${String(MAX_RATE_LIMIT_WAITS)} waits`,
           },
         };
-      const stop = await this.waitOutRateLimit(result);
-      if (stop !== undefined) return { kind: 'stop', stop };
+      const waited = await this.waitOutRateLimit(result);
+      if (waited !== undefined) return { kind: 'stop', stop: waited };
     }
   }
 
+  /** The stop of a call the retry loop ended: Ctrl-C, the wall clock, a failure that is not retried. */
+  private callStop(
+    attempted: Awaited<ReturnType<RunRecord['retrying']>>,
+    name: string,
+  ): ModeStop | undefined {
+    const cancelled = { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' } as const;
+    switch (attempted.kind) {
+      case 'cancelled':
+        return cancelled;
+      case 'deadline':
+        return {
+          state: 'timed_out',
+          reason: 'wall_clock',
+          detail: `${failureDetail(attempted.failure)}; no time left to retry`,
+          error: portFailure(attempted.failure),
+        };
+      case 'failed':
+        return {
+          state: 'failed',
+          reason: 'port_failure',
+          detail: failureDetail(attempted.failure),
+          error: portFailure(attempted.failure),
+        };
+      case 'done': {
+        if (attempted.deadlinePassed)
+          return {
+            state: 'timed_out',
+            reason: 'wall_clock',
+            detail: `wall-clock cap of ${seconds(this.current.caps.wallClockMs ?? 0)} reached during the ${name} call, which was stopped`,
+          };
+        const value = attempted.value as { kind: string; result?: AgentRunResult };
+        if (value.result?.outcome === 'aborted' || this.signal.aborted) return cancelled;
+        return undefined;
+      }
+    }
+  }
+
+  /** One agent call, recorded as an intent with its spend; a port failure is recorded, then thrown on. */
   private async runRecorded(
     key: string,
     phase: AgentPhase,
     prompt: string,
     resultFile: string,
-  ): Promise<{ result: AgentRunResult; deadlinePassed: boolean } | { failure: DescribedFailure }> {
+    signal: AbortSignal,
+  ): Promise<AgentRunResult> {
     const tick = this.current.tick;
     // A result file left by an earlier attempt must not pass for this call's.
     await rm(resultFile, { force: true });
@@ -288,7 +303,7 @@ export class ModeSession {
       phase,
       data: { resultFile, ...(budget === undefined ? {} : { budgetUsd: budget }) },
     });
-    const call = callSignal(this.signal, this.record.remainingMs(this.current.caps.wallClockMs));
+    const started = this.now();
     let result: AgentRunResult;
     try {
       result = await this.context.agent.run({
@@ -297,30 +312,26 @@ export class ModeSession {
         phase,
         resultFile,
         timeoutMs: this.current.caps.agentTimeoutMs,
-        signal: call.signal,
+        signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),
       });
     } catch (error) {
       // The port failed (it could not start the agent, write its transcript…): the call ends failed, its cost
-      // unknown, and the caller retries a retryable failure or stops with its code, hint and causes.
-      const failure = describeFailure(error);
+      // unknown; the driver's retry loop retries a retryable failure or stops with its code, hint and causes.
       const end = new Date(this.now());
-      await this.persist(
-        this.record.endCall(this.current, key, { ok: false, detail: failure.code, at: end }, {}),
-        [
-          {
-            type: 'intent_ended',
-            at: end.toISOString(),
-            tick,
-            key,
-            status: 'failed',
-            detail: failureDetail(failure),
-          },
-        ],
-      );
-      return { failure: call.deadlinePassed() ? { ...failure, retryable: false } : failure };
-    } finally {
-      call.dispose();
+      const detail = error instanceof Error ? error.message : String(error);
+      await this.persist(this.record.endCall(this.current, key, { ok: false, detail, at: end }, {}), [
+        ...callEndedEvents({
+          at: end,
+          tick,
+          key,
+          phase,
+          ok: false,
+          durationMs: end.getTime() - started,
+          detail,
+        }),
+      ]);
+      throw error;
     }
     const ok = result.outcome === 'ok';
     const detail = ok
@@ -328,91 +339,29 @@ export class ModeSession {
       : `${result.outcome}${result.detail === undefined ? '' : `: ${result.detail}`}`;
     const end = new Date(this.now());
     const ledger = this.record.endCall(this.current, key, { ok, detail, at: end }, result);
-    await this.persist(ledger, [
-      {
-        type: 'phase_ended',
-        at: end.toISOString(),
-        tick,
-        phase,
-        outcome: ok ? 'ok' : 'failed',
-        durationMs: result.durationMs,
-        ...(detail === undefined ? {} : { detail }),
-      },
-      { type: 'intent_ended', at: end.toISOString(), tick, key, status: ok ? 'succeeded' : 'failed' },
-    ]);
-    return { result, deadlinePassed: call.deadlinePassed() };
-  }
-
-  /**
-   * After the `failures`-th port failure of a call: waits out the backoff of {@link planRetry} and returns nothing
-   * (try again), or returns the stop: `cancelled`, `timed_out` (the wall clock passed or would pass during the
-   * wait), or `failed` with the failure's code, hint and causes.
-   */
-  private async retryOrStop(
-    failure: DescribedFailure,
-    failures: number,
-    name: string,
-  ): Promise<ModeStop | undefined> {
-    const error = portFailure(failure);
-    if (this.signal.aborted)
-      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
-    const remainingMs = this.record.remainingMs(this.current.caps.wallClockMs);
-    if (remainingMs !== undefined && remainingMs <= 0)
-      return {
-        state: 'timed_out',
-        reason: 'wall_clock',
-        detail: `wall-clock cap reached during the ${name} call`,
-        error,
-      };
-    const retry = planRetry(failure, failures, remainingMs, this.context.backoff);
-    if (!retry.retry)
-      return retry.why === 'wall_clock'
-        ? {
-            state: 'timed_out',
-            reason: 'wall_clock',
-            detail: `${failureDetail(failure)}; no time left to retry`,
-            error,
-          }
-        : { state: 'failed', reason: 'port_failure', detail: failureDetail(failure), error };
-    await this.persist(this.current, [
-      {
-        type: 'note',
-        at: new Date(this.now()).toISOString(),
-        tick: this.current.tick,
-        message: `the ${name} call failed (${failure.code}, retryable): trying again in ${String(retry.delayMs)} ms`,
-        data: { code: failure.code, failures, delayMs: retry.delayMs },
-      },
-    ]);
-    try {
-      await (this.context.sleep ?? abortableSleep)(retry.delayMs, this.signal);
-    } catch {
-      return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' };
-    }
-    return undefined;
+    await this.persist(
+      ledger,
+      callEndedEvents({ at: end, tick, key, phase, ok, durationMs: result.durationMs, detail }),
+    );
+    return result;
   }
 
   private async waitOutRateLimit(result: AgentRunResult): Promise<ModeStop | undefined> {
-    const wallClockMs = this.current.caps.wallClockMs;
-    const deadline = wallClockMs === undefined ? undefined : this.now() + (wallClockMs - this.elapsedMs());
     const resetAt = result.rateLimitResetAt;
     this.say(
       resetAt === undefined
         ? `rate limited by ${this.context.agent.name}; no reset time given, waiting before trying again`
         : `rate limited by ${this.context.agent.name}; waiting until ${new Date(resetAt).toISOString()} (${seconds(Math.max(0, resetAt - this.now()))})`,
     );
-    const wait = await waitForRateLimit(result, {
-      now: () => this.now(),
-      sleep: this.context.sleep ?? abortableSleep,
+    const wait = await this.record.waitOutRateLimit({
+      resetAt,
+      tick: this.current.tick,
       signal: this.signal,
-      ...(deadline === undefined ? {} : { wallClockDeadline: deadline }),
+      wallClockMs: this.current.caps.wallClockMs,
+      sleep: this.context.sleep,
+      eventType: `x-${this.mode}.rate_limit_wait`,
+      data: { agent: this.context.agent.name },
     });
-    await this.persist(this.current, [
-      this.event('rate_limit_wait', {
-        ...wait,
-        agent: this.context.agent.name,
-        ...(resetAt === undefined ? {} : { resetAt: new Date(resetAt).toISOString() }),
-      }),
-    ]);
     if (wait.kind === 'aborted')
       return { state: 'cancelled', reason: 'cancelled', detail: 'cancelled while waiting out a rate limit' };
     if (wait.kind === 'deadline')
@@ -424,23 +373,8 @@ export class ModeSession {
     return undefined;
   }
 
-  /** Records the terminal state (ledger and journal) and returns the final ledger. */
+  /** Records the terminal state (ledger and journal) through the driver and returns the final ledger. */
   async finish(stop: ModeStop, extra: readonly JournalEvent[] = []): Promise<Ledger> {
-    const at = new Date(this.now()).toISOString();
-    const error = stop.error === undefined ? {} : { error: stop.error };
-    const terminal = { state: stop.state, reason: stop.reason, detail: stop.detail, ...error, at };
-    await this.persist({ ...this.current, status: 'terminal', terminal }, [
-      ...extra,
-      {
-        type: 'terminal',
-        at,
-        tick: this.current.tick,
-        state: stop.state,
-        reason: stop.reason,
-        detail: stop.detail,
-        ...error,
-      },
-    ]);
-    return this.current;
+    return this.record.finish(this.current, stop, extra);
   }
 }

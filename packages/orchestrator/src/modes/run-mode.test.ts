@@ -115,6 +115,26 @@ describe('mode runs: rate limits, caps and cancellation', () => {
     expect(run.agent.calls.map((call) => call.budgetUsd)).toEqual([1, expect.closeTo(0.4, 5)]);
   });
 
+  it("reserves the worst case of the agent's model in the budget pre-flight by default; --max-call-usd overrides it", async () => {
+    // The claude agent's default model reserves $1.56 a call: after $0.60 of a $2 budget the next call does not fit.
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-reserve-'));
+    const run = harness([{ outcome: { costUsd: 0.6 } }], { budgetUsd: 2 });
+    const claude = { ...run.settings(cwd), agent: { kind: 'claude' } };
+    const reserved = await startModeRun('never', verify('date +%N; exit 1'), claude);
+    expect(reserved.ledger.caps.reserveUsd).toBeCloseTo(1.56, 6);
+    expect(reserved.ledger.terminal).toMatchObject({ state: 'budget_exhausted' });
+    expect(reserved.ledger.terminal?.detail).toContain("up to $1.56 (reserved from the model's price table)");
+    expect(run.agent.calls).toHaveLength(1);
+    // An explicit ceiling of $0.50 replaces the reservation: three calls fit ($0.60 each, the last leaving $0.20).
+    const cwd2 = await mkdtemp(join(tmpdir(), 'modes-reserve-'));
+    const ceiling = harness([{ outcome: { costUsd: 0.6 } }], { budgetUsd: 2, maxCallUsd: 0.5 });
+    await startModeRun('never', verify('date +%N; exit 1'), {
+      ...ceiling.settings(cwd2),
+      agent: { kind: 'claude' },
+    });
+    expect(ceiling.agent.calls).toHaveLength(3);
+  });
+
   it('refuses to replace a run of the same goal in another mode, and restarts one whose settings changed', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'modes-slug-'));
     const run = harness([{}], { maxTicks: 1 });
@@ -129,7 +149,40 @@ describe('mode runs: rate limits, caps and cancellation', () => {
       announce: (line) => lines.push(line),
     });
     expect(lines[0]).toContain('replacing the ended run of the same goal');
-    expect(again.ledger.tick).toBe(1);
+    // Bounds are cumulative per goal: the tick the first run used counts, so the cap of 1 is reached at once.
+    expect(lines[1]).toContain('Bounds are cumulative per goal: this run goes on from the 1 tick(s)');
+    expect(again.ledger).toMatchObject({ tick: 1, terminal: { state: 'max_ticks' } });
+  });
+
+  it('bounds are cumulative per goal: a shell loop of re-runs stays bounded; larger caps or fresh raise it', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'modes-bounds-'));
+    const run = harness([{ outcome: { costUsd: 0.25 } }], { maxTicks: 2 });
+    const goal = 'never passes';
+    const spec = verify('date +%N; exit 1');
+    // `while ! allium-loop run "never passes" --verify … --max-ticks 2; do :; done`, five times round.
+    const outcomes = [];
+    for (let round = 0; round < 5; round += 1)
+      outcomes.push(await startModeRun(goal, spec, run.settings(cwd)));
+    expect(outcomes.map((o) => o.ledger.terminal?.state)).toEqual(Array(5).fill('max_ticks'));
+    expect(run.agent.calls).toHaveLength(2);
+    const last = outcomes.at(-1)!.ledger;
+    expect(last).toMatchObject({ tick: 2, spent: { ticks: 2, agentCalls: 2, usd: 0.5 } });
+    expect(last.history.filter((h) => h.kind === 'bounds_carried')).toHaveLength(4);
+    // The budget is cumulative too: $0.50 spent of a $0.50 budget leaves no call.
+    await startModeRun(goal, spec, { ...run.settings(cwd), caps: { maxTicks: 10, budgetUsd: 0.5 } });
+    expect(run.agent.calls).toHaveLength(2);
+    // The caps carry over too (the budget of the last run stands); deliberately larger caps give exactly the
+    // ticks above what was used.
+    const raised = await startModeRun(goal, spec, {
+      ...run.settings(cwd),
+      caps: { maxTicks: 3, budgetUsd: 1 },
+    });
+    expect(raised.ledger).toMatchObject({ tick: 3, terminal: { state: 'max_ticks' } });
+    expect(run.agent.calls).toHaveLength(3);
+    // --fresh starts the goal's bounds from zero.
+    const fresh = await startModeRun(goal, spec, { ...run.settings(cwd), fresh: true });
+    expect(fresh.ledger).toMatchObject({ tick: 2, spent: { ticks: 2, agentCalls: 2 } });
+    expect(run.agent.calls).toHaveLength(5);
   });
 
   it('waits --interval between ticks, on the run clock', async () => {

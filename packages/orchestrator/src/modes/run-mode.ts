@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRunner, type AgentActivity, type AgentRunner } from '@allium-loop/agents';
+import {
+  createAgentRunner,
+  worstCaseCallUsd,
+  type AgentActivity,
+  type AgentRunner,
+} from '@allium-loop/agents';
 import { AlliumLoopError } from '@allium-loop/errors';
 import {
   chooseSlug,
@@ -8,6 +13,7 @@ import {
   createLedger,
   createRedactor,
   type Caps,
+  type HistoryEntry,
   type Lease,
   type Ledger,
   type LedgerStore,
@@ -44,6 +50,11 @@ export interface ModeRunSettings {
   readonly onActivity?: (activity: AgentActivity) => void;
   /** One-off announcements (slug, resume, lease takeover). */
   readonly announce?: (line: string) => void;
+  /**
+   * Start the goal's bounds from zero (`--fresh`). Without it a goal's bounds are cumulative: a new run of a goal
+   * that ran before continues its tick count, spend and wall clock under the earlier caps (raised by explicit ones).
+   */
+  readonly fresh?: boolean;
 }
 
 /** How a mode run ended: the final ledger, the exit code of its terminal state, and its summary table. */
@@ -96,20 +107,41 @@ export async function startModeRun(
       settings.announce?.(`Continuing the unfinished run ${choice.slug} at tick ${String(previous.tick)}.`);
       return driveModeRun(store, lease, dir, previous, settings, true);
     }
-    const caps = { ...spec.defaultCaps, ...settings.caps };
+    // Bounds are cumulative per goal: a new run of a goal that ran before goes on from what it used, so a shell
+    // loop around `allium-loop run --verify …` stays bounded. Explicit caps (a larger --max-ticks) or --fresh raise it.
+    const carried = previous !== undefined && settings.fresh !== true ? previous : undefined;
+    // The budget pre-flight reserves the worst case of the agent's model unless --max-call-usd sets it.
+    const reserve = worstCaseCallUsd(settings.agent);
+    const caps = {
+      ...spec.defaultCaps,
+      ...carried?.caps,
+      ...(reserve === undefined ? {} : { reserveUsd: reserve.usd }),
+      ...settings.caps,
+    };
     const run = { spec, agent: agentRecord(settings.agent) };
-    const ledger = createLedger({
+    const now = new Date(settings.clock.now());
+    const created = createLedger({
       goal,
       slug: choice.slug,
       mode: spec.mode,
       caps,
-      now: new Date(settings.clock.now()),
+      now,
       modeState: modeRecord(run),
     });
+    const ledger: Ledger =
+      carried === undefined
+        ? created
+        : {
+            ...created,
+            tick: carried.tick,
+            spent: carried.spent,
+            history: [...carried.history, carriedBounds(carried, now)],
+          };
     await store.save(lease, ledger);
     settings.announce?.(
       `Run ${choice.slug} (${spec.mode} mode)${previous === undefined ? '' : `, replacing the ${previous.status === 'running' ? 'unfinished run of the same goal, which had other settings' : 'ended run of the same goal'}`}.`,
     );
+    if (carried !== undefined) settings.announce?.(carriedBounds(carried, now).message);
     return driveModeRun(store, lease, dir, ledger, settings, false);
   });
 }
@@ -155,6 +187,24 @@ function withGivenSettings(ledger: Ledger, settings: ModeRunSettings): Ledger {
   const run =
     settings.agent === undefined ? record.run : { ...record.run, agent: agentRecord(settings.agent) };
   return { ...ledger, caps: { ...ledger.caps, ...settings.caps }, modeState: { ...record, run } };
+}
+
+/** The history entry (and announcement) of a run that goes on from the bounds an earlier run of its goal used. */
+function carriedBounds(previous: Ledger, at: Date): HistoryEntry {
+  const { spent } = previous;
+  const usd = spent.usd === null ? '' : `, $${spent.usd.toFixed(2)}`;
+  return {
+    at: at.toISOString(),
+    kind: 'bounds_carried',
+    message: `Bounds are cumulative per goal: this run goes on from the ${String(previous.tick)} tick(s)${usd} and ${String(Math.round(spent.wallMs / 1000))} s the earlier run used (${previous.terminal?.state ?? 'unfinished'}); give larger caps (--max-ticks, --budget-usd, --wall-clock) or --fresh to start from zero.`,
+    data: {
+      ticks: previous.tick,
+      usd: spent.usd,
+      wallMs: spent.wallMs,
+      agentCalls: spent.agentCalls,
+      previous: previous.terminal?.state ?? 'running',
+    },
+  };
 }
 
 /** The agent configuration as stored: a JSON object (the agents package validates it when the runner is built). */

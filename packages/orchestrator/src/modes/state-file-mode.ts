@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative } from 'node:path';
 import type { JournalEvent, Ledger, StateFileModeConfig, StateFileModeState } from '@allium-loop/ledger';
 import { writeFileAtomic } from '@allium-loop/ledger';
 import type { ModeContext } from './mode-context.js';
@@ -67,22 +67,11 @@ export async function runStateFileMode(context: ModeContext, config: StateFileMo
         break;
       case 'record_tick': {
         await writeFileAtomic(config.path, serializeAlState(action.write));
-        const tick = action.measure.tick;
         await session.saveTick(
           { ...loopRecord(session.ledger, 'state-file'), 'state-file': program.record },
-          action.measure,
-          [
-            ...action.events.map((event) => stamp(session, config, event)),
-            {
-              type: 'tick_recorded',
-              at: new Date(session.now()).toISOString(),
-              tick,
-              line: action.line,
-              usd: session.ledger.spent.usd,
-            },
-          ],
+          { ...action.measure, line: action.line },
+          action.events.map((event) => stamp(session, config, event)),
         );
-        session.say(action.line);
         observation = { kind: 'written' };
         break;
       }
@@ -99,16 +88,28 @@ async function step(
   write: AlState,
 ): Promise<StateFileObservation> {
   const tick = await session.beginTick();
+  // A temp file an interrupted agent left half-written is not the state: only the renamed file counts.
+  await rm(stateTempFile(config.path), { force: true });
   await writeFileAtomic(config.path, serializeAlState(write));
   session.say(`→ tick ${String(tick)}: agent step (iteration ${String(write.iteration)})`);
-  const called = await session.callAgent('step', 'step', stateFilePrompt(write, config, session.cwd));
+  const lastIteration = write.iteration + Math.max(0, session.ledger.caps.maxTicks - tick);
+  const called = await session.callAgent(
+    'step',
+    'step',
+    stateFilePrompt(write, config, session.cwd, lastIteration),
+  );
   if (called.kind === 'stop') return { kind: 'step_stopped', stop: called.stop };
   const read = await readAlState(config.path);
   const problem =
     read.kind === 'ok' && read.state.status === 'done'
       ? await checkDoneClaim(read.state.result, session.cwd)
       : undefined;
-  return { kind: 'stepped', tick, outcome: called.result.outcome, read, problem };
+  const used = called.result.tokens;
+  const tokens =
+    used === undefined
+      ? undefined
+      : (used.input ?? 0) + (used.output ?? 0) + (used.cacheRead ?? 0) + (used.cacheWrite ?? 0);
+  return { kind: 'stepped', tick, outcome: called.result.outcome, read, problem, tokens };
 }
 
 /** A program event as a journal event, stamped now at the current tick. */
@@ -140,20 +141,41 @@ function summaryEvent(session: ModeSession, state: StateFileModeState): JournalE
   });
 }
 
-function stateFilePrompt(current: AlState, config: StateFileModeConfig, cwd: string): string {
+/** The temp file of the `/al` write protocol: `<dir>/<name>.tmp` beside the state file (`.al-state.tmp`). */
+export function stateTempFile(path: string): string {
+  return join(dirname(path), `${basename(path, extname(path))}.tmp`);
+}
+
+/**
+ * The prompt of one iteration, in the `/al` shape: the goal, the state file, "Iteration N of max" (the last
+ * iteration this run's tick cap allows), what to write for each outcome, and the write protocol (the temp file,
+ * then a rename over the state file).
+ */
+export function stateFilePrompt(
+  current: AlState,
+  config: StateFileModeConfig,
+  cwd: string,
+  lastIteration: number,
+): string {
   const path = relative(cwd, config.path);
+  const temp = relative(cwd, stateTempFile(config.path));
+  const iteration = String(current.iteration);
   return [
-    `You are one iteration of a loop working towards this goal: ${current.goal}`,
+    `Goal: ${current.goal}`,
+    `State file: ${path}`,
+    `Iteration: ${iteration} of ${String(lastIteration)}`,
     '',
-    `The loop's memory is the JSON file ${path}. Read it first: "progress" says what earlier iterations did,`,
-    '"error" says what the engine rejected last time.',
-    'Do ONE unit of work towards the goal, then write the file back atomically (temp file, then rename) with:',
+    "You are one iteration of a loop working towards the goal. The state file is the loop's only memory: read it",
+    'first. "progress" says what earlier iterations did, "error" what the engine rejected last time.',
+    'Do ONE unit of work towards the goal, then update the state file with:',
     '  "status": "in_progress" while work remains, "done" when the goal is complete, "failed" if it cannot be done;',
     '  "progress": what has been done so far (keep it short and cumulative);',
     '  "result": when done, what was produced — name every output file and state counts exactly (e.g.',
     '            "Wrote 12 entries to out/list.md"); the engine checks the files exist and the counts match;',
     '  "error": why, when failed; otherwise null.',
-    `Keep "goal" and "iteration" (${String(current.iteration)}) as they are. Your reply text is ignored; only files count.`,
+    `Keep "goal" as it is and "iteration" at ${iteration}.`,
+    `Write the file atomically: write the whole JSON to ${temp} first, then rename ${temp} to ${path}.`,
+    'Your reply text is ignored; completion is signalled by the state file alone.',
     '',
     'Current state:',
     serializeAlState(current),

@@ -107,7 +107,7 @@ describe('the state-file program (pure)', () => {
     expect(finished(actions)).toEqual({
       state: 'converged',
       reason: 'state_done',
-      detail: 'state.json is done and its result checks out',
+      detail: 'state.json is done and its result checks out; result: Wrote 3 entries to out.md',
     });
     expect(state.record.iterations.map((i) => [i.tick, i.claimed, i.status, i.note])).toEqual([
       [1, 'in_progress', 'in_progress', null],
@@ -202,6 +202,42 @@ describe('the state-file program (pure)', () => {
       reason: 'agent_failed',
       detail: 'the agent marked the goal failed: gave up',
     });
+  });
+
+  it('on done the result is in the stop; at a cap the stop shows the last progress (like /al at its max)', () => {
+    const capped = agentWorld(99, () => undefined);
+    let checks = 0;
+    const run = simulate(start(), { kind: 'opened', read: { kind: 'missing' } }, (action) =>
+      action.kind === 'check_caps' && (checks += 1) > 2
+        ? {
+            kind: 'capped',
+            stop: { state: 'max_ticks', reason: 'max_ticks', detail: 'tick cap of 2 reached' },
+          }
+        : capped(action),
+    );
+    expect(finished(run.actions)).toEqual({
+      state: 'max_ticks',
+      reason: 'max_ticks',
+      detail: 'tick cap of 2 reached; last progress: step 2',
+    });
+    // Ctrl-C is not a cap: nothing is appended; an object result is shown as JSON.
+    const cancelled = simulate(start(), { kind: 'opened', read: { kind: 'missing' } }, (action) =>
+      action.kind === 'check_caps' && (checks += 1) > 4
+        ? {
+            kind: 'capped',
+            stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
+          }
+        : capped(action),
+    );
+    expect(finished(cancelled.actions)?.detail).toBe('cancelled by the user');
+    const done: AlState = { ...initialAlState(GOAL), status: 'done', result: { files: ['a.md'], rows: 2 } };
+    const resumed = simulate(start(), { kind: 'opened', read: ok(done) }, () => ({
+      kind: 'checked',
+      problem: undefined,
+    }));
+    expect(finished(resumed.actions)?.detail).toBe(
+      'state.json is done and its result checks out; result: {"files":["a.md"],"rows":2}',
+    );
   });
 
   it('stops no_progress when the file does not change for noProgressTicks iterations', () => {

@@ -1,3 +1,4 @@
+import { detectStall } from '@allium-loop/evaluator';
 import type { StateFileModeConfig, StateFileModeState } from '@allium-loop/ledger';
 import type { ModeStop, TickMeasure } from './mode-context.js';
 import { initialAlState, type AlState } from './state-file.js';
@@ -51,6 +52,8 @@ export type StateFileObservation =
       readonly outcome: string;
       readonly read: StateFileRead;
       readonly problem: string | undefined;
+      /** Tokens the agent call used, when the agent reported them. */
+      readonly tokens?: number | undefined;
     };
 
 /** An event for the journal, stamped by the driver. */
@@ -122,12 +125,12 @@ export function decideStateFile(
         ? finish(state, {
             state: 'converged',
             reason: 'state_done',
-            detail: `${state.displayPath} is done and its result checks out`,
+            detail: `${state.displayPath} is done and its result checks out; result: ${shown(state.current?.result)}`,
           })
         : { state, action: { kind: 'check_caps' } };
     case 'capped': {
       const stop = observation.stop ?? noProgress(state.record, state.noProgressTicks);
-      if (stop !== undefined) return finish(state, stop);
+      if (stop !== undefined) return finish(state, withLastProgress(stop, state.current));
       const current = state.current ?? initialAlState(state.goal);
       const next: AlState = {
         ...current,
@@ -202,6 +205,7 @@ function stepped(
     ...state.record,
     iterations: [...state.record.iterations, iteration],
     digests: [...state.record.digests, checksum([current.status, current.progress, current.result])],
+    tokens: [...(state.record.tokens ?? []), observation.tokens ?? 0],
   };
   const change = judged.claimed === current.status ? '' : ` → ${current.status}`;
   return {
@@ -257,15 +261,47 @@ function judge(
   };
 }
 
+/**
+ * The evaluator's stall rules over the state file's digests (status, progress, result) — the same rules as the spec
+ * loop's: unchanged for `limit` iterations, a second backtrack (one is tolerated), or the tokens of each iteration
+ * climbing while the file does not move.
+ */
 function noProgress(record: StateFileModeState, limit: number): ModeStop | undefined {
-  if (record.digests.length <= limit) return undefined;
-  const recent = record.digests.slice(-(limit + 1));
-  if (!recent.every((d) => d === recent[0])) return undefined;
+  const tokens = record.tokens ?? [];
+  const history = record.digests.map((fingerprint, i) => {
+    const used = tokens[i];
+    return used === undefined || used === 0 ? { fingerprint } : { fingerprint, tokens: used };
+  });
+  const reason = detectStall(history, {
+    noProgressTicks: limit,
+    oscillation: true,
+    repeatedAction: Number.POSITIVE_INFINITY,
+    failedFixAttempts: Number.POSITIVE_INFINITY,
+  }).reasons[0];
+  if (reason === undefined) return undefined;
   return {
     state: 'no_progress',
-    reason: 'no_progress',
-    detail: `the state file did not change for ${String(limit)} iterations`,
+    reason: reason.kind,
+    detail:
+      reason.kind === 'no_progress'
+        ? `the state file did not change for ${String(limit)} iterations`
+        : `the state file: ${reason.message}`,
   };
+}
+
+/** A result or progress as one line of text: a string as it is, anything else as JSON. */
+export function shown(value: unknown): string {
+  if (value === undefined || value === null) return '(none)';
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join('; ');
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** At a cap (like `/al` at its `max`): the stop names the last progress the state file recorded. */
+function withLastProgress(stop: ModeStop, current: AlState | undefined): ModeStop {
+  if (stop.state === 'cancelled' || current === undefined) return stop;
+  const progress = current.progress;
+  if (progress === undefined || progress === null || progress.length === 0) return stop;
+  return { ...stop, detail: `${stop.detail}; last progress: ${shown(progress)}` };
 }
 
 function finish(state: StateFileProgramState, stop: ModeStop, summary = true): StateFileDecision {

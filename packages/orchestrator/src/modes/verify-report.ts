@@ -1,6 +1,8 @@
 import type { Ledger } from '@allium-loop/ledger';
 import { formatUsd } from '../driver/format-tick-line.js';
-import type { VerifyModeState, VerifyTickRecord } from './verify-mode.js';
+import type { VerifyModeState } from '@allium-loop/ledger';
+
+type VerifyTickRecord = VerifyModeState['ticks'][number];
 
 /** The change since the previous measurement, in words: `exit 1 → 0, score 4 → 7`. */
 export function describeDelta(

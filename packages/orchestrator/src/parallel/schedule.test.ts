@@ -87,6 +87,20 @@ describe('schedule: which slices start and which merges next', () => {
     ).toMatchObject({ start: [], held: 'budget' });
   });
 
+  it('merges first the finished slice a waiting slice depends on, then plan order', () => {
+    const slices = [
+      { id: 'a', dependsOn: [] },
+      { id: 'b', dependsOn: [] },
+      { id: 'c', dependsOn: ['b'] },
+    ];
+    const empty = new Set<string>();
+    const caps = { concurrency: 2, spentUsd: 0, elapsedMs: 0 };
+    const both = { running: empty, finished: new Set(['a', 'b']), merged: empty, failed: empty };
+    expect(schedule(slices, both, caps).merge).toBe('b');
+    const noneWaiting = { ...both, merged: empty, running: new Set(['c']) };
+    expect(schedule(slices, noneWaiting, caps).merge).toBe('a');
+  });
+
   it('never starts a slice whose producer failed, and reports it blocked; the others go on', () => {
     const decision = schedule(PLAN, state({ failed: ['a'] }), { concurrency: 4, spentUsd: 0, elapsedMs: 0 });
     expect(decision.start).toEqual(['d', 'e']);

@@ -1,5 +1,5 @@
 /**
- * The pure scheduling core of running slices at once (`--concurrency N`, not wired into the driver yet): which
+ * The pure scheduling core of running slices at once (`--concurrency N`, carried out by `run-wave.ts`): which
  * finished slice merges next, and which slices may start now, given the plan's dependencies, what is in flight and
  * the caps. No effects, no clock: the caller passes the facts and carries the decision out.
  */
@@ -76,16 +76,29 @@ function blockedBy(slices: readonly SchedSlice[], failed: ReadonlySet<string>): 
 }
 
 /**
- * Decides the next step. Finished slices merge one at a time, in plan order, once every slice they depend on is
- * merged (topological order: a dependant is never merged before its producer). Waiting slices start in plan order
+ * Decides the next step. Finished slices merge one at a time, once every slice they depend on is merged
+ * (topological order: a dependant is never merged before its producer); one that a waiting slice depends on goes
+ * first, otherwise plan order. Waiting slices start in plan order
  * when all their dependencies are merged, while fewer than `concurrency` run, the wall clock has time left and the
  * budget fits one more call in flight. `slices` must be in the plan's (topological) order.
  */
 export function schedule(slices: readonly SchedSlice[], state: SchedState, caps: SchedCaps): SchedDecision {
   const deps = dependenciesOf(slices);
   const ready = (id: string) => (deps.get(id) ?? []).every((d) => state.merged.has(d));
-  const merge = slices.find((s) => state.finished.has(s.id) && ready(s.id))?.id;
   const blocked = blockedBy(slices, state.failed);
+  // Of the finished slices that may merge, one that a slice still to start depends on goes first (it is on the
+  // critical path: its dependants wait for it); then plan order.
+  const mergeable = slices.filter((s) => state.finished.has(s.id) && ready(s.id));
+  const awaited = (id: string) =>
+    slices.some(
+      (s) =>
+        !state.running.has(s.id) &&
+        !state.finished.has(s.id) &&
+        !state.merged.has(s.id) &&
+        !state.failed.has(s.id) &&
+        (deps.get(s.id) ?? []).includes(id),
+    );
+  const merge = (mergeable.find((s) => awaited(s.id)) ?? mergeable[0])?.id;
   const waiting = slices.filter(
     (s) =>
       !state.running.has(s.id) &&

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 /** The repository root enclosing `cwd`, or `undefined` outside git. */
 export async function gitRoot(cwd: string): Promise<string | undefined> {
@@ -15,60 +15,279 @@ export async function gitHead(cwd: string): Promise<string | null> {
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
+/** A hash of the working copy and the HEAD it was taken against (`null` before the first commit). */
+export interface WorkingTree {
+  readonly head: string | null;
+  readonly tree: string;
+}
+
+/** A checkpoint: the ref written under `refs/allium-loop/` and the commit object it points at. */
+export interface Checkpoint {
+  readonly ref: string;
+  readonly object: string;
+}
+
 /**
- * The tree hash of the working copy — tracked and untracked files that are not ignored — written with a temporary
- * index so the user's index and branch are untouched. `null` outside git.
+ * The git work of one run on one working copy, done with as few git processes as the answer allows: HEAD is read
+ * from the repository's files (git is asked only when they say something unusual), and the index every hash starts
+ * from — HEAD's tree without `.allium-loop/`, its stat data refreshed — is built once per HEAD and copied, so a
+ * hash is `git add -A` and `git write-tree` on the copy. The result is exactly what a fresh temporary index gives.
  */
-export async function gitWorkingTree(cwd: string): Promise<string | null> {
-  const dir = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
+export interface GitSnapshots {
+  /** HEAD as `git rev-parse HEAD` says it; `null` before the first commit or outside git. */
+  head(): Promise<string | null>;
+  /**
+   * The tree of the working copy — tracked and untracked files that are not ignored, `.allium-loop/` never — and
+   * the HEAD it was hashed against. The user's index and branch are untouched. `null` outside git.
+   */
+  workingTree(): Promise<WorkingTree | null>;
+  /**
+   * Records the working copy as a commit object under `refs/allium-loop/<slug>/<name>` — never on the user's
+   * branch. `known` (a hash taken moments ago) is reused instead of hashing again. `undefined` outside git.
+   */
+  checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined>;
+}
+
+/** Where a repository keeps its files (HEAD in `gitDir`, refs in `commonDir`) and where `cwd` sits in it. */
+interface GitDirs {
+  readonly gitDir: string;
+  readonly commonDir: string;
+  /** `cwd` relative to the top level, `/`-terminated (`''` at the top). */
+  readonly prefix: string;
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const COMMITTER = {
+  GIT_AUTHOR_NAME: 'allium-loop',
+  GIT_AUTHOR_EMAIL: 'allium-loop@localhost',
+  GIT_COMMITTER_NAME: 'allium-loop',
+  GIT_COMMITTER_EMAIL: 'allium-loop@localhost',
+};
+
+async function readText(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch(() => undefined);
+}
+
+/** The repository's directories, or `null` outside git. One git process. */
+async function findGitDirs(cwd: string): Promise<GitDirs | null> {
+  const result = await execa(
+    'git',
+    ['rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-prefix'],
+    {
+      cwd,
+      reject: false,
+    },
+  );
+  if (result.exitCode !== 0) return null;
+  const [gitDir, common, prefix] = result.stdout.split('\n');
+  if (gitDir === undefined || common === undefined) return null;
+  return { gitDir, commonDir: isAbsolute(common) ? common : join(cwd, common), prefix: prefix ?? '' };
+}
+
+/**
+ * HEAD read from the repository's files: a detached object id, or a branch's loose ref or packed-refs line;
+ * `null` for a branch with no commit yet. `undefined` when the files say something only git should interpret
+ * (reftable storage, a symbolic ref chain, an unreadable HEAD).
+ */
+async function readHeadFromFiles(dirs: GitDirs): Promise<string | null | undefined> {
+  const head = (await readText(join(dirs.gitDir, 'HEAD')))?.trim();
+  if (head === undefined) return undefined;
+  if (OBJECT_ID.test(head)) return head;
+  const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(head)?.[1];
+  if (ref === undefined || ref === 'refs/heads/.invalid') return undefined;
+  const loose = (await readText(join(dirs.commonDir, ref)))?.trim();
+  if (loose !== undefined) return OBJECT_ID.test(loose) ? loose : undefined;
+  const packed = await readText(join(dirs.commonDir, 'packed-refs'));
+  for (const line of (packed ?? '').split('\n')) {
+    const [id, name] = line.split(' ');
+    if (name === ref && id !== undefined && OBJECT_ID.test(id)) return id;
+  }
+  return null;
+}
+
+const IGNORED_PATHS = 'The following paths are ignored by one of your .gitignore files:';
+
+/**
+ * `git add` exits 1 when a pathspec names an ignored path, even an excluding one, after adding everything else:
+ * that is no failure when the only path it names is the state directory itself (`.allium-loop/` ignored).
+ */
+function onlyStateDirIgnored(stderr: string, prefix: string): boolean {
+  const [header, ...paths] = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return header === IGNORED_PATHS && paths.length > 0 && paths.every((p) => p === `${prefix}.allium-loop`);
+}
+
+/** Writes a commit object (never on a branch) of `state.tree` on `state.head`; `undefined` when git refuses. */
+async function commitTree(cwd: string, state: WorkingTree, message: string): Promise<string | undefined> {
+  const parents = state.head === null ? [] : ['-p', state.head];
+  const commit = await execa('git', ['commit-tree', state.tree, ...parents, '-m', message], {
+    cwd,
+    env: COMMITTER,
+    reject: false,
+  });
+  return commit.exitCode === 0 ? commit.stdout.trim() : undefined;
+}
+
+/** Takes `.allium-loop/` out of the index `env` names: the state directory is never part of a hash. */
+async function dropStateDir(cwd: string, env: Readonly<Record<string, string>>): Promise<void> {
+  await execa('git', ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', '.allium-loop'], {
+    cwd,
+    env,
+    reject: false,
+  });
+}
+
+/** The tree of the working copy from a fresh temporary index (read-tree, add, rm, write-tree): the slow way. */
+async function hashAfresh(cwd: string, head: string | null): Promise<WorkingTree | null> {
+  const folder = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
   try {
-    const env = { GIT_INDEX_FILE: join(dir, 'index') };
-    const head = await gitHead(cwd);
+    const env = { GIT_INDEX_FILE: join(folder, 'index') };
     if (head !== null) await execa('git', ['read-tree', head], { cwd, env });
     const added = await execa('git', ['add', '-A', '.'], { cwd, env, reject: false });
-    // The state directory never counts, whether or not .gitignore could be written.
-    await execa('git', ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', '.allium-loop'], {
-      cwd,
-      env,
-      reject: false,
-    });
+    await dropStateDir(cwd, env);
     if (added.exitCode !== 0) return null;
     const tree = await execa('git', ['write-tree'], { cwd, env, reject: false });
-    return tree.exitCode === 0 ? tree.stdout.trim() : null;
+    return tree.exitCode === 0 ? { head, tree: tree.stdout.trim() } : null;
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(folder, { recursive: true, force: true });
   }
 }
 
 /**
- * Records the working copy as a commit object under `refs/allium-loop/<slug>/tick-<n>` — never on the user's
- * branch. Returns the ref and object, or `undefined` outside git. `knownTree` skips hashing the working copy.
+ * The git work of a run on `cwd`, keeping its index files in `stateDir` (the run's own folder, which the hashes
+ * leave out only when it lies under `.allium-loop/`). One process at a time per `stateDir`.
+ */
+export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots {
+  return new GitSession(cwd, stateDir);
+}
+
+/** HEAD's index, ready to copy: the HEAD it holds, its file, and the time git wrote it. */
+interface BaseIndex {
+  readonly head: string | null;
+  readonly file: string;
+  readonly mtime: Date;
+}
+
+class GitSession implements GitSnapshots {
+  private dirs: Promise<GitDirs | null> | undefined;
+  private folder: Promise<string> | undefined;
+  private base: BaseIndex | undefined;
+  private copies = 0;
+  private lastCommit: (WorkingTree & { readonly object: string }) | undefined;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly stateDir: string,
+  ) {}
+
+  async head(): Promise<string | null> {
+    const found = await this.gitDirs();
+    if (found === null) return null;
+    const fromFiles = await readHeadFromFiles(found);
+    return fromFiles === undefined ? gitHead(this.cwd) : fromFiles;
+  }
+
+  async workingTree(): Promise<WorkingTree | null> {
+    const found = await this.gitDirs();
+    if (found === null) return null;
+    const at = await this.head();
+    const start = await this.baseIndex(at);
+    const file = join(await this.indexFolder(), `index-${String(process.pid)}-${String((this.copies += 1))}`);
+    try {
+      if (at !== null) {
+        await copyFile(start.file, file);
+        // The copy keeps the original's time, so git's racy-entry check judges its stat data as written.
+        await utimes(file, start.mtime, start.mtime);
+      }
+      const env = { GIT_INDEX_FILE: file, LC_ALL: 'C' };
+      // The state directory never counts, whether or not .gitignore could be written.
+      const added = await execa(
+        'git',
+        ['-c', 'advice.addIgnoredFile=false', 'add', '-A', '--', '.', ':(exclude).allium-loop'],
+        { cwd: this.cwd, env, reject: false },
+      );
+      if (added.exitCode !== 0 && !onlyStateDirIgnored(added.stderr, found.prefix))
+        return await hashAfresh(this.cwd, at);
+      const tree = await execa('git', ['write-tree'], { cwd: this.cwd, env, reject: false });
+      return tree.exitCode === 0 ? { head: at, tree: tree.stdout.trim() } : null;
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  async checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined> {
+    const state = known ?? (await this.workingTree());
+    if (state === null) return undefined;
+    // The same tree on the same HEAD as the last checkpoint (a tick recorded right after a phase that edited
+    // nothing) points its ref at that commit instead of writing another.
+    const last = this.lastCommit;
+    const reused = last?.tree === state.tree && last.head === state.head ? last.object : undefined;
+    const object = reused ?? (await commitTree(this.cwd, state, `allium-loop checkpoint ${slug} ${name}`));
+    if (object === undefined) return undefined;
+    this.lastCommit = { ...state, object };
+    const ref = `refs/allium-loop/${slug}/${name}`;
+    await execa('git', ['update-ref', ref, object], { cwd: this.cwd });
+    return { ref, object };
+  }
+
+  private gitDirs(): Promise<GitDirs | null> {
+    return (this.dirs ??= findGitDirs(this.cwd));
+  }
+
+  private indexFolder(): Promise<string> {
+    return (this.folder ??= mkdir(this.stateDir, { recursive: true }).then(() => this.stateDir));
+  }
+
+  /** HEAD's tree without the state directory, stat data refreshed: where every hash against `at` starts. */
+  private async baseIndex(at: string | null): Promise<BaseIndex> {
+    if (this.base?.head === at) return this.base;
+    const file = join(await this.indexFolder(), `base-index-${at ?? 'unborn'}`);
+    await rm(file, { force: true });
+    if (at !== null) await writeBaseIndex(this.cwd, at, file);
+    if (this.base !== undefined) await rm(this.base.file, { force: true });
+    this.base = { head: at, file, mtime: (await stat(file).catch(() => undefined))?.mtime ?? new Date(0) };
+    return this.base;
+  }
+}
+
+/** Writes HEAD's tree into the index `file`, without `.allium-loop/`, with the working copy's stat data. */
+async function writeBaseIndex(cwd: string, head: string, file: string): Promise<void> {
+  const env = { GIT_INDEX_FILE: file };
+  await execa('git', ['read-tree', head], { cwd, env });
+  await dropStateDir(cwd, env);
+  // Stat data lets every later `add -A` skip the files that still match HEAD instead of hashing them again.
+  await execa('git', ['update-index', '-q', '--refresh'], { cwd, env, reject: false });
+}
+
+/**
+ * The tree hash of the working copy — tracked and untracked files that are not ignored — written with a temporary
+ * index so the user's index and branch are untouched. `null` outside git. A run hashes through one
+ * {@link createGitSnapshots} instead, which reuses its work between hashes.
+ */
+export async function gitWorkingTree(cwd: string): Promise<string | null> {
+  const folder = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
+  try {
+    return (await createGitSnapshots(cwd, folder).workingTree())?.tree ?? null;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Records the working copy as a commit object under `refs/allium-loop/<slug>/<name>` — never on the user's
+ * branch. Returns the ref and object, or `undefined` outside git.
  */
 export async function gitCheckpoint(
   cwd: string,
   slug: string,
   name: string,
-  knownTree?: string,
-): Promise<{ ref: string; object: string } | undefined> {
-  // A tree hashed moments ago (the measurement of this tick) is reused instead of hashing the working copy again.
-  const tree = knownTree ?? (await gitWorkingTree(cwd));
-  if (tree === null) return undefined;
-  const head = await gitHead(cwd);
-  const parents = head === null ? [] : ['-p', head];
-  const env = {
-    GIT_AUTHOR_NAME: 'allium-loop',
-    GIT_AUTHOR_EMAIL: 'allium-loop@localhost',
-    GIT_COMMITTER_NAME: 'allium-loop',
-    GIT_COMMITTER_EMAIL: 'allium-loop@localhost',
-  };
-  const commit = await execa(
-    'git',
-    ['commit-tree', tree, ...parents, '-m', `allium-loop checkpoint ${slug} ${name}`],
-    { cwd, env, reject: false },
-  );
-  if (commit.exitCode !== 0) return undefined;
-  const object = commit.stdout.trim();
-  const ref = `refs/allium-loop/${slug}/${name}`;
-  await execa('git', ['update-ref', ref, object], { cwd });
-  return { ref, object };
+): Promise<Checkpoint | undefined> {
+  const folder = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
+  try {
+    return await createGitSnapshots(cwd, folder).checkpoint(slug, name);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }

@@ -1,10 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { walkProject } from '@allium-loop/verify';
-
-const SOURCE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|clj|ex|exs)$/;
-const TEST =
-  /(?:^|\/)(?:tests?|__tests__|spec)\/|\.(?:test|spec)\.[^/]+$|(?:^|\/)test_[^/]+\.py$|_test\.(?:go|py)$/;
+import { classifyProjectPath } from '@allium-loop/workers';
 
 /** The project's files by role, paths relative to the root with `/` separators. */
 export interface ProjectFiles {
@@ -13,17 +10,17 @@ export interface ProjectFiles {
   readonly code: readonly string[];
 }
 
-/** Lists spec, test and code files under `root`, with the engine's one project walker (`walkProject`). */
+/**
+ * Lists spec, test and code files under `root`, with the engine's one project walker (`walkProject`) and the one
+ * classification the workers' snapshots use (`classifyProjectPath`).
+ */
 export async function listProjectFiles(root: string): Promise<ProjectFiles> {
-  const spec: string[] = [];
-  const tests: string[] = [];
-  const code: string[] = [];
+  const files = { spec: [] as string[], tests: [] as string[], code: [] as string[] };
   for (const path of (await walkProject(root)).files) {
-    if (path.endsWith('.allium')) spec.push(path);
-    else if (TEST.test(path) && SOURCE.test(path)) tests.push(path);
-    else if (SOURCE.test(path)) code.push(path);
+    const role = classifyProjectPath(path);
+    if (role !== undefined) files[role].push(path);
   }
-  return { spec, tests, code };
+  return files;
 }
 
 /** Reads spec files as `{ path, text }`, relative to `root`. */

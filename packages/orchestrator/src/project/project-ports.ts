@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
 import { writeFileAtomic, type Ledger } from '@allium-loop/ledger';
@@ -10,26 +10,26 @@ import {
   applyReverts,
   createSpecReader,
   createTestRunner,
-  parseWorkerResult,
-  resultFilePath,
   runWorker,
   type PhaseContext,
   type WorkerDeps,
-  type WorkerOutcome,
   type WorkerPhase,
 } from '@allium-loop/workers';
-import type { Divergence, LoopMode } from '../decide/loop-state.js';
+import type { LoopMode } from '../decide/loop-state.js';
 import type {
   LoopPorts,
   MeasureReport,
   PhaseReport,
   PhaseRequest,
   PlannedSlice,
+  WitnessReport,
+  WitnessRequest,
 } from '../driver/loop-ports.js';
 import { plannedSlices } from '../driver/planned-slices.js';
-import { gitCheckpoint, gitHead, gitWorkingTree } from './git.js';
-import { listProjectFiles, readSpecSources } from './project-files.js';
-import { buildPhaseContext, phaseSlug, questionId } from './phase-context.js';
+import { createGitSnapshots, type GitSnapshots } from './git.js';
+import { listProjectFiles, readSpecSources, type ProjectFiles } from './project-files.js';
+import { buildPhaseContext } from './phase-context.js';
+import { reconcileResult, toPhaseReport } from './phase-report.js';
 import { runWitnessGate, traceFilePath } from './witness-gate.js';
 import { scopedFiles, scopeGuard, withScopeNote, type Scope } from '../runs/scope.js';
 
@@ -85,12 +85,22 @@ export async function recordSpecBaseline(cwd: string, slug: string): Promise<voi
   await writeFile(marker, files.spec.join('\n'));
 }
 
-const DIVERGENCE_KIND: Readonly<Record<string, Divergence['classification']>> = {
-  'spec-bug': 'spec-bug',
-  'code-bug': 'code-bug',
-  aspirational: 'aspirational',
-  'intentional-gap': 'intentional-gap',
-};
+/** A structural error of the last measure, for the next phase's brief. */
+interface StructuralError {
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+}
+
+/** What the ports of one run share: its options, the workers' dependencies, its git session, the last measure. */
+interface ProjectSession {
+  readonly options: ProjectPortsOptions;
+  readonly deps: WorkerDeps;
+  readonly git: GitSnapshots;
+  /** Where the engine's own test runs keep their output. */
+  readonly testRuns: string;
+  structural: readonly StructuralError[];
+}
 
 /**
  * The loop's ports over a real project: agent phases through the workers (prompt, result contract, claim checks,
@@ -98,140 +108,165 @@ const DIVERGENCE_KIND: Readonly<Record<string, Divergence['classification']>> = 
  */
 export function createProjectPorts(options: ProjectPortsOptions): LoopPorts {
   const { cwd, slug } = options;
-  const runs = join(cwd, '.allium-loop', slug, 'test-runs');
-  const deps: WorkerDeps = {
-    agent: options.agent,
-    spec: createSpecReader(),
-    tests: createTestRunner({
-      command: options.testCommand,
-      outputDir: join(runs, 'files'),
-      timeoutMs: options.testTimeoutMs,
-    }),
+  const session = openSession(options);
+  return {
+    runPhase: (request) => runProjectPhase(session, request),
+    redCheck: (tests) => redCheckTests(session, tests),
+    measure: () => measureTick(session),
+    witness: (request) => witnessProject(options, request),
+    writeTrace: (text) => writeFileAtomic(join(cwd, traceFilePath(slug)), text),
+    restoreTests: (tests) => restoreProtectedTests(cwd, tests),
+    reconcile: (request) => reconcileResult(cwd, request, options.ledger()),
+    ...(options.ask === undefined ? {} : { ask: options.ask }),
+    plan: () => planFromBaseline(cwd, slug),
+    checkpoint: (name, known) => session.git.checkpoint(slug, name, known),
   };
-  let lastStructural: readonly { file: string; line: number; message: string }[] = [];
+}
 
-  const scope = options.scope ?? [];
-  const context = async (request: PhaseRequest): Promise<PhaseContext> =>
-    withScopeNote(await unscopedContext(request), scope);
-  const unscopedContext = async (request: PhaseRequest): Promise<PhaseContext> => ({
+/** The shared state of a run's ports: one git session (HEAD's index built once), the workers' dependencies. */
+function openSession(options: ProjectPortsOptions): ProjectSession {
+  const state = join(options.cwd, '.allium-loop', options.slug);
+  const testRuns = join(state, 'test-runs');
+  return {
+    options,
+    deps: {
+      agent: options.agent,
+      spec: createSpecReader(),
+      tests: createTestRunner({
+        command: options.testCommand,
+        outputDir: join(testRuns, 'files'),
+        timeoutMs: options.testTimeoutMs,
+      }),
+    },
+    git: createGitSnapshots(options.cwd, join(state, 'git-index')),
+    testRuns,
+    structural: [],
+  };
+}
+
+/** One agent phase through its worker; the spec is digested before and after to tell whether the phase changed it. */
+async function runProjectPhase(session: ProjectSession, request: PhaseRequest): Promise<PhaseReport> {
+  const { cwd, ledger, redact } = session.options;
+  const scope = session.options.scope ?? [];
+  const files = await listProjectFiles(cwd);
+  const before = await specDigest(cwd, files.spec);
+  const guard = scopeGuard(cwd, scope, async () => (await session.git.workingTree())?.tree ?? null);
+  await guard.before();
+  const started = Date.now();
+  const outcome = await runWorker(
+    request.phase as WorkerPhase,
+    withScopeNote(phaseContext(session, request, scopedFiles(files, scope)), scope),
+    session.deps,
+  );
+  await redactFile(resolve(cwd, outcome.resultFile), redact);
+  // Edits outside the run's scope are put back before anything measures the tree, and journaled.
+  const outside = await guard.after(request.phase);
+  const specChanged = (await specDigest(cwd, (await listProjectFiles(cwd)).spec)) !== before;
+  const report = toPhaseReport(outcome, request, specChanged, ledger(), Date.now() - started);
+  return outside.length === 0 ? report : { ...report, events: [...report.events, ...outside] };
+}
+
+function phaseContext(session: ProjectSession, request: PhaseRequest, files: ProjectFiles): PhaseContext {
+  const { options } = session;
+  return {
     ...buildPhaseContext({
       request,
-      cwd,
-      slug,
+      cwd: options.cwd,
+      slug: options.slug,
       goal: options.goal,
       mode: options.mode,
       ledger: options.ledger(),
-      files: scopedFiles(await listProjectFiles(cwd), scope),
-      structural: lastStructural,
+      files,
+      structural: session.structural,
       timeoutMs: options.agentTimeoutMs,
     }),
     ...(options.harness === undefined ? {} : { harness: options.harness }),
+  };
+}
+
+/** A digest of every spec file's path and text. */
+async function specDigest(cwd: string, spec: readonly string[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const source of await readSpecSources(cwd, spec)) hash.update(`${source.path}\0${source.text}\0`);
+  return hash.digest('hex');
+}
+
+/** Runs the whole suite and says which of the named new tests pass. */
+async function redCheckTests(
+  session: ProjectSession,
+  tests: readonly string[],
+): Promise<{ passing: string[]; failing: string[] }> {
+  const { options } = session;
+  const run = await runTests({
+    command: options.testCommand,
+    cwd: options.cwd,
+    outputDir: join(session.testRuns, 'red-check'),
+    timeoutMs: options.testTimeoutMs,
   });
+  const passed = new Set(run.cases.filter((c) => c.status === 'passed').map((c) => c.name));
+  return { passing: tests.filter((t) => passed.has(t)), failing: tests.filter((t) => !passed.has(t)) };
+}
 
-  const specDigest = async (): Promise<string> => {
-    const files = await listProjectFiles(cwd);
-    const hash = createHash('sha256');
-    for (const source of await readSpecSources(cwd, files.spec))
-      hash.update(`${source.path}\0${source.text}\0`);
-    return hash.digest('hex');
-  };
-
-  const runAll = async (name: string) =>
-    runTests({
-      command: options.testCommand,
-      cwd,
-      outputDir: join(runs, name),
-      timeoutMs: options.testTimeoutMs,
-    });
-
+/**
+ * The one measure, shared with `allium-loop verify` (same tests, structure and open-question rule), and one hash
+ * of the working tree that serves the repeated-action check, the verdict's git state and the tick's checkpoint.
+ */
+async function measureTick(session: ProjectSession): Promise<MeasureReport> {
+  const { options } = session;
+  const measured = await measureProject({
+    cwd: options.cwd,
+    command: options.testCommand,
+    outputDir: join(session.testRuns, 'measure'),
+    timeoutMs: options.testTimeoutMs,
+    blockingQuestions: blockingQuestionTexts(options.ledger()),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  session.structural = measured.structure.diagnostics
+    .filter((d) => d.severity === 'error')
+    .map((d) => ({ file: d.location.file, line: d.location.line, message: d.message }));
+  const hashed = await session.git.workingTree();
   return {
-    async runPhase(request) {
-      const before = await specDigest();
-      const guard = scopeGuard(cwd, scope);
-      await guard.before();
-      const started = Date.now();
-      const outcome = await runWorker(request.phase as WorkerPhase, await context(request), deps);
-      await redactFile(
-        isAbsolute(outcome.resultFile) ? outcome.resultFile : join(cwd, outcome.resultFile),
-        options.redact,
-      );
-      // Edits outside the run's scope are put back before anything measures the tree, and journaled.
-      const outside = await guard.after(request.phase);
-      const specChanged = (await specDigest()) !== before;
-      const report = toPhaseReport(outcome, request, specChanged, options.ledger(), Date.now() - started);
-      return outside.length === 0 ? report : { ...report, events: [...report.events, ...outside] };
+    observation: {
+      kind: 'measured',
+      measurement: measured.observation,
+      ...(hashed === null ? {} : { treeHash: hashed.tree }),
     },
-    async redCheck(tests) {
-      const run = await runAll('red-check');
-      const passed = new Set(run.cases.filter((c) => c.status === 'passed').map((c) => c.name));
-      return { passing: tests.filter((t) => passed.has(t)), failing: tests.filter((t) => !passed.has(t)) };
-    },
-    async measure() {
-      // The one measure, shared with `allium-loop verify`: same tests, structure and open-question rule.
-      const measured = await measureProject({
-        cwd,
-        command: options.testCommand,
-        outputDir: join(runs, 'measure'),
-        timeoutMs: options.testTimeoutMs,
-        blockingQuestions: blockingQuestionTexts(options.ledger()),
-        ...(options.env === undefined ? {} : { env: options.env }),
-      });
-      lastStructural = measured.structure.diagnostics
-        .filter((d) => d.severity === 'error')
-        .map((d) => ({ file: d.location.file, line: d.location.line, message: d.message }));
-      // One tree hash serves both the repeated-action check and the verdict's git state.
-      const tree = await gitWorkingTree(cwd);
-      const report: MeasureReport = {
-        observation: {
-          kind: 'measured',
-          measurement: measured.observation,
-          ...(tree === null ? {} : { treeHash: tree }),
-        },
-        structuralMessages: lastStructural.map((e) => `${e.file}:${String(e.line)} ${e.message}`),
-        git: { head: await gitHead(cwd), tree },
-      };
-      return report;
-    },
-    async witness(request) {
-      const ledger = options.ledger();
-      return runWitnessGate({
-        cwd,
-        slug,
-        ...(request.slice === undefined ? {} : { slice: request.slice }),
-        command: options.testCommand,
-        testTimeoutMs: options.testTimeoutMs,
-        ...(options.env === undefined ? {} : { env: options.env }),
-        protectedTests: ledger.protectedTests,
-        blockingQuestions: blockingQuestionTexts(ledger),
-        claim: request.claim,
-      });
-    },
-    async writeTrace(text) {
-      await writeFileAtomic(join(cwd, traceFilePath(slug)), text);
-    },
-    async restoreTests(tests) {
-      const outcomes = await applyReverts(
-        cwd,
-        tests.map((t) => ({
-          kind: 'restore_from_store' as const,
-          path: t.path,
-          storedCopy: t.storedCopy,
-          sha256: t.sha256,
-        })),
-      );
-      return outcomes.filter((o) => o.applied).map((o) => o.action.path);
-    },
-    async reconcile(request) {
-      return reconcileResult(cwd, request, options.ledger());
-    },
-    ...(options.ask === undefined ? {} : { ask: options.ask }),
-    async plan() {
-      return planFromBaseline(cwd, slug);
-    },
-    async checkpoint(name, knownTree) {
-      return gitCheckpoint(cwd, slug, name, knownTree);
-    },
+    structuralMessages: session.structural.map((e) => `${e.file}:${String(e.line)} ${e.message}`),
+    git: hashed ?? { head: await session.git.head(), tree: null },
   };
+}
+
+/** The witness at a convergence gate, against the ledger as it stands. */
+async function witnessProject(options: ProjectPortsOptions, request: WitnessRequest): Promise<WitnessReport> {
+  const ledger = options.ledger();
+  return runWitnessGate({
+    cwd: options.cwd,
+    slug: options.slug,
+    ...(request.slice === undefined ? {} : { slice: request.slice }),
+    command: options.testCommand,
+    testTimeoutMs: options.testTimeoutMs,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    protectedTests: ledger.protectedTests,
+    blockingQuestions: blockingQuestionTexts(ledger),
+    claim: request.claim,
+  });
+}
+
+/** Puts protected tests back from the engine's stored copies; the paths actually restored. */
+async function restoreProtectedTests(
+  cwd: string,
+  tests: Parameters<LoopPorts['restoreTests']>[0],
+): Promise<string[]> {
+  const outcomes = await applyReverts(
+    cwd,
+    tests.map((t) => ({
+      kind: 'restore_from_store' as const,
+      path: t.path,
+      storedCopy: t.storedCopy,
+      sha256: t.sha256,
+    })),
+  );
+  return outcomes.filter((o) => o.applied).map((o) => o.action.path);
 }
 
 /** Rewrites a file with secrets redacted, when redaction changes it; a missing file is left alone. */
@@ -241,166 +276,6 @@ async function redactFile(file: string, redact: ((text: string) => string) | und
   if (text === undefined) return;
   const clean = redact(text);
   if (clean !== text) await writeFile(file, clean);
-}
-
-function toPhaseReport(
-  outcome: WorkerOutcome,
-  request: PhaseRequest,
-  specChanged: boolean,
-  ledger: Ledger,
-  durationMs: number,
-): PhaseReport {
-  const base = {
-    events: outcome.events.map((event) => ({ ...event }) as PhaseReport['events'][number]),
-    questions: [] as PhaseReport['questions'],
-    costKnown: outcome.costUsd !== undefined,
-    durationMs,
-    ...(outcome.agent.tokens === undefined ? {} : { tokens: outcome.agent.tokens }),
-    protectedTests: outcome.protectedTests,
-    ...(outcome.agent.outcome === 'rate_limited'
-      ? {
-          rateLimited:
-            outcome.agent.rateLimitResetAt === undefined ? {} : { resetAt: outcome.agent.rateLimitResetAt },
-        }
-      : {}),
-    ...(outcome.agent.authFailure === true
-      ? { stopReason: `the agent's credentials were refused: ${outcome.agent.detail ?? 'HTTP 401'}` }
-      : {}),
-  };
-  const costUsd = outcome.costUsd;
-  const observation = {
-    kind: 'phase_done' as const,
-    phase: request.phase,
-    ...(costUsd === undefined ? {} : { costUsd }),
-  };
-  if (outcome.status === 'failed') {
-    return {
-      ...base,
-      observation: { ...observation, ok: false, detail: `${outcome.reason}: ${outcome.detail}` },
-    };
-  }
-  return { ...base, ...describeResult(outcome, request, specChanged, ledger, observation) };
-}
-
-function describeResult(
-  outcome: Extract<WorkerOutcome, { status: 'ok' }>,
-  request: PhaseRequest,
-  specChanged: boolean,
-  ledger: Ledger,
-  observation: { kind: 'phase_done'; phase: PhaseRequest['phase']; costUsd?: number },
-): Pick<PhaseReport, 'observation' | 'questions' | 'redCheck' | 'appliedQuestions'> {
-  const result = outcome.result;
-  switch (result.phase) {
-    case 'elicit':
-    case 'tend':
-    case 'distill': {
-      const questions = result.openQuestions.map((q) => ({
-        id: questionId(q.text),
-        text: q.text,
-        classification: q.classification,
-        assumption: q.classification === 'parked' ? q.assumption : null,
-        answer: null,
-        status: 'open' as const,
-      }));
-      const settled = new Set(ledger.questions.filter((q) => q.status !== 'open').map((q) => q.id));
-      const blocking = questions
-        .filter((q) => q.classification === 'blocking' && !settled.has(q.id))
-        .map((q) => q.id);
-      return {
-        observation: {
-          ...observation,
-          ok: true,
-          specChanged,
-          blocking,
-          parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
-          ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
-        },
-        questions,
-        ...(result.phase === 'tend' && request.focus.answered !== undefined
-          ? { appliedQuestions: request.focus.answered }
-          : {}),
-      };
-    }
-    case 'propagate': {
-      const verdicts = outcome.redCheck?.verdicts ?? [];
-      const newTests = verdicts.map((v) => v.test);
-      const failing = verdicts
-        .filter((v) => v.classification === 'red' || v.classification === 'diverges')
-        .map((v) => v.test);
-      return {
-        observation: { ...observation, ok: true, newTests },
-        questions: [],
-        redCheck: { passing: newTests.filter((t) => !failing.includes(t)), failing },
-      };
-    }
-    case 'implement':
-      return {
-        observation: { ...observation, ok: true, contested: result.contestedTests.map((c) => c.test) },
-        questions: [],
-      };
-    case 'weed':
-      return {
-        observation: {
-          ...observation,
-          ok: true,
-          divergences: result.divergences.map((d) => ({
-            construct: d.construct,
-            classification: DIVERGENCE_KIND[d.classification] ?? 'code-bug',
-            detail: d.description,
-          })),
-        },
-        questions: [],
-      };
-  }
-}
-
-/** Accepts a result file an interrupted call left, when it parses and every file it names exists. */
-async function reconcileResult(
-  cwd: string,
-  request: PhaseRequest,
-  ledger: Ledger,
-): Promise<PhaseReport | undefined> {
-  const file = join(
-    cwd,
-    resultFilePath(phaseSlug(ledger.slug, request), request.tick, request.phase as WorkerPhase),
-  );
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  const parsed = parseWorkerResult(request.phase as WorkerPhase, text);
-  if (!parsed.ok) return undefined;
-  const named = namedPaths(parsed.value as unknown as Record<string, unknown>);
-  for (const path of named) {
-    const info = await stat(join(cwd, path)).catch(() => undefined);
-    if (info === undefined || info.size === 0) return undefined;
-  }
-  const outcome = {
-    status: 'ok',
-    phase: request.phase,
-    result: parsed.value,
-    agent: { outcome: 'ok', exitCode: 0, signal: null, durationMs: 0, transcriptPath: '' },
-    resultFile: file,
-    promptBytes: 0,
-    violations: [],
-    reverts: [],
-    failures: [],
-    protectedTests: ledger.protectedTests,
-    events: [],
-  } as unknown as Extract<WorkerOutcome, { status: 'ok' }>;
-  return toPhaseReport(outcome, request, true, ledger, 0);
-}
-
-function namedPaths(result: Record<string, unknown>): string[] {
-  const paths: string[] = [];
-  for (const key of ['specFiles', 'filesChanged']) {
-    const list = result[key];
-    if (Array.isArray(list)) paths.push(...list.filter((p): p is string => typeof p === 'string'));
-  }
-  const tests = result['testFiles'];
-  if (Array.isArray(tests))
-    for (const t of tests)
-      if (typeof t === 'object' && t !== null && typeof (t as { path?: unknown }).path === 'string')
-        paths.push((t as { path: string }).path);
-  return paths;
 }
 
 /** Plans slices over the constructs the first gather touched: the inventory diff between baseline and now. */

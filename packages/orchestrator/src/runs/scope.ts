@@ -72,19 +72,21 @@ export interface ScopeViolation {
  * changed or deleted outside the scope and puts each back as it was (a changed or deleted file restored from the
  * recorded tree, an added file removed), returning one violation per path. Outside git there is nothing to compare
  * and nothing is reverted. The user's index and branch are never touched. Nothing happens for an empty scope.
+ * `hashTree` hashes the working tree (the run's git session, when it has one).
  */
 export function scopeGuard(
   cwd: string,
   scope: Scope,
+  hashTree: () => Promise<string | null> = () => gitWorkingTree(cwd),
 ): { before(): Promise<void>; after(phase: string): Promise<ScopeViolation[]> } {
   let tree: string | null = null;
   return {
     async before() {
-      tree = scope.length === 0 ? null : await gitWorkingTree(cwd);
+      tree = scope.length === 0 ? null : await hashTree();
     },
     async after(phase) {
       if (tree === null) return [];
-      const now = await gitWorkingTree(cwd);
+      const now = await hashTree();
       if (now === null || now === tree) return [];
       const diff = await execa('git', ['diff-tree', '-r', '--no-renames', '--name-status', '-z', tree, now], {
         cwd,

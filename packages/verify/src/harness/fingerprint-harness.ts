@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { CONFIG_FILE } from '../discovery/test-command-config.js';
+import { walkProject } from '../probe/probe-project.js';
 import { splitCommandLine, type SimpleCommand } from './command-words.js';
 import { partHash, type HarnessEntry, type HarnessPart, type HarnessRecord } from './harness-record.js';
 
@@ -68,6 +69,10 @@ const HARNESS_EXT = /\.(?:[cm]?[jt]sx?|py|sh|bash|mk|ini|toml|cfg|conf|json|json
 const CODE_EXT = ['', '.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.jsx', '.tsx', '/index.js', '/index.ts'];
 /** Directories that hold the code under work: imports of a check script are not followed into them. */
 const SOURCE_DIRS = /(?:^|\/)(?:src|lib|app|pkg|internal|cmd|source|sources)\//;
+/**
+ * Directories whose files are never fingerprinted as harness. Narrower than the project walker's skip list on
+ * purpose: a check script the test command runs from `out/` or `.cache/` is still guarded.
+ */
 const SKIPPED_DIRS = new Set([
   'node_modules',
   '.git',
@@ -402,20 +407,10 @@ class HarnessWalk {
     }
   }
 
+  /** Files called `name` anywhere in the project, found by the engine's one walker (`walkProject`). */
   private async findNamed(name: string): Promise<string[]> {
-    const found: string[] = [];
-    const walk = async (dir: string, depth: number): Promise<void> => {
-      if (depth > 8 || found.length > 200) return;
-      const entries = await readdir(join(this.cwd, dir), { withFileTypes: true }).catch(() => []);
-      for (const entry of entries) {
-        const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
-        if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name) && !entry.name.startsWith('.'))
-          await walk(rel, depth + 1);
-        else if (entry.isFile() && entry.name === name) found.push(rel);
-      }
-    };
-    await walk('', 0);
-    return found.sort();
+    const { files } = await walkProject(this.cwd);
+    return files.filter((path) => path === name || path.endsWith(`/${name}`));
   }
 }
 
