@@ -313,6 +313,16 @@ export const StoryModeConfigSchema = z.object({
   skipEval: z.boolean(),
   evalRetries: Count,
   verifyCommand: z.string().exactOptional(),
+  /**
+   * What an agent-loop `.loop/config.json` set when the run started: its `mode` (which `{mode}.md` prompts are
+   * used) and its scope budgets (the prompts' template variables).
+   */
+  loop: z
+    .object({
+      mode: z.string(),
+      scopeBudgets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    })
+    .exactOptional(),
 });
 
 export const StoryModeStateSchema = z.object({
@@ -325,12 +335,25 @@ export const StoryModeStateSchema = z.object({
       tick: Count,
       story: z.string(),
       title: z.string(),
-      verdict: z.enum(['PASS', 'REJECT']),
+      /** `WARN`: no verdict was reached (the generator crashed with nothing else to judge, or the evaluator edited files). */
+      verdict: z.enum(['PASS', 'REJECT', 'WARN']),
       reason: z.string().nullable(),
       blocked: z.boolean(),
       at: z.string(),
+      /** The generator did not end `ok` (a warning: the iteration went on to be judged). */
+      generatorCrash: z.string().exactOptional(),
+      /** The snapshot of the tree just before the generator (a commit), which scopes the evaluator's diff. */
+      preGenerator: z.string().exactOptional(),
+      /** `--skip-eval`: no evaluator ran. */
+      skipEval: z.boolean().exactOptional(),
     }),
   ),
+  /**
+   * The files of the last recorded iteration while they are being written (the PRD's text, the `progress.md`
+   * entry): saved with the tick, cleared once both are on disk, so a run killed in between writes them on resume
+   * and nothing is done twice.
+   */
+  pending: z.object({ prd: z.string(), progress: z.string() }).exactOptional(),
 });
 
 /** `--state-file`. */

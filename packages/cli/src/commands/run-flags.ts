@@ -33,6 +33,8 @@ export interface FlagSpec {
 /** Defaults the CLI itself applies (caps' defaults live with the engine: `DEFAULT_CAPS` of the ledger). */
 export const FLAG_DEFAULTS = {
   stateFile: '.al-state.json',
+  /** The PRD of `--stories` given without a path: agent-loop's. */
+  storiesPrd: '.loop/prd.json',
   evalRetries: 3,
   /** `--interval` of `--verify`: 30 s between ticks, as `/loop` waits. */
   intervalSeconds: 30,
@@ -144,8 +146,8 @@ export const RUN_FLAG_SCHEMA = {
   },
   stories: {
     type: 'string',
-    arg: '<prd.json>',
-    help: 'stories mode: work the userStories of a PRD (generator, then a sceptical evaluator)',
+    arg: '[prd.json]',
+    help: 'stories mode: work the userStories of a PRD (generator, then a sceptical evaluator); default .loop/prd.json, with .loop/config.json read when present',
     scope: 'modes',
     group: 'Loop modes',
   },
@@ -360,7 +362,7 @@ export function parseRunFlags(args: readonly string[], command: 'run' | 'resume'
   };
   try {
     parsed = parseArgs({
-      args: withStateFileDefault(args),
+      args: withPathDefaults(args),
       options: PARSE_OPTIONS,
       strict: true,
       allowPositionals: true,
@@ -443,17 +445,25 @@ export function timerLimitProblem(name: string, seconds: number): string | undef
   return `${name} ${String(seconds)} is longer than the longest timer Node can set: at most ${String(most)} seconds (about 24 days).`;
 }
 
-/** `--state-file` may stand alone: it takes the next argument only when that looks like a path to a JSON file. */
-function withStateFileDefault(args: readonly string[]): string[] {
+/**
+ * `--state-file` and `--stories` may stand alone: each takes the next argument only when that looks like a path to
+ * a JSON file; otherwise its default (`.al-state.json`, `.loop/prd.json`) is used.
+ */
+function withPathDefaults(args: readonly string[]): string[] {
+  const defaults: Record<string, string> = {
+    '--state-file': FLAG_DEFAULTS.stateFile,
+    '--stories': FLAG_DEFAULTS.storiesPrd,
+  };
   const out: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     out.push(arg);
-    if (arg !== '--state-file') continue;
+    const fallback = defaults[arg];
+    if (fallback === undefined) continue;
     const next = args[i + 1];
     if (next !== undefined && !next.startsWith('-') && (next.endsWith('.json') || next.includes('/')))
       continue;
-    out.push(FLAG_DEFAULTS.stateFile);
+    out.push(fallback);
   }
   return out;
 }

@@ -281,11 +281,13 @@ describe.concurrent('story mode (end to end)', () => {
     expect(prd.userStories[1]).toMatchObject({ id: 'US-2', passes: true });
     expect(prd.userStories[0]).toMatchObject({ id: 'US-1', passes: false, rejections: 2, blocked: true });
     expect(prd.userStories[0]?.['notes']).toBe(
-      'Rejected (iteration 2): no CSV file is written\nRejected (iteration 3): the evaluator wrote no verdict file',
+      '[REJECTED] no CSV file is written\n[REJECTED] the evaluator wrote no verdict file\n[BLOCKED] rejected 2 times; needs a human',
     );
     const progress = await readFile(join(cwd, '.loop/progress.md'), 'utf8');
-    expect(progress.match(/^## Iteration/gm)).toHaveLength(3);
-    expect(progress).toContain('- verdict: REJECT — no CSV file is written');
+    expect(progress.match(/^### US-\d — /gm)).toHaveLength(3);
+    expect(progress).toContain('Iteration: 2\nVerdict: REJECTED — no CSV file is written\n---\n');
+    expect(out).toContain('Iteration 1/50 — US-2: Add a header');
+    expect(out).toContain('1/2 stories complete');
   });
 
   it('gates a story on the verify command and, with --skip-eval, passes it once the command exits 0', async () => {

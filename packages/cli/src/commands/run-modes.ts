@@ -4,11 +4,14 @@ import type { AgentRunner } from '@allium-loop/agents';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
 import { createRedactor } from '@allium-loop/ledger';
 import {
+  DEFAULT_LOOP_MODE,
   loadPrd,
   openStore,
   recordedLoop,
   parseAlArguments,
   readAlState,
+  readLoopConfig,
+  scopeBudgetsFor,
   resumeModeRun as resumeModeRun_,
   startModeRun,
   type ModeRunOutcome,
@@ -239,7 +242,7 @@ async function planModeRun(
   deps: RunModeDeps,
   progress: ProgressRenderer,
 ) {
-  const spec = buildSpec(values, goal, io);
+  const spec = await withLoopConfig(buildSpec(values, goal, io), values, io);
   await checkModeInputs(spec);
   const settings: ModeRunSettings = {
     ...modeSettings(values, io, deps, progress, { kind: 'claude' }),
@@ -247,6 +250,33 @@ async function planModeRun(
   };
   // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
   return { goal: createRedactor(io.env).text(await resolveGoal(spec, goal)), spec, settings };
+}
+
+/**
+ * `--stories` in a project with an agent-loop `.loop/config.json`: its `mode` and scope budgets go into the run's
+ * configuration, and its `evalRetries`, `skipEval` and `maxIterations` apply where no flag sets them (flags win;
+ * `maxIterations` is the default of `--max-ticks`). A config that cannot be read is a usage error.
+ */
+async function withLoopConfig(spec: ModeSpec, values: RunFlagValues, io: CliIo): Promise<ModeSpec> {
+  if (spec.mode !== 'stories') return spec;
+  const read = await readLoopConfig(io.cwd);
+  if (!read.ok) throw new FlagError(`invalid .loop/config.json:\n  ${read.issues.join('\n  ')}`);
+  const loop = read.value;
+  if (loop === undefined) return spec;
+  const mode = loop.mode ?? DEFAULT_LOOP_MODE;
+  return {
+    ...spec,
+    config: {
+      ...spec.config,
+      evalRetries: numberFlag(values, 'eval-retries') ?? loop.evalRetries ?? spec.config.evalRetries,
+      skipEval: values['skip-eval'] === true || loop.skipEval === true,
+      loop: { mode, scopeBudgets: scopeBudgetsFor(loop, mode) },
+    },
+    defaultCaps: {
+      ...spec.defaultCaps,
+      ...(loop.maxIterations === undefined ? {} : { maxTicks: loop.maxIterations }),
+    },
+  };
 }
 
 /** A PRD is validated before anything starts: a bad one is a usage error naming the file and each issue. */

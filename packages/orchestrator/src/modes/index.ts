@@ -11,6 +11,15 @@ export {
 } from './git-checkpoint.js';
 export { openTick, revertTick, tickEdits, type OpenTick, type TickEdits } from './climb-tick.js';
 export type { AgentStep, ModeContext, ModeProgress, ModeStop } from './mode-context.js';
+export {
+  DEFAULT_LOOP_MODE,
+  fillTemplate,
+  LoopConfigSchema,
+  readLoopConfig,
+  scopeBudgetsFor,
+  templateVariableName,
+  type LoopConfig as AgentLoopConfig,
+} from './loop-config.js';
 export { ModeSession } from './mode-session.js';
 export { runModeLoop, summarizeMode, type ModeSpec } from './mode-spec.js';
 export {
@@ -56,7 +65,15 @@ export {
   type StateFileModeConfig,
   type StateFileModeState,
 } from './state-file-mode.js';
-export { formatStorySummary, progressEntry } from './story-report.js';
+export { exitLines, formatStorySummary, progressEntry, storyCounts } from './story-report.js';
+export {
+  decideStories,
+  endState as storyEndState,
+  initialStoryProgram,
+  type StoryAction,
+  type StoryObservation,
+  type StoryProgramState,
+} from './story-program.js';
 export {
   loadPrd,
   runStoryMode,

@@ -64,15 +64,20 @@ describe('nextStory', () => {
 describe('applyVerdict', () => {
   it('passes a story, or records the rejection and blocks it at the retry limit', () => {
     let value = parsed(prd([story('a', 1, { notes: 'earlier' })]));
-    value = applyVerdict(value, 'a', { verdict: 'REJECT', reason: 'no test for empty input' }, 2, 1);
+    value = applyVerdict(value, 'a', { verdict: 'REJECT', reason: 'no test for empty input' }, 2);
     expect(value.userStories[0]).toMatchObject({
       rejections: 1,
-      notes: 'earlier\nRejected (iteration 1): no test for empty input',
+      notes: 'earlier\n[REJECTED] no test for empty input',
     });
     expect(value.userStories[0]?.blocked).toBeUndefined();
-    value = applyVerdict(value, 'a', { verdict: 'REJECT', reason: 'still missing' }, 2, 2);
-    expect(value.userStories[0]).toMatchObject({ rejections: 2, blocked: true });
-    expect(applyVerdict(value, 'a', { verdict: 'PASS' }, 2, 3).userStories[0]?.passes).toBe(true);
+    value = applyVerdict(value, 'a', { verdict: 'REJECT', reason: 'still missing' }, 2);
+    expect(value.userStories[0]).toMatchObject({
+      rejections: 2,
+      blocked: true,
+      notes:
+        'earlier\n[REJECTED] no test for empty input\n[REJECTED] still missing\n[BLOCKED] rejected 2 times; needs a human',
+    });
+    expect(applyVerdict(value, 'a', { verdict: 'PASS' }, 2).userStories[0]?.passes).toBe(true);
   });
 });
 

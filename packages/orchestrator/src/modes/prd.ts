@@ -86,32 +86,40 @@ export type StoryVerdict =
   { readonly verdict: 'PASS' } | { readonly verdict: 'REJECT'; readonly reason: string };
 
 /**
- * Applies a verdict to the story `id`: PASS sets `passes`; REJECT appends the reason to `notes`, increments
- * `rejections`, and marks the story `blocked` once `rejections ≥ evalRetries`. Pure.
+ * Applies a verdict to the story `id`: PASS sets `passes`; REJECT appends `[REJECTED] <reason>` to `notes` (the
+ * agent-loop layout the generator prompts look for), increments `rejections`, and once `rejections ≥ evalRetries`
+ * marks the story `blocked` and appends `[BLOCKED] …`. Pure.
  */
-export function applyVerdict(
-  prd: Prd,
-  id: string,
-  verdict: StoryVerdict,
-  evalRetries: number,
-  tick: number,
-): Prd {
+export function applyVerdict(prd: Prd, id: string, verdict: StoryVerdict, evalRetries: number): Prd {
   return {
     ...prd,
     userStories: prd.userStories.map((story) => {
       if (story.id !== id) return story;
       if (verdict.verdict === 'PASS') return { ...story, passes: true };
       const rejections = (story.rejections ?? 0) + 1;
-      const line = `Rejected (iteration ${String(tick)}): ${verdict.reason}`;
+      const blocked = rejections >= evalRetries;
+      const lines = [
+        `${REJECTED_MARK} ${verdict.reason}`,
+        ...(blocked
+          ? [
+              `${BLOCKED_MARK} rejected ${String(rejections)} time${rejections === 1 ? '' : 's'}; needs a human`,
+            ]
+          : []),
+      ];
       return {
         ...story,
-        notes: story.notes === undefined || story.notes === '' ? line : `${story.notes}\n${line}`,
+        notes: [story.notes ?? '', ...lines].filter((line) => line !== '').join('\n'),
         rejections,
-        ...(rejections >= evalRetries ? { blocked: true } : {}),
+        ...(blocked ? { blocked: true } : {}),
       };
     }),
   };
 }
+
+/** The marker of an evaluator's rejection in a story's `notes`. */
+export const REJECTED_MARK = '[REJECTED]';
+/** The marker of a story blocked at the rejection limit in its `notes`. */
+export const BLOCKED_MARK = '[BLOCKED]';
 
 /** sha256 of a value's JSON, hex. */
 export function checksum(value: unknown): string {

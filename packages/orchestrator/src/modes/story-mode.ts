@@ -8,24 +8,27 @@ import {
   readFingerprint,
   storeFingerprint,
 } from './command-fingerprint.js';
-import type { ModeContext, ModeStop } from './mode-context.js';
-import { loopRecord, ModeSession } from './mode-session.js';
+import { pointRef, restorePaths, snapshotWorkingTree, type CheckpointScope } from './git-checkpoint.js';
 import {
-  applyVerdict,
-  changedCriteria,
-  criteriaChecksums,
-  nextStory,
-  parsePrd,
-  readVerdict,
-  serializePrd,
-  tamperedStatus,
-  type Prd,
-  type StoryVerdict,
-  type UserStory,
-} from './prd.js';
+  DEFAULT_LOOP_MODE,
+  loadPromptTemplate,
+  promptLocations,
+  templateVariableName,
+} from './loop-config.js';
+import type { ModeContext } from './mode-context.js';
+import { loopRecord, ModeSession } from './mode-session.js';
+import { parsePrd, type Prd, type UserStory } from './prd.js';
 import { outputTail, runUserCommand } from './run-user-command.js';
-import { evaluatorPrompt, generatorPrompt } from './story-prompts.js';
-import { formatStorySummary, progressEntry } from './story-report.js';
+import {
+  decideStories,
+  initialStoryProgram,
+  type PrdRead,
+  type StoryEvent,
+  type StoryObservation,
+} from './story-program.js';
+import { evaluatorPrompt, generatorPrompt, type PromptContext } from './story-prompts.js';
+import { formatStorySummary } from './story-report.js';
+import { touchedPaths } from './touched-paths.js';
 
 export type { StoryModeConfig, StoryModeState } from '@allium-loop/ledger';
 
@@ -46,233 +49,309 @@ export async function loadPrd(
   return parsed.ok ? parsed : { ok: false, issues: parsed.issues.map((issue) => `${path}: ${issue}`) };
 }
 
+async function readPrd(path: string): Promise<PrdRead> {
+  const loaded = await loadPrd(path);
+  return loaded.ok ? { kind: 'ok', prd: loaded.value } : { kind: 'invalid', issues: loaded.issues };
+}
+
 /**
  * The `--stories` loop: one story per tick, lowest priority number first. A generator phase, the verify command
  * when there is one, then a fresh-context evaluator asked to disprove the work, whose verdict is read from its
- * result file. The engine alone writes the PRD (atomically) and `progress.md` beside it; acceptance criteria and
- * the verify command are checksummed at the start, and an agent that edits them stops the run. Status fields an
- * agent edits (`passes`, `blocked`, `rejections`) are put back and logged as violations.
+ * result file only. The engine alone writes the PRD (atomically) and `progress.md` beside it.
+ *
+ * This function is the driver: the policy is the pure program {@link decideStories}; here each of its actions is
+ * carried out through the session (ledger, journal, agent calls, caps), git snapshots and the file system.
  */
 export async function runStoryMode(context: ModeContext, config: StoryModeConfig): Promise<Ledger> {
   const session = new ModeSession(context, 'stories');
   await session.abandonPendingIntents();
-  const loaded = await loadPrd(config.prdPath);
-  if (!loaded.ok)
-    return session.finish({ state: 'failed', reason: 'prd_invalid', detail: loaded.issues.join('; ') });
-  let prd = loaded.value;
-  let state = loopRecord(session.ledger, 'stories').stories ?? { config, checksums: null, iterations: [] };
-  if (state.checksums === null) {
-    state = {
-      ...state,
-      checksums: {
-        criteria: criteriaChecksums(prd),
-        verify:
-          config.verifyCommand === undefined
-            ? null
-            : storeFingerprint(
-                await fingerprintCommand(config.verifyCommand, session.cwd, session.env, session.ledger.slug),
-              ),
-      },
-    };
-    await session.saveState({ ...loopRecord(session.ledger, 'stories'), stories: state }, [
-      session.event('checksums', { stories: Object.keys(state.checksums!.criteria).length }),
-    ]);
-  }
-  for (;;) {
-    const guard = await guardPrd(session, state, prd);
-    if ('stop' in guard) return session.finish(guard.stop, [summaryEvent(session, state)]);
-    prd = guard.prd;
-    const story = nextStory(prd, config.storyId);
-    if (story === undefined) return session.finish(endState(prd, config), [summaryEvent(session, state)]);
-    const stop = session.capReached();
-    if (stop !== undefined) return session.finish(stop, [summaryEvent(session, state)]);
-    const tick = await session.beginTick();
-    const judged = await workStory(session, state, prd, story, tick);
-    if ('stop' in judged) return session.finish(judged.stop, [summaryEvent(session, state)]);
-    const again = await guardPrd(session, state, prd);
-    if ('stop' in again) return session.finish(again.stop, [summaryEvent(session, state)]);
-    prd = applyVerdict(prd, story.id, judged.verdict, config.evalRetries, tick);
-    state = await record(session, state, prd, story, judged.verdict, tick);
-  }
-}
-
-async function workStory(
-  session: ModeSession,
-  state: StoryModeState,
-  prd: Prd,
-  story: UserStory,
-  tick: number,
-): Promise<{ verdict: StoryVerdict } | { stop: ModeStop }> {
-  const { config } = state;
+  let program = initialStoryProgram(
+    config,
+    session.ledger.caps.maxTicks,
+    loopRecord(session.ledger, 'stories').stories,
+  );
   const progressPath = join(dirname(config.prdPath), 'progress.md');
-  session.say(`→ tick ${String(tick)}: generate ${story.id} (${story.title})`);
-  const generated = await session.callAgent(
-    'generate',
-    'generate',
-    generatorPrompt(story, config, progressPath),
-  );
-  if (generated.kind === 'stop') return { stop: generated.stop };
-  const guard = await guardPrd(session, state, prd);
-  if ('stop' in guard) return guard;
-  if (generated.result.outcome !== 'ok')
-    return {
-      verdict: {
-        verdict: 'REJECT',
-        reason: `the generator ended ${generated.result.outcome}${generated.result.detail === undefined ? '' : `: ${generated.result.detail}`}`,
-      },
-    };
-  if (config.verifyCommand !== undefined) {
-    session.say(`→ tick ${String(tick)}: ${config.verifyCommand}`);
-    const run = await runUserCommand({
-      command: config.verifyCommand,
-      cwd: session.cwd,
-      env: session.env,
-      timeoutMs: session.ledger.caps.testTimeoutMs,
-      signal: session.signal,
-    });
-    if (run.aborted)
-      return { stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' } };
-    if (run.exitCode !== 0)
-      return {
-        verdict: {
-          verdict: 'REJECT',
-          reason: `the verify command ${run.timedOut ? 'timed out' : `exited ${String(run.exitCode)}`}: ${outputTail(run.output, 300).trim()}`,
-        },
-      };
+  const scope: CheckpointScope = { cwd: session.cwd, exclude: [session.stateDir] };
+  const saveRecord = (record: StoryModeState, events: readonly StoryEvent[]) =>
+    session.saveState(
+      { ...loopRecord(session.ledger, 'stories'), stories: record },
+      events.map((e) => stamp(session, e)),
+    );
+  let observation: StoryObservation = { kind: 'opened', read: await readPrd(config.prdPath) };
+  for (;;) {
+    const decision = decideStories(program, observation);
+    program = decision.state;
+    const action = decision.action;
+    switch (action.kind) {
+      case 'fingerprint':
+        observation = {
+          kind: 'fingerprinted',
+          verify:
+            action.command === undefined
+              ? null
+              : storeFingerprint(
+                  await fingerprintCommand(action.command, session.cwd, session.env, session.ledger.slug),
+                ),
+        };
+        break;
+      case 'save_state':
+        await saveRecord(action.record, action.events);
+        observation = { kind: 'written' };
+        break;
+      case 'apply_pending':
+        await writeOutputs(config.prdPath, progressPath, action.prd, action.progress);
+        await saveRecord(action.record, [
+          { type: 'extension', name: 'pending_written', data: { prd: config.prdPath } },
+        ]);
+        observation = { kind: 'written' };
+        break;
+      case 'read_prd':
+        observation = await readGuarded(session, program.record);
+        break;
+      case 'restore_prd':
+        await writeFileAtomic(config.prdPath, action.write);
+        await session.persist(
+          session.ledger,
+          action.events.map((e) => stamp(session, e)),
+        );
+        observation = { kind: 'written' };
+        break;
+      case 'check_caps':
+        observation = { kind: 'capped', stop: session.capReached(), tick: session.ledger.tick + 1 };
+        break;
+      case 'generate':
+        observation = await generate(session, scope, config, progressPath, action.story, action.line);
+        break;
+      case 'verify': {
+        session.say(`→ tick ${String(session.ledger.tick)}: ${action.command}`);
+        const run = await runUserCommand({
+          command: action.command,
+          cwd: session.cwd,
+          env: session.env,
+          timeoutMs: session.ledger.caps.testTimeoutMs,
+          signal: session.signal,
+        });
+        observation = run.aborted
+          ? {
+              kind: 'stopped',
+              stop: { state: 'cancelled', reason: 'cancelled', detail: 'cancelled by the user' },
+            }
+          : {
+              kind: 'verified',
+              exitCode: run.exitCode,
+              timedOut: run.timedOut,
+              tail: outputTail(run.output, 300).trim(),
+            };
+        break;
+      }
+      case 'evaluate':
+        observation = await evaluate(session, scope, config, action.story, action.preGenerator);
+        break;
+      case 'record_tick': {
+        const at = new Date(session.now()).toISOString();
+        await session.saveTick(
+          { ...loopRecord(session.ledger, 'stories'), stories: action.record },
+          action.measure,
+          [
+            ...action.events.map((e) => stamp(session, e)),
+            session.event('verdict', { ...action.record.iterations.at(-1)! }),
+            {
+              type: 'tick_recorded',
+              at,
+              tick: action.measure.tick,
+              line: action.line,
+              usd: session.ledger.spent.usd,
+            },
+          ],
+        );
+        await writeOutputs(config.prdPath, progressPath, action.write, action.progress);
+        session.say(action.line);
+        observation = { kind: 'written' };
+        break;
+      }
+      case 'finish':
+        for (const line of action.lines) session.say(line);
+        return session.finish(action.stop, [
+          ...action.events.map((e) => stamp(session, e)),
+          ...(action.summary
+            ? [
+                session.event('summary', {
+                  table: formatStorySummary(program.record),
+                  iterations: program.record.iterations.length,
+                  counts: action.lines,
+                }),
+              ]
+            : []),
+        ]);
+    }
   }
-  if (config.skipEval) return { verdict: { verdict: 'PASS' } };
+}
+
+/** Writes the PRD atomically and appends the progress entry unless `progress.md` already ends with it. */
+async function writeOutputs(
+  prdPath: string,
+  progressPath: string,
+  prd: string,
+  progress: string,
+): Promise<void> {
+  await writeFileAtomic(prdPath, prd);
+  const log = await readFile(progressPath, 'utf8').catch(() => '');
+  if (!log.endsWith(progress)) await appendFile(progressPath, progress);
+}
+
+/** The PRD on disk and the verify command's fingerprint check. */
+async function readGuarded(session: ModeSession, record: StoryModeState): Promise<StoryObservation> {
+  const sums = record.checksums;
+  const command = record.config.verifyCommand;
+  const commandEdited =
+    command !== undefined || (sums?.verify ?? null) !== null
+      ? await guardCommand(session, command ?? '', readFingerprint(sums?.verify ?? {}))
+      : undefined;
+  return {
+    kind: 'prd_read',
+    read: await readPrd(record.config.prdPath),
+    commandEdited,
+    at: new Date(session.now()).toISOString(),
+  };
+}
+
+/** The prompt context of a role: the custom agent-loop prompt when the run has a `.loop/config.json` setup. */
+async function promptContext(
+  session: ModeSession,
+  config: StoryModeConfig,
+  role: 'generator' | 'evaluator',
+  variables: Record<string, string>,
+): Promise<PromptContext> {
+  const loop = config.loop;
+  const mode = loop?.mode ?? DEFAULT_LOOP_MODE;
+  const all: Record<string, string> = {
+    ...Object.fromEntries(
+      Object.entries(loop?.scopeBudgets ?? {}).map(([key, value]) => [
+        templateVariableName(key),
+        String(value),
+      ]),
+    ),
+    MODE: mode,
+    PRD_PATH: config.prdPath,
+    PROGRESS_PATH: join(dirname(config.prdPath), 'progress.md'),
+    MAX_ITERATIONS: String(session.ledger.caps.maxTicks),
+    ITERATION: String(session.ledger.tick),
+    ...variables,
+  };
+  if (loop === undefined) return { variables: all };
+  const template = await loadPromptTemplate(await promptLocations(session.cwd, session.env), role, mode);
+  return { template, variables: all };
+}
+
+function storyVariables(story: UserStory): Record<string, string> {
+  return { STORY_ID: story.id, STORY_TITLE: story.title };
+}
+
+/** A snapshot of the tree (a commit on no branch), or `undefined` outside git or when git fails. */
+async function snapshot(scope: CheckpointScope, message: string): Promise<string | undefined> {
+  return (await snapshotWorkingTree(scope, message).catch(() => undefined))?.commit;
+}
+
+/** One tick's generator: the tick starts, the tree is snapshotted (the evaluator's diff base), the agent runs. */
+async function generate(
+  session: ModeSession,
+  scope: CheckpointScope,
+  config: StoryModeConfig,
+  progressPath: string,
+  story: UserStory,
+  line: string,
+): Promise<StoryObservation> {
+  const tick = await session.beginTick();
+  session.say(line);
+  const slug = session.ledger.slug;
+  const preGenerator = await snapshot(
+    scope,
+    `allium-loop ${slug} before the generator of tick ${String(tick)}`,
+  );
+  // Kept under a ref so the evaluator (and anyone after it) can diff against it.
+  if (preGenerator !== undefined)
+    await pointRef(scope, `refs/allium-loop/${slug}/pre-generator`, preGenerator).catch(() => undefined);
+  const context = await promptContext(session, config, 'generator', {
+    ...storyVariables(story),
+    ...(preGenerator === undefined ? {} : { PRE_GENERATOR_SHA: preGenerator }),
+  });
+  const called = await session.callAgent(
+    'generate',
+    'generate',
+    generatorPrompt(story, config, progressPath, context),
+  );
+  if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
+  if (called.result.outcome !== 'ok')
+    session.say(
+      `warning: the generator ended ${called.result.outcome}; the loop goes on and judges what is on disk`,
+    );
+  return {
+    kind: 'generated',
+    tick,
+    outcome: called.result.outcome,
+    detail: called.result.detail,
+    preGenerator,
+  };
+}
+
+/**
+ * The evaluator, in a fresh context, scoped by the pre-generator commit. Its "never edit" rule is the engine's:
+ * the tree is snapshotted just before and after the call, and every path it changed is put back (what it wrote
+ * stays reachable under `refs/allium-loop/<slug>/evaluator-reverted-<tick>`).
+ */
+async function evaluate(
+  session: ModeSession,
+  scope: CheckpointScope,
+  config: StoryModeConfig,
+  story: UserStory,
+  preGenerator: string | undefined,
+): Promise<StoryObservation> {
+  const tick = session.ledger.tick;
+  const slug = session.ledger.slug;
   session.say(`→ tick ${String(tick)}: evaluate ${story.id} (fresh context)`);
-  const evaluated = await session.callAgent(
+  const before = await snapshot(scope, `allium-loop ${slug} before the evaluator of tick ${String(tick)}`);
+  const resultFile = session.resultFile('evaluate');
+  const context = await promptContext(session, config, 'evaluator', {
+    ...storyVariables(story),
+    RESULT_FILE: resultFile,
+    ...(preGenerator === undefined ? {} : { PRE_GENERATOR_SHA: preGenerator }),
+  });
+  const called = await session.callAgent(
     'evaluate',
     'evaluate',
-    evaluatorPrompt(story, config, session.resultFile('evaluate')),
+    evaluatorPrompt(story, config, resultFile, preGenerator, context),
   );
-  if (evaluated.kind === 'stop') return { stop: evaluated.stop };
-  const text = await readFile(evaluated.resultFile, 'utf8').catch(() => undefined);
-  return { verdict: readVerdict(text) };
+  const edited = before === undefined ? [] : await revertEvaluatorEdits(scope, slug, tick, before);
+  if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
+  const text = await readFile(called.resultFile, 'utf8').catch(() => undefined);
+  return { kind: 'evaluated', verdictText: text, edited };
 }
 
-/** Stops on edited criteria or verify command; puts back status fields an agent changed. */
-async function guardPrd(
-  session: ModeSession,
-  state: StoryModeState,
-  engine: Prd,
-): Promise<{ prd: Prd } | { stop: ModeStop }> {
-  const sums = state.checksums!;
-  const command = state.config.verifyCommand;
-  if (command !== undefined || sums.verify !== null) {
-    const edited = await guardCommand(session, command ?? '', readFingerprint(sums.verify ?? {}));
-    if (edited !== undefined) return { stop: edited };
-  }
-  const disk = await loadPrd(state.config.prdPath);
-  if (!disk.ok) {
-    await writeFileAtomic(state.config.prdPath, serializePrd(engine));
-    await session.persist(session.ledger, [
-      violation(session, 'prd_invalid', disk.issues.join('; '), true, state.config.prdPath),
-    ]);
-    return { prd: engine };
-  }
-  const edited = changedCriteria(disk.value, sums.criteria);
-  if (edited.length > 0) {
-    const detail = `acceptance criteria of ${edited.join(', ')} changed since the run started`;
-    await session.persist(session.ledger, [
-      violation(session, 'criteria_edited', detail, false, state.config.prdPath),
-    ]);
-    return { stop: { state: 'failed', reason: 'criteria_edited', detail } };
-  }
-  const tampered = tamperedStatus(engine, disk.value);
-  if (tampered.length > 0 || serializePrd(disk.value) !== serializePrd(engine)) {
-    await writeFileAtomic(state.config.prdPath, serializePrd(engine));
-    const detail =
-      tampered.length > 0
-        ? `status of ${tampered.join(', ')} changed by an agent; restored`
-        : 'PRD edited by an agent; restored';
-    await session.persist(session.ledger, [
-      violation(session, 'prd_edited', detail, true, state.config.prdPath),
-    ]);
-  }
-  return { prd: engine };
+async function revertEvaluatorEdits(
+  scope: CheckpointScope,
+  slug: string,
+  tick: number,
+  before: string,
+): Promise<string[]> {
+  const after = await snapshot(scope, `allium-loop ${slug} after the evaluator of tick ${String(tick)}`);
+  if (after === undefined) return [];
+  const paths = await touchedPaths(scope, before, after);
+  if (paths.length === 0) return [];
+  await restorePaths(scope, before, paths);
+  await pointRef(scope, `refs/allium-loop/${slug}/evaluator-reverted-${String(tick)}`, after);
+  return paths;
 }
 
-function violation(
-  session: ModeSession,
-  kind: string,
-  detail: string,
-  reverted: boolean,
-  path: string,
-): JournalEvent {
+/** A program event as a journal event, stamped now at the current tick. */
+function stamp(session: ModeSession, event: StoryEvent): JournalEvent {
+  if (event.type === 'extension') return session.event(event.name, event.data);
   return {
     type: 'violation',
     at: new Date(session.now()).toISOString(),
     tick: session.ledger.tick,
-    kind,
-    path,
-    detail,
-    reverted,
+    kind: event.kind,
+    ...(event.path === undefined ? {} : { path: event.path }),
+    detail: event.detail,
+    reverted: event.reverted,
   };
-}
-
-async function record(
-  session: ModeSession,
-  state: StoryModeState,
-  prd: Prd,
-  story: UserStory,
-  verdict: StoryVerdict,
-  tick: number,
-): Promise<StoryModeState> {
-  await writeFileAtomic(state.config.prdPath, serializePrd(prd));
-  const at = new Date(session.now()).toISOString();
-  const blocked = prd.userStories.find((s) => s.id === story.id)?.blocked === true;
-  const reason = verdict.verdict === 'REJECT' ? verdict.reason : null;
-  const iteration: StoryIteration = {
-    tick,
-    story: story.id,
-    title: story.title,
-    verdict: verdict.verdict,
-    reason,
-    blocked,
-    at,
-  };
-  await appendFile(join(dirname(state.config.prdPath), 'progress.md'), progressEntry(iteration));
-  const next = { ...state, iterations: [...state.iterations, iteration] };
-  const line = `tick ${String(tick)} · ${story.id} · ${verdict.verdict}${reason === null ? '' : ` (${reason})`}${blocked ? ' · blocked' : ''}`;
-  const open = nextStory(prd, state.config.storyId);
-  const measure = {
-    tick,
-    measured: `${story.id}: ${verdict.verdict}${reason === null ? '' : ` (${reason})`}`,
-    fingerprint: `stories ${prd.userStories.map((s) => `${s.id}:${s.passes ? 'P' : s.blocked === true ? 'B' : String(s.rejections ?? 0)}`).join(',')}`,
-    converged: open === undefined && endState(prd, state.config).state === 'converged',
-  };
-  await session.saveTick({ ...loopRecord(session.ledger, 'stories'), stories: next }, measure, [
-    session.event('verdict', { ...iteration }),
-    { type: 'tick_recorded', at, tick, line, usd: session.ledger.spent.usd },
-  ]);
-  session.say(line);
-  return next;
-}
-
-function endState(prd: Prd, config: StoryModeConfig): ModeStop {
-  const scope = prd.userStories.filter((s) => config.storyId === undefined || s.id === config.storyId);
-  if (scope.length === 0)
-    return {
-      state: 'failed',
-      reason: 'story_not_found',
-      detail: `no story "${config.storyId ?? ''}" in the PRD`,
-    };
-  const blocked = scope.filter((s) => !s.passes && s.blocked === true).map((s) => s.id);
-  if (blocked.length === 0)
-    return {
-      state: 'converged',
-      reason: 'all_stories_pass',
-      detail: `${String(scope.length)} stor${scope.length === 1 ? 'y passes' : 'ies pass'}`,
-    };
-  return {
-    state: 'no_progress',
-    reason: 'stories_blocked',
-    detail: `blocked after ${String(config.evalRetries)} rejections: ${blocked.join(', ')}`,
-  };
-}
-
-function summaryEvent(session: ModeSession, state: StoryModeState): JournalEvent {
-  return session.event('summary', { table: formatStorySummary(state), iterations: state.iterations.length });
 }
