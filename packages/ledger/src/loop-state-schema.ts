@@ -210,6 +210,8 @@ export const SpecRunConfigSchema = z.object({
   }),
   /** Validated by the agents package when the runner is built. */
   agent: JsonRecordSchema,
+  /** `--scope`: project-relative paths that bound every phase (absent or empty: the whole project). */
+  scope: z.array(z.string().min(1)).exactOptional(),
   /** `--concurrency N`: slices of a wave that run at once, each in its own git worktree (absent: 1). */
   concurrency: z.number().int().positive().exactOptional(),
 });
