@@ -63,14 +63,33 @@ async function once(concurrency: number, work: string): Promise<Run> {
   await writeFile(join(dir, 'src/house.js'), 'export {};\n');
   const specFile = join(work, 'things.allium');
   await writeFile(specFile, spec());
-  const git = (...args: string[]) => exec('git', ['-c', 'user.name=b', '-c', 'user.email=b@localhost', ...args], { cwd: dir });
+  const git = (...args: string[]) =>
+    exec('git', ['-c', 'user.name=b', '-c', 'user.email=b@localhost', ...args], { cwd: dir });
   await git('init', '-q');
   await git('add', '-A');
   await git('commit', '-q', '-m', 'start');
-  const args = ['--conditions=development', '--import', TSX, MAIN, 'run', GOAL, '--concurrency', String(concurrency)];
-  args.push('--agent', 'command', '--agent-command', `node ${AGENT} ${String(LATENCY)} ${specFile} {phase} {result_file}`);
+  const args = [
+    '--conditions=development',
+    '--import',
+    TSX,
+    MAIN,
+    'run',
+    GOAL,
+    '--concurrency',
+    String(concurrency),
+  ];
+  args.push(
+    '--agent',
+    'command',
+    '--agent-command',
+    `node ${AGENT} ${String(LATENCY)} ${specFile} {phase} {result_file}`,
+  );
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, CI: 'true' },
+    });
     child.on('close', resolve);
   });
   if (code !== 0) throw new Error(`--concurrency ${String(concurrency)} exited ${String(code)} in ${dir}`);
@@ -80,15 +99,22 @@ async function once(concurrency: number, work: string): Promise<Run> {
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Json);
   const goals = (ledger['subGoals'] as Json[]).filter((g) => g['id'] !== 'integration');
-  if (goals.length !== WIDTH + 1) throw new Error(`expected ${String(WIDTH + 1)} slices, the plan has ${String(goals.length)} (${dir})`);
+  if (goals.length !== WIDTH + 1)
+    throw new Error(`expected ${String(WIDTH + 1)} slices, the plan has ${String(goals.length)} (${dir})`);
   const t = (e: Json) => Date.parse(String(e['at']));
   const firstCall = (id: string) =>
-    Math.min(...journal.filter((e) => e['type'] === 'intent_begun' && String(e['key']).startsWith(`slice:${id}/`)).map(t));
+    Math.min(
+      ...journal
+        .filter((e) => e['type'] === 'intent_begun' && String(e['key']).startsWith(`slice:${id}/`))
+        .map(t),
+    );
   const sliceMs: Record<string, number> = {};
   const mergeMs: Record<string, number> = {};
   for (const goal of goals) {
     const id = String(goal['id']);
-    const witnessed = journal.filter((e) => e['type'] === 'x-loop.witness' && e['data']?.['slice'] === id).map(t);
+    const witnessed = journal
+      .filter((e) => e['type'] === 'x-loop.witness' && e['data']?.['slice'] === id)
+      .map(t);
     sliceMs[id] = Math.max(...witnessed) - firstCall(id);
   }
   // A merge's own time: from when it could start (its slice finished, the previous merge done) to its end.
@@ -97,7 +123,13 @@ async function once(concurrency: number, work: string): Promise<Run> {
     const kind = event['data']?.['event'];
     if (kind !== 'slice_merged' && kind !== 'slice_round_again') continue;
     const id = String(event['data']['slice']);
-    const finished = Math.max(...journal.filter((e) => e['data']?.['event'] === 'slice_finished' && e['data']['slice'] === id && t(e) <= t(event)).map(t));
+    const finished = Math.max(
+      ...journal
+        .filter(
+          (e) => e['data']?.['event'] === 'slice_finished' && e['data']['slice'] === id && t(e) <= t(event),
+        )
+        .map(t),
+    );
     mergeMs[id] = t(event) - Math.max(finished, previous);
     previous = t(event);
   }
@@ -108,7 +140,9 @@ async function once(concurrency: number, work: string): Promise<Run> {
     waveMs: integration - start,
     sliceMs,
     mergeMs,
-    dependsOn: Object.fromEntries(goals.map((g) => [String(g['id']), (g['dependsOn'] as string[]).filter((d) => d !== 'integration')])),
+    dependsOn: Object.fromEntries(
+      goals.map((g) => [String(g['id']), (g['dependsOn'] as string[]).filter((d) => d !== 'integration')]),
+    ),
   };
 }
 
@@ -118,7 +152,8 @@ function criticalPath(weight: (id: string) => number, dependsOn: Record<string, 
   const finish = (id: string): number => {
     const known = memo.get(id);
     if (known !== undefined) return known;
-    const value = Math.max(0, ...(dependsOn[id] ?? []).filter((d) => d in dependsOn).map(finish)) + weight(id);
+    const value =
+      Math.max(0, ...(dependsOn[id] ?? []).filter((d) => d in dependsOn).map(finish)) + weight(id);
     memo.set(id, value);
     return value;
   };
@@ -144,8 +179,16 @@ for (let rep = 1; rep <= REPS; rep += 1) {
     console.log(
       `rep ${String(rep)} (load ${load}): --concurrency 4 ${sec(four.waveMs)}, --concurrency 1 ${sec(one.waveMs)}, critical path ${sec(critical)} → ${(four.waveMs / critical).toFixed(2)}× critical path, ${(one.waveMs / four.waveMs).toFixed(2)}× speed-up`,
     );
-    console.log(`  slices (1 at a time): ${Object.entries(one.sliceMs).map(([k, v]) => `${k} ${sec(v)}`).join(', ')}`);
-    console.log(`  merges (at once): ${Object.entries(four.mergeMs).map(([k, v]) => `${k} ${sec(v)}`).join(', ')}`);
+    console.log(
+      `  slices (1 at a time): ${Object.entries(one.sliceMs)
+        .map(([k, v]) => `${k} ${sec(v)}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `  merges (at once): ${Object.entries(four.mergeMs)
+        .map(([k, v]) => `${k} ${sec(v)}`)
+        .join(', ')}`,
+    );
   } finally {
     if (!values.keep) await rm(work, { recursive: true, force: true });
   }
@@ -154,5 +197,5 @@ const at4 = median(rows.map((r) => r.at4));
 const at1 = median(rows.map((r) => r.at1));
 const critical = median(rows.map((r) => r.critical));
 console.log(
-  `median of ${String(REPS)} (${String(availableParallelism())} cores, latency ${String(LATENCY)} ms, width ${String(WIDTH)}): --concurrency 4 ${sec(at4)}, --concurrency 1 ${sec(at1)}, critical path ${sec(critical)}; ratio ${(median(rows.map((r) => r.at4 / r.critical))).toFixed(2)}× (target ≤ 1.1×), speed-up ${(median(rows.map((r) => r.at1 / r.at4))).toFixed(2)}×`,
+  `median of ${String(REPS)} (${String(availableParallelism())} cores, latency ${String(LATENCY)} ms, width ${String(WIDTH)}): --concurrency 4 ${sec(at4)}, --concurrency 1 ${sec(at1)}, critical path ${sec(critical)}; ratio ${median(rows.map((r) => r.at4 / r.critical)).toFixed(2)}× (target ≤ 1.1×), speed-up ${median(rows.map((r) => r.at1 / r.at4)).toFixed(2)}×`,
 );

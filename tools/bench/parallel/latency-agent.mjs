@@ -41,7 +41,11 @@ import { test } from 'node:test';
 test('together', () => assert.ok(true));
 `,
   );
-  result({ phase: 'propagate', testFiles: [{ path: 'test/integration.test.js', covers: ['together'] }], summary: 'together' });
+  result({
+    phase: 'propagate',
+    testFiles: [{ path: 'test/integration.test.js', covers: ['together'] }],
+    summary: 'together',
+  });
 } else if (phase === 'implement' && slice !== undefined) {
   write(`src/${slice}.js`, `export function ${fn(slice)}() { return 'done'; }\n`);
   result({ phase: 'implement', filesChanged: [`src/${slice}.js`], contestedTests: [], summary: slice });

@@ -156,12 +156,10 @@ function withParallel(ledger: Ledger, parallel: ParallelRecord): Ledger {
 export function restartSlices(ledger: Ledger, ids: readonly string[], detail: string, at: Date): Ledger {
   if (ids.length === 0) return ledger;
   const record = specRecord(ledger);
-  const slices = { ...record.slices };
-  const lastCalls = { ...record.lastCalls };
-  for (const id of ids) {
-    delete slices[id];
-    delete lastCalls[id];
-  }
+  const without = <T>(entries: Record<string, T> | undefined) =>
+    Object.fromEntries(Object.entries(entries ?? {}).filter(([id]) => !ids.includes(id)));
+  const slices = without(record.slices);
+  const lastCalls = without(record.lastCalls);
   const prefixes = ids.map((id) => `slice:${id}/`);
   return {
     ...ledger,
@@ -182,9 +180,7 @@ export function restartSlices(ledger: Ledger, ids: readonly string[], detail: st
         : {
             parallel: {
               ...record.parallel,
-              pendingTests: Object.fromEntries(
-                Object.entries(record.parallel.pendingTests ?? {}).filter(([id]) => !ids.includes(id)),
-              ),
+              pendingTests: without(record.parallel.pendingTests),
             },
           }),
     },
