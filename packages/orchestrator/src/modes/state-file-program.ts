@@ -268,19 +268,14 @@ function judge(
  */
 function noProgress(record: StateFileModeState, limit: number): ModeStop | undefined {
   const tokens = record.tokens ?? [];
-  const reason = modeStall(
+  return modeStall(
     record.digests.map((fingerprint, i) => ({ fingerprint, tokens: tokens[i] })),
     limit,
+    {
+      unchanged: `the state file did not change for ${String(limit)} iterations`,
+      subject: 'the state file',
+    },
   );
-  if (reason === undefined) return undefined;
-  return {
-    state: 'no_progress',
-    reason: reason.kind,
-    detail:
-      reason.kind === 'no_progress'
-        ? `the state file did not change for ${String(limit)} iterations`
-        : `the state file: ${reason.message}`,
-  };
 }
 
 /** A result or progress as one line of text: a string as it is, anything else as JSON. */

@@ -554,22 +554,17 @@ function storyStatuses(prd: Prd): string {
  * the state was kept never equals another.
  */
 function noProgress(record: StoryModeState, limit: number): ModeStop | undefined {
-  const reason = modeStall(
+  return modeStall(
     record.iterations.map((it) => ({
       fingerprint: it.state ?? `tick ${String(it.tick)}`,
       tokens: it.tokens,
     })),
     limit,
+    {
+      unchanged: `the stories and the generator's tree did not change for ${String(limit)} iterations`,
+      subject: 'the stories',
+    },
   );
-  if (reason === undefined) return undefined;
-  return {
-    state: 'no_progress',
-    reason: reason.kind,
-    detail:
-      reason.kind === 'no_progress'
-        ? `the stories and the generator's tree did not change for ${String(limit)} iterations`
-        : `the stories: ${reason.message}`,
-  };
 }
 
 /** How a run with no story left to work ends: every story in scope passes, or the rest are blocked. */

@@ -559,19 +559,14 @@ function seconds(ms: number): string {
  * before (A→B→A) stops the run, and so do tokens climbing while the measurement stays the same.
  */
 function noProgress(record: VerifyModeState, limit: number): ModeStop | undefined {
-  const reason = modeStall(
+  return modeStall(
     record.ticks.map((t) => ({ fingerprint: t.outputHash, tokens: t.tokens })),
     limit,
+    {
+      unchanged: `the command's exit code and output did not change for ${String(limit)} ticks`,
+      subject: "the command's output",
+    },
   );
-  if (reason === undefined) return undefined;
-  return {
-    state: 'no_progress',
-    reason: reason.kind,
-    detail:
-      reason.kind === 'no_progress'
-        ? `the command's exit code and output did not change for ${String(limit)} ticks`
-        : `the command's output: ${reason.message}`,
-  };
 }
 
 /**
