@@ -4,7 +4,7 @@ import * as desk from '../src/desk.js';
 
 const DAY = 86_400_000;
 
-test('LendBook opens an active loan due after the loan period', () => {
+test('LendBook lends a Book to a Member: an active loan (Loan.status) due after config.loan_period', () => {
   const book = desk.createBook('Dune');
   const loan = desk.lendBook({ name: 'Ada' }, book, 0);
   assert.equal(book.status, 'on_loan');
@@ -12,7 +12,7 @@ test('LendBook opens an active loan due after the loan period', () => {
   assert.equal(loan.dueAt, 14 * DAY);
 });
 
-test('ReturnBook closes the loan and puts the book back on the shelf', () => {
+test('ReturnBook closes the loan (Loan.status active → returned) and puts the book back on the shelf', () => {
   const book = desk.createBook('Dune');
   const loan = desk.lendBook({ name: 'Ada' }, book, 0);
   desk.returnBook(loan);

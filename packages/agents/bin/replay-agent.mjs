@@ -97,6 +97,8 @@ async function main() {
   }
   for (const path of step.delete ?? []) rmSync(inside(root, path), { force: true, recursive: true });
   if (step.result !== undefined) writeAtomically(resultFile, `${JSON.stringify(step.result, null, 2)}\n`);
+  if (step.loop !== undefined)
+    writeAtomically(resultFile.replace(/\.json$/, '.loop.json'), `${JSON.stringify(step.loop, null, 2)}\n`);
   if (step.stdout !== undefined)
     process.stdout.write(step.stdout.endsWith('\n') ? step.stdout : `${step.stdout}\n`);
   say({ type: 'replay.result', costUsd: step.costUsd ?? null, tokens: step.tokens ?? null });

@@ -66,6 +66,41 @@ describe('buildClaudeArgs', () => {
   });
 });
 
+describe('phaseAgents: allium', () => {
+  const base = ['-p', '--output-format', 'json', '--permission-mode', 'acceptEdits'];
+  it.each(['distill', 'tend', 'propagate', 'weed'] as const)(
+    'runs %s as the official Allium agent (--agent allium:<phase>)',
+    (phase) => {
+      expect(
+        buildClaudeArgs(
+          { kind: 'claude', outputFormat: 'json', phaseAgents: 'allium' },
+          { ...request, phase },
+        ),
+      ).toEqual([...base, '--agent', `allium:${phase}`]);
+    },
+  );
+
+  it.each(['elicit', 'implement'] as const)(
+    'runs %s, which the plugin has no agent for, with the own prompt',
+    (phase) => {
+      expect(
+        buildClaudeArgs(
+          { kind: 'claude', outputFormat: 'json', phaseAgents: 'allium' },
+          { ...request, phase },
+        ),
+      ).toEqual(base);
+    },
+  );
+
+  it('names no agent by default or with own', () => {
+    const propagate = { ...request, phase: 'propagate' } as const;
+    expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json' }, propagate)).toEqual(base);
+    expect(buildClaudeArgs({ kind: 'claude', outputFormat: 'json', phaseAgents: 'own' }, propagate)).toEqual(
+      base,
+    );
+  });
+});
+
 describe('claudeOutcome', () => {
   it.each([
     ['success', false, 'ok text', undefined],

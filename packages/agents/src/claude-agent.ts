@@ -33,7 +33,16 @@ export const claudeOptionsSchema = commonAgentOptionsSchema.extend({
   disallowedTools: z.array(z.string().min(1)).optional(),
   /** Arguments appended as they are. */
   extraArgs: z.array(z.string()).optional(),
+  /**
+   * `allium`: run distill, tend, propagate and weed as the official Allium plugin's agents (`--agent allium:<phase>`;
+   * the plugin must be installed in Claude Code); elicit and implement, which it has no agent for, and every phase
+   * with `own` (the default) run with the engine's own prompt only.
+   */
+  phaseAgents: z.enum(['own', 'allium']).optional(),
 });
+
+/** The phases the Allium plugin ships an agent for (`allium:<phase>`). */
+export const ALLIUM_PLUGIN_PHASES: ReadonlySet<string> = new Set(['distill', 'tend', 'propagate', 'weed']);
 
 /** Options of the `claude` adapter. */
 export type ClaudeOptions = z.infer<typeof claudeOptionsSchema>;
@@ -67,6 +76,8 @@ export function buildClaudeArgs(options: ClaudeOptions, request: AgentRunRequest
   const args = ['-p', '--output-format', format];
   if (format === 'stream-json') args.push('--verbose');
   args.push('--permission-mode', options.permissionMode ?? 'acceptEdits');
+  if (options.phaseAgents === 'allium' && ALLIUM_PLUGIN_PHASES.has(request.phase))
+    args.push('--agent', `allium:${request.phase}`);
   if (options.model !== undefined) args.push('--model', options.model);
   if (options.maxTurns !== undefined) args.push('--max-turns', String(options.maxTurns));
   if (request.budgetUsd !== undefined) args.push('--max-budget-usd', request.budgetUsd.toFixed(2));

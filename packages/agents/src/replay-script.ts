@@ -34,6 +34,8 @@ export const replayStepSchema = z
     delete: z.array(containedPath).optional(),
     /** JSON written atomically to the request's result file; omit it to play an agent that writes none. */
     result: z.json().optional(),
+    /** JSON written atomically beside it, as the engine-side record `<tick>-<phase>.loop.json` (docs/workers.md). */
+    loop: z.json().optional(),
     /** Exit code; default 0. */
     exitCode: z.number().int().min(0).max(255).optional(),
     /** Milliseconds to wait before doing anything (to exercise timeouts). */

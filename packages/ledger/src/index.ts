@@ -53,6 +53,7 @@ export {
   IntentSchema,
   LEDGER_SCHEMA_VERSION,
   LedgerSchema,
+  LedgerObjectSchema,
   ProtectedTestSchema,
   QuestionSchema,
   RunModeSchema,
@@ -148,3 +149,4 @@ export {
   type TickVerdict,
   type WeedVerdict,
 } from './verdict-schema.js';
+export { StoredLedgerSchema, fromStoredLedger, toStoredLedger, type StoredLedger } from './stored-ledger.js';

@@ -1,18 +1,19 @@
 import { err, ok, type Result } from '@allium-loop/errors';
 import { JournalEventSchema, type JournalEvent } from './journal-event-schema.js';
 import { LedgerInvalidError } from './ledger-errors.js';
-import { LedgerSchema, SlugSchema, type Ledger } from './ledger-schema.js';
+import { SlugSchema, type Ledger } from './ledger-schema.js';
+import { StoredLedgerSchema, toStoredLedger } from './stored-ledger.js';
 import type { JournalRead } from './ledger-store.js';
 import { decodeLedger, type DecodedLedger } from './migrate-ledger.js';
 import { formatIssues } from './parse-ledger.js';
 import type { Redactor } from './redact.js';
 
 /**
- * Turns a ledger into the exact text stored: redacted, validated (schema key order, free-form records with
- * sorted keys), two-space JSON and a final newline. Throws `LedgerInvalidError` when it fails the schema.
+ * Turns a ledger into the exact text stored: its upstream top level (`stored-ledger.ts`), redacted, validated
+ * (schema key order, free-form records with sorted keys), two-space JSON and a final newline. Throws `LedgerInvalidError` when it fails the schema.
  */
 export function serializeLedger(ledger: Ledger, redactor: Redactor): string {
-  const parsed = LedgerSchema.safeParse(redactor.value(ledger));
+  const parsed = StoredLedgerSchema.safeParse(redactor.value(toStoredLedger(ledger)));
   if (!parsed.success) throw new LedgerInvalidError('ledger', formatIssues(parsed.error.issues));
   return `${JSON.stringify(parsed.data, null, 2)}\n`;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LEDGER_SCHEMA_VERSION, LedgerSchema } from './ledger-schema.js';
+import { LEDGER_SCHEMA_VERSION } from './ledger-schema.js';
+import { StoredLedgerSchema } from './stored-ledger.js';
 
 /** Where the generated JSON Schema is committed, relative to the repository root. */
 export const LEDGER_JSON_SCHEMA_PATH = 'docs/schemas/ledger.schema.json';
@@ -9,7 +10,7 @@ export const LEDGER_JSON_SCHEMA_PATH = 'docs/schemas/ledger.schema.json';
  * {@link LEDGER_JSON_SCHEMA_PATH}. Pure and deterministic.
  */
 export function renderLedgerJsonSchema(): string {
-  const schema = z.toJSONSchema(LedgerSchema, { target: 'draft-2020-12', io: 'output' });
+  const schema = z.toJSONSchema(StoredLedgerSchema, { target: 'draft-2020-12', io: 'output' });
   const document = {
     ...schema,
     $id: 'https://allium-loop.dev/schemas/ledger.schema.json',

@@ -9,7 +9,7 @@ import {
 import { TickVerdictSchema } from './verdict-schema.js';
 
 /** The schema version this package writes. Older documents are migrated on load (see `migrateLedger`). */
-export const LEDGER_SCHEMA_VERSION = 2;
+export const LEDGER_SCHEMA_VERSION = 3;
 
 const Count = z.number().int().nonnegative();
 const Timestamp = z.iso.datetime();
@@ -158,37 +158,42 @@ export const HistoryEntrySchema = z.object({
   data: JsonRecordSchema.optional(),
 });
 
-/** The ledger: everything a fresh process needs to continue a run. The single source of truth for its shape. */
-export const LedgerSchema = z
-  .object({
-    schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
-    goal: z.string().min(1),
-    slug: SlugSchema,
-    mode: RunModeSchema,
-    entry: EntrySchema.nullable(),
-    status: z.enum(['running', 'terminal']),
-    terminal: TerminalSchema.nullable(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    caps: CapsSchema,
-    spent: SpentSchema,
-    /** The last tick started (0 before the first). */
-    tick: Count,
-    activeInnerLoop: InnerLoopSchema.nullable(),
-    verdicts: z.array(TickVerdictSchema),
-    questions: z.array(QuestionSchema),
-    subGoals: z.array(SubGoalSchema),
-    protectedTests: z.array(ProtectedTestSchema),
-    intents: z.array(IntentSchema),
-    checkpoints: z.array(CheckpointSchema),
-    history: z.array(HistoryEntrySchema),
-    /** The loop state of the run, typed by loop kind (`kind` equals `mode`): see `loop-state-schema.ts`. */
-    modeState: LoopStateSchema.overwrite((state) => sortKeysDeep(state) as LoopStateRecord),
-  })
-  .refine((ledger) => ledger.modeState.kind === ledger.mode, {
-    message: 'the loop state is of another kind than the run mode',
-    path: ['modeState', 'kind'],
-  });
+/** The fields of the ledger, as the engine holds it in memory (see {@link LedgerSchema}). */
+export const LedgerObjectSchema = z.object({
+  schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
+  goal: z.string().min(1),
+  slug: SlugSchema,
+  mode: RunModeSchema,
+  entry: EntrySchema.nullable(),
+  status: z.enum(['running', 'terminal']),
+  terminal: TerminalSchema.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  caps: CapsSchema,
+  spent: SpentSchema,
+  /** The last tick started (0 before the first). */
+  tick: Count,
+  activeInnerLoop: InnerLoopSchema.nullable(),
+  verdicts: z.array(TickVerdictSchema),
+  questions: z.array(QuestionSchema),
+  subGoals: z.array(SubGoalSchema),
+  protectedTests: z.array(ProtectedTestSchema),
+  intents: z.array(IntentSchema),
+  checkpoints: z.array(CheckpointSchema),
+  history: z.array(HistoryEntrySchema),
+  /** The loop state of the run, typed by loop kind (`kind` equals `mode`): see `loop-state-schema.ts`. */
+  modeState: LoopStateSchema.overwrite((state) => sortKeysDeep(state) as LoopStateRecord),
+});
+
+/**
+ * The ledger: everything a fresh process needs to continue a run, as the engine holds it (`mode` is the run kind).
+ * The single source of truth for its shape; on disk its top level is the upstream Allium ledger's
+ * (`stored-ledger.ts`).
+ */
+export const LedgerSchema = LedgerObjectSchema.refine((ledger) => ledger.modeState.kind === ledger.mode, {
+  message: 'the loop state is of another kind than the run mode',
+  path: ['modeState', 'kind'],
+});
 
 /** Run mode. */
 export type RunMode = z.infer<typeof RunModeSchema>;

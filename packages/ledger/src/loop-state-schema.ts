@@ -88,6 +88,14 @@ const DivergenceSchema = z.object({
   detail: z.string(),
 });
 
+/** The engine's reconciliation of the spec's obligations with a propagate's tests. */
+const ReconciliationSchema = z.object({
+  line: z.string(),
+  obligations: Count,
+  covered: Count,
+  uncovered: list(z.object({ id: z.string(), reason: z.string().exactOptional() })),
+});
+
 /** The spec loop's state (`decide`'s `LoopState`). */
 export const SpecLoopStateSchema = z.object({
   tick: Count,
@@ -129,6 +137,7 @@ export const SpecLoopStateSchema = z.object({
       fingerprint: z.string(),
       converged: z.boolean(),
       unmet: list(UnmetTermSchema),
+      uncovered: Count.exactOptional(),
     }),
   ),
   phaseFailures: z.partialRecord(LoopPhaseSchema, Count),
@@ -172,6 +181,8 @@ export const SpecLoopStateSchema = z.object({
   witness: z
     .object({ tick: Count, verdict: z.enum(['PASS', 'FAIL', 'INCONCLUSIVE']), summary: z.string() })
     .exactOptional(),
+  /** The last propagate's reconciliation, as the engine computed it. */
+  reconciliation: ReconciliationSchema.exactOptional(),
 });
 
 /** The loop caps of a spec run, as stored when it started. */
@@ -199,6 +210,8 @@ export const SpecRunConfigSchema = z.object({
   }),
   /** Validated by the agents package when the runner is built. */
   agent: JsonRecordSchema,
+  /** `--scope`: project-relative paths that bound every phase (absent or empty: the whole project). */
+  scope: z.array(z.string().min(1)).exactOptional(),
   /** `--concurrency N`: slices of a wave that run at once, each in its own git worktree (absent: 1). */
   concurrency: z.number().int().positive().exactOptional(),
 });
@@ -242,6 +255,7 @@ const PhaseDoneSchema = z.object({
   parked: list(z.string()).exactOptional(),
   distillNew: Count.exactOptional(),
   newTests: list(z.string()).exactOptional(),
+  reconciliation: ReconciliationSchema.exactOptional(),
   contested: list(z.string()).exactOptional(),
   divergences: list(DivergenceSchema).exactOptional(),
 });

@@ -1,6 +1,7 @@
 import { err, ok, type Result } from '@allium-loop/errors';
 import { LEDGER_SCHEMA_VERSION, type Ledger } from './ledger-schema.js';
 import { parseLedger } from './parse-ledger.js';
+import { fromStoredLedger } from './stored-ledger.js';
 
 /** One step of the migration chain: turns a document of version `from` into one of version `from + 1`. */
 export interface LedgerMigration {
@@ -13,6 +14,8 @@ export interface LedgerMigration {
  * The real migration chain; append steps, never edit them.
  * - 1 → 2: the free-form `modeState` becomes the typed loop state, a union on `kind` (the run's `mode`); its keys
  *   stay where release 0.1.0 wrote them. Whether their content is valid is then checked by the schema.
+ * - 2 → 3: the top level becomes the upstream Allium ledger's: `mode` is `spec-first` | `code-first` (the entry's
+ *   mode) and the run kind moves to `runKind` (see `stored-ledger.ts`).
  */
 export const LEDGER_MIGRATIONS: readonly LedgerMigration[] = [
   {
@@ -22,6 +25,14 @@ export const LEDGER_MIGRATIONS: readonly LedgerMigration[] = [
       if (typeof modeState !== 'object' || modeState === null || Array.isArray(modeState))
         throw new Error('modeState is not an object');
       return { ...document, modeState: { ...modeState, kind: document['mode'] } };
+    },
+  },
+  {
+    from: 2,
+    migrate: (document) => {
+      const entry = document['entry'];
+      const mode = isRecord(entry) ? entry['mode'] : undefined;
+      return { ...document, runKind: document['mode'], mode: mode ?? 'spec-first' };
     },
   },
 ];
@@ -79,7 +90,7 @@ export function decodeLedger(
   }
   const migrated = runChain(json, version, migrations);
   if (!migrated.ok) return migrated;
-  const parsed = parseLedger(migrated.value);
+  const parsed = parseLedger(fromStoredLedger(migrated.value));
   if (!parsed.ok) return parsed;
   return ok({ ledger: parsed.value, migratedFrom: version === LEDGER_SCHEMA_VERSION ? undefined : version });
 }

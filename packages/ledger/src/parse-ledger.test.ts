@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLedger, DEFAULT_CAPS } from './create-ledger.js';
 import { decodeLedger, LEDGER_MIGRATIONS, type LedgerMigration } from './migrate-ledger.js';
 import { formatIssuePath, parseLedger } from './parse-ledger.js';
+import { LEDGER_SCHEMA_VERSION } from './ledger-schema.js';
 import { sampleLedger } from './testing/sample-ledger.js';
 
 describe('parseLedger', () => {
@@ -138,7 +139,7 @@ describe('decodeLedger (migration chain)', () => {
     if (!decoded.ok) return;
     expect(decoded.value.migratedFrom).toBe(0);
     expect(decoded.value.ledger).toMatchObject({
-      schemaVersion: 2,
+      schemaVersion: 3,
       tick: 3,
       caps: { maxTicks: 8 },
       spent: { usd: 1.25 },
@@ -164,7 +165,7 @@ describe('decodeLedger (migration chain)', () => {
   });
 
   it('refuses documents from a newer allium-loop and documents without a version', () => {
-    const newer = decodeLedger({ ...sampleLedger(), schemaVersion: 3 });
+    const newer = decodeLedger({ ...sampleLedger(), schemaVersion: LEDGER_SCHEMA_VERSION + 1 });
     expect(!newer.ok && newer.issues[0]).toMatch(/newer allium-loop/);
     const unversioned = decodeLedger({ goal: 'x' });
     expect(!unversioned.ok && unversioned.issues[0]).toMatch(/^schemaVersion: missing/);

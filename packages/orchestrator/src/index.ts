@@ -40,8 +40,16 @@ export { witnessRecordedRun, type WitnessRecordedRunOptions } from './runs/witne
 export { witnessRecordPath } from './project/witness-gate.js';
 export { canReopen, reopenRun, RESUMABLE_STATES } from './runs/reopen-run.js';
 export {
+  goalFromEvidence,
+  inferGoal,
+  type GoalEvidence,
+  type InferGoalOptions,
+  type InferredGoal,
+} from './runs/infer-goal.js';
+export {
   describeRun,
   listRuns,
+  recordedLoop,
   runTicks,
   type RunCondition,
   type RunOverview,

@@ -41,6 +41,7 @@ import { ignoreStateDir } from './project/ignore-state-dir.js';
 import { withLease } from './project/with-lease.js';
 import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
 import { reopenRun } from './runs/reopen-run.js';
+import { normalizeScope, type Scope } from './runs/scope.js';
 import { otherLiveRuns } from './runs/run-overview.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
 import { endSliceRun, sliceLoopConfig, sliceRunMark, sliceRunRecord } from './scale-out/slice-run.js';
@@ -76,6 +77,11 @@ export interface RunSettings {
   readonly onDrift?: DriftPolicy;
   /** `testCommand` from the config file, when set; otherwise it is discovered. */
   readonly testCommand?: string;
+  /**
+   * `--scope`: paths (relative to `cwd`) that bound every phase; recorded, so resume keeps it. On resume, given
+   * again, it replaces the recorded one. Absent: the whole project (or, on resume, the recorded scope).
+   */
+  readonly scope?: readonly string[];
   /**
    * `--concurrency N`: slices of a wave that run at once, each in its own git worktree. Recorded when the run
    * starts; given again on resume, it replaces the recorded one. Default 1 (one after another).
@@ -150,6 +156,7 @@ async function startSpecRun(
   // A wrong agent setting is refused here, before anything is recorded: never a run left `running`.
   const agentConfig = settings.agent ?? DEFAULT_AGENT;
   checkAgent(agentConfig, settings, choice.slug);
+  const scope = await normalizeScope(settings.cwd, settings.scope ?? []);
   const testCommand = await resolveTestCommand(settings);
   const entry =
     planned === undefined
@@ -162,6 +169,8 @@ async function startSpecRun(
         };
   settings.announce?.(entry.announcement);
   settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
+  if (scope.length > 0)
+    settings.announce?.(`Scope: ${scope.join(', ')} (the phases see and change only these paths).`);
   const harnessConfig = await readHarnessConfig(settings.cwd);
   const harness = await fingerprintHarness({
     cwd: settings.cwd,
@@ -202,6 +211,7 @@ async function startSpecRun(
           strictQuestions: settings.strictQuestions,
           testCommand: { ...testCommand },
           agent: JSON.parse(JSON.stringify(agentConfig)) as Record<string, unknown>,
+          ...(scope.length === 0 ? {} : { scope: [...scope] }),
           ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency }),
         },
         harness: JSON.parse(JSON.stringify(harness)) as Record<string, unknown>,
@@ -252,7 +262,9 @@ export async function resumeRun(
     }
     await refuseWhenTreeBusy(store, slug, settings.cwd);
     // Settings given again override the recorded ones, checked before the run is marked running again.
-    ledger = applyGivenSettings(ledger, settings);
+    const scope =
+      settings.scope === undefined ? undefined : await normalizeScope(settings.cwd, settings.scope);
+    ledger = applyGivenSettings(ledger, settings, scope);
     checkAgent(storedConfig(ledger).agent, settings, slug);
     ledger = await handleDrift(ledger, settings);
     settings.announce?.(
@@ -305,7 +317,7 @@ function storedConfig(ledger: Ledger): Partial<SpecRunConfig> {
  * Folds the settings given on `resume` (flags or the config file) into the run: the agent, the caps and the
  * agent and test timeouts replace the recorded ones and are recorded, so they hold for later resumes too.
  */
-function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
+function applyGivenSettings(ledger: Ledger, settings: RunSettings, scope: Scope | undefined): Ledger {
   const record = specRecord(ledger);
   const stored = storedConfig(ledger);
   const { agentTimeoutMs, testTimeoutMs, ...given } = settings.caps;
@@ -334,6 +346,7 @@ function applyGivenSettings(ledger: Ledger, settings: RunSettings): Ledger {
                 string,
                 unknown
               >,
+              ...(scope === undefined ? {} : { scope: [...scope] }),
               ...(settings.concurrency === undefined ? {} : { concurrency: settings.concurrency }),
             },
           }),
@@ -473,6 +486,7 @@ async function driveSpecRun(
       redact: (text) => redactor.text(text),
       env: settings.env,
       ...(settings.ask === undefined ? {} : { ask: settings.ask }),
+      scope: stored.scope ?? [],
     });
   const ports = portsIn(settings.cwd, () => current);
   const parallel = await parallelSlices(settings.cwd, ledger, stored.concurrency ?? 1, portsIn);

@@ -1,8 +1,8 @@
 import type { DependencyGraph } from '@allium-loop/allium';
 import type { LoopMode, PhaseContext, PreviousVerdict } from './phase-context.js';
 import { loadTemplate, renderTemplate } from './render-template.js';
-import { resultFilePath } from './result-file-path.js';
-import { renderResultJsonSchema } from './result-schemas.js';
+import { loopRecordPath, resultFilePath } from './result-file-path.js';
+import { renderLoopRecordJsonSchema, renderResultJsonSchema } from './result-schemas.js';
 import { selectSliceExcerpt, type SpecExcerpt } from './select-slice-excerpt.js';
 import type { SpecSource } from './worker-ports.js';
 import type { WorkerPhase } from './worker-phase.js';
@@ -20,26 +20,63 @@ export interface AssembledPrompt {
   readonly excerpt: SpecExcerpt;
 }
 
+const SPEC_QUESTIONS =
+  '`open_questions`: the text of every `open question` now in the spec, exactly as written there; the engine ' +
+  'reads the spec and compares.';
+
 const RESULT_NOTES: Record<WorkerPhase, string> = {
-  elicit:
-    '`specFiles`: the spec files you created or changed. `openQuestions`: every `open question` now in the spec, ' +
-    'with the same text; the engine counts them and compares.\n',
-  tend:
-    '`specFiles`: the spec files you changed. `openQuestions`: every `open question` now in the spec, with the ' +
-    'same text; the engine counts them and compares.\n',
+  elicit: `It has the shape of the upstream distill record, with \`phase\` \`"elicit"\`. \`spec_path\`: the spec file you wrote. ${SPEC_QUESTIONS}\n`,
+  tend: `This is the upstream Allium tend record. \`spec_path\`: the spec file you edited; \`changes\`: one line per edit. ${SPEC_QUESTIONS}\n`,
   distill:
-    '`specFiles`: the spec files you created or changed. `openQuestions`: every `open question` now in the spec. ' +
-    '`findings`: one line per behaviour you added or corrected; `newFindings` is their number and is 0 exactly ' +
-    'when you left the spec unchanged — the engine diffs the spec and checks.\n',
+    `This is the upstream Allium distill record. \`spec_path\`: the spec file you wrote. ${SPEC_QUESTIONS} The engine ` +
+    'diffs the spec to count what is new; say in `summary` when you found nothing.\n',
   propagate:
-    '`testFiles`: every test file you created or changed, with the rule names (or obligation ids) it covers. Each ' +
-    'name you list must appear in the title of at least one test in that file; the engine runs each file alone ' +
-    'and checks.\n',
+    'This is the upstream Allium propagate record. `generated_tests`: every test file you created or changed, each ' +
+    'with `sha256:` and the hex SHA-256 of its content as you leave it (e.g. `sha256sum <file>`); the engine rehashes ' +
+    'each file and runs each alone. `obligations` and `summary` carry your reconciliation (`N obligations, M covered, ' +
+    "K uncovered`) of the spec's test obligations (`allium plan`, or `allium-loop spec plan <spec> --json`); every " +
+    'obligation you did not cover goes in `uncovered_obligations` with its classification and reason. The engine ' +
+    'recomputes the reconciliation itself, and uncovered obligations block convergence.\n',
   implement:
-    '`filesChanged`: the code files you changed. `contestedTests`: tests you believe contradict the spec, each ' +
+    '`files_changed`: the code files you changed. `contested_tests`: tests you believe contradict the spec, each ' +
     'with your reason (an empty list when there are none).\n',
-  weed: '`clean` is `true` exactly when `divergences` is empty.\n',
+  weed:
+    'This is the upstream Allium weed record. `verdict` is `clean` exactly when `divergences` is empty; `spec` and ' +
+    '`code` say what each side says or does, with `file:line` where known.\n',
 };
+
+const QUESTION_NOTE =
+  '`open_questions`: for each question in your result, its classification: `blocking` (with `why`: the next unit ' +
+  'of work cannot proceed without the answer) or `parked` (with the `assumption` you worked under). A question you ' +
+  'do not classify is parked.';
+
+const LOOP_NOTES: Record<WorkerPhase, string | undefined> = {
+  elicit: QUESTION_NOTE,
+  tend: QUESTION_NOTE,
+  distill: QUESTION_NOTE,
+  weed: undefined,
+  implement: undefined,
+  propagate:
+    '`covers`: for each generated test file, the obligation ids (or construct names, standing for all their ' +
+    'obligations) it covers. Each must appear in the title of a test in that file; the engine runs the file and ' +
+    'checks. Without `covers` the engine counts what the test titles name.',
+};
+
+function renderLoopRecord(phase: WorkerPhase, resultFile: string): string {
+  const note = LOOP_NOTES[phase];
+  if (note === undefined) return '';
+  return [
+    `Beside it, write the engine's own record to \`${loopRecordPath(resultFile)}\` (the same way): what the engine`,
+    'needs that the record above has no field for. It must match this JSON Schema:',
+    '',
+    '```json',
+    renderLoopRecordJsonSchema(),
+    '```',
+    '',
+    note,
+    '',
+  ].join('\n');
+}
 
 const MODE_ADVICE: Record<LoopMode, string> = {
   'spec-first':
@@ -78,9 +115,7 @@ function renderVerdict(verdict: PreviousVerdict | undefined): string {
     t.message === undefined ? t.name : `${t.name} — ${t.message}`,
   );
   const divergences = verdict.divergences.map(
-    (d) =>
-      `${d.construct} (${d.classification}): ${d.description}` +
-      `${d.spec === null ? '' : ` [spec ${d.spec.file}:${d.spec.line}]`}${d.code === null ? '' : ` [code ${d.code.file}:${d.code.line}]`}`,
+    (d) => `${d.construct} (${d.classification}): ${d.description}`,
   );
   const structural = verdict.structuralErrors.map((e) => `${e.file}:${e.line} ${e.message}`);
   return [
@@ -134,6 +169,7 @@ export function assemblePrompt(phase: WorkerPhase, context: PhaseContext, spec: 
     resultFile,
     resultSchema: renderResultJsonSchema(phase),
     resultNotes: RESULT_NOTES[phase],
+    loopRecord: renderLoopRecord(phase, resultFile),
   });
   const prompt = renderTemplate(loadTemplate(phase), {
     goal: context.goal,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkClaims, namedFiles, type ClaimEvidence } from './check-claims.js';
+import { checkClaims, namedFiles, significantChanges, type ClaimEvidence } from './check-claims.js';
 import type { AnyPhaseResult } from './result-schemas.js';
 import type { SpecReading } from './worker-ports.js';
 
@@ -19,8 +19,8 @@ const evidence = (overrides: Partial<ClaimEvidence> = {}): ClaimEvidence => ({
 });
 const tend: AnyPhaseResult = {
   phase: 'tend',
-  specFiles: ['spec/a.allium'],
-  openQuestions: [{ text: 'May a  worn tool be lent?', classification: 'parked', assumption: 'yes' }],
+  spec_path: 'spec/a.allium',
+  open_questions: ['May a  worn tool be lent?'],
   summary: '',
 };
 
@@ -54,7 +54,7 @@ describe('checkClaims', () => {
   });
 
   it('compares listed open questions with the spec', () => {
-    const failures = checkClaims({ ...tend, openQuestions: [] }, evidence());
+    const failures = checkClaims({ ...tend, open_questions: [] }, evidence());
     expect(failures).toEqual([
       {
         reason: 'count_mismatch',
@@ -63,30 +63,82 @@ describe('checkClaims', () => {
     ]);
   });
 
-  it('checks distill findings against the spec diff', () => {
-    const distill: AnyPhaseResult = { ...tend, phase: 'distill', newFindings: 0, findings: [] };
-    expect(checkClaims(distill, evidence())).toEqual([]);
+  it('counts distill findings from the spec diff, never from the record', () => {
+    expect(significantChanges({ added: [], removed: [], changed: [] })).toEqual([]);
     const questionOnly = {
       added: ['question:Is a worn tool lent?', 'suppression:spec/a.allium:line:3:all'],
       removed: [],
       changed: [],
     };
-    expect(checkClaims(distill, evidence({ diff: questionOnly }))).toEqual([]);
-    expect(
-      checkClaims(distill, evidence({ diff: { added: ['rule:Refund'], removed: [], changed: [] } })),
-    ).toMatchObject([{ reason: 'count_mismatch' }]);
-    const claimsOne = { ...distill, newFindings: 1, findings: ['refunds'] };
-    expect(checkClaims(claimsOne, evidence())).toMatchObject([{ reason: 'count_mismatch' }]);
+    expect(significantChanges(questionOnly)).toEqual([]);
+    expect(significantChanges({ added: ['rule:Refund'], removed: ['entity:X'], changed: [] })).toEqual([
+      'rule:Refund',
+      'entity:X',
+    ]);
+  });
+
+  it('fails a loop record that classifies a question the result does not list', () => {
+    const loopRecord = {
+      open_questions: [{ text: 'Who pays?', classification: 'blocking' as const, why: 'prices' }],
+    };
+    expect(checkClaims(tend, evidence({ loopRecord }))).toEqual([
+      {
+        reason: 'count_mismatch',
+        detail: 'the loop record classifies question(s) the result does not list: "Who pays?"',
+      },
+    ]);
+    const listed = {
+      open_questions: [
+        { text: 'May a worn tool be lent?', classification: 'parked' as const, assumption: 'yes' },
+      ],
+    };
+    expect(checkClaims(tend, evidence({ loopRecord: listed }))).toEqual([]);
+  });
+
+  it("checks each generated test's recorded hash against the file", () => {
+    const propagate: AnyPhaseResult = {
+      phase: 'propagate',
+      obligations: { total: 1, covered: 1, uncovered: 0 },
+      uncovered_obligations: [],
+      generated_tests: [
+        { path: 'test/a.test.ts', hash: `sha256:${'a'.repeat(64)}` },
+        { path: 'test/b.test.ts', hash: 'B'.repeat(64) },
+      ],
+      summary: '1 obligations, 1 covered, 0 uncovered',
+    };
+    const run = { collected: true, exitCode: 0, cases: [{ name: 'Borrow', status: 'passed' as const }] };
+    const testRuns = new Map([
+      ['test/a.test.ts', run],
+      ['test/b.test.ts', run],
+    ]);
+    const testHashes = new Map([
+      ['test/a.test.ts', 'a'.repeat(64)],
+      ['test/b.test.ts', 'c'.repeat(64)],
+    ]);
+    expect(checkClaims(propagate, evidence({ testRuns, testHashes }))).toEqual([
+      {
+        reason: 'count_mismatch',
+        detail: `test/b.test.ts: the record's hash ${'B'.repeat(64)} is not the file's (sha256:${'c'.repeat(64)})`,
+      },
+    ]);
   });
 
   it('checks that propagated files are collected and name the rules they cover', () => {
     const propagate: AnyPhaseResult = {
       phase: 'propagate',
-      testFiles: [
-        { path: 'test/a.test.ts', covers: ['Borrow', 'GiveBack'] },
-        { path: 'test/b.test.ts', covers: ['Borrow'] },
+      obligations: { total: 2, covered: 2, uncovered: 0 },
+      uncovered_obligations: [],
+      generated_tests: [
+        { path: 'test/a.test.ts', hash: 'sha256:x' },
+        { path: 'test/b.test.ts', hash: 'sha256:y' },
       ],
-      summary: '',
+      summary: '2 obligations, 2 covered, 0 uncovered',
+    };
+    const loopRecord = {
+      covers: [
+        { path: 'test/a.test.ts', obligations: ['Borrow', 'GiveBack'] },
+        { path: 'test/b.test.ts', obligations: ['Borrow'] },
+      ],
     };
     const testRuns = new Map([
       [
@@ -95,7 +147,7 @@ describe('checkClaims', () => {
       ],
       ['test/b.test.ts', { collected: false, exitCode: 2, cases: [] }],
     ]);
-    expect(checkClaims(propagate, evidence({ testRuns }))).toEqual([
+    expect(checkClaims(propagate, evidence({ testRuns, loopRecord }))).toEqual([
       { reason: 'coverage_unproven', detail: 'test/a.test.ts: no test title names GiveBack' },
       { reason: 'tests_not_collected', detail: 'the test runner collected no tests from test/b.test.ts' },
     ]);
@@ -104,18 +156,24 @@ describe('checkClaims', () => {
   it('names the files each phase claims', () => {
     const weed: AnyPhaseResult = {
       phase: 'weed',
-      clean: false,
+      mode: 'update-spec',
+      verdict: 'dirty',
       divergences: [
-        {
-          construct: 'rule:A',
-          spec: { file: 'spec/a.allium', line: 1 },
-          code: null,
-          classification: 'aspirational',
-          description: 'x',
-        },
+        { subject: 'rule:A', classification: 'aspirational', spec: 'spec/a.allium:1', code: 'none' },
       ],
+      artefacts: ['spec/a.allium'],
       summary: '',
     };
     expect(namedFiles(weed)).toEqual(['spec/a.allium']);
+    expect(namedFiles(tend)).toEqual(['spec/a.allium']);
+    const propagate: AnyPhaseResult = {
+      phase: 'propagate',
+      obligations: { total: 0, covered: 0, uncovered: 0 },
+      uncovered_obligations: [],
+      generated_tests: [{ path: 'test/a.test.ts', hash: 'h' }],
+      test_paths: ['test/a.test.ts', 'test/helpers.ts'],
+      summary: '',
+    };
+    expect(namedFiles(propagate)).toEqual(['test/a.test.ts', 'test/a.test.ts', 'test/helpers.ts']);
   });
 });

@@ -1,5 +1,5 @@
 import type { ObligationClaimTest, ObligationReconciliation } from '@allium-loop/allium';
-import type { AnyPhaseResult, PropagateResult } from './result-schemas.js';
+import type { AnyPhaseResult, LoopRecord, PropagateResult } from './result-schemas.js';
 import type { ConstructDiff, ObservedTestRun, SpecReading } from './worker-ports.js';
 import type { PhaseFailureReason } from './worker-types.js';
 
@@ -22,6 +22,10 @@ export interface ClaimEvidence {
   readonly testSources?: ReadonlyMap<string, string>;
   /** propagate only: the engine's reconciliation of the claims with the spec's obligations (`checkObligationClaims`). */
   readonly obligationClaims?: ObligationReconciliation;
+  /** propagate only: the sha256 (hex) of each generated test file as it is on disk. */
+  readonly testHashes?: ReadonlyMap<string, string>;
+  /** The engine-side record the agent wrote beside its result, if any. */
+  readonly loopRecord?: LoopRecord;
 }
 
 /** The files a result names, which must exist and be non-empty. */
@@ -30,14 +34,19 @@ export function namedFiles(result: AnyPhaseResult): string[] {
     case 'elicit':
     case 'tend':
     case 'distill':
-      return [...result.specFiles];
+      return [result.spec_path];
     case 'propagate':
-      return result.testFiles.map((t) => t.path);
+      return [...generatedTestPaths(result), ...(result.test_paths ?? [])];
     case 'implement':
-      return [...result.filesChanged];
+      return [...result.files_changed];
     case 'weed':
-      return result.divergences.flatMap((d) => [d.spec?.file, d.code?.file].filter((f) => f !== undefined));
+      return [...(result.artefacts ?? [])];
   }
+}
+
+/** The generated test files a propagate record lists, each once, in order. */
+export function generatedTestPaths(result: PropagateResult): string[] {
+  return [...new Set(result.generated_tests.map((t) => t.path))];
 }
 
 const normalise = (text: string) => text.replace(/\s+/g, ' ').trim();
@@ -62,7 +71,7 @@ function checkSpecParses(result: AnyPhaseResult, evidence: ClaimEvidence): Claim
 function checkOpenQuestions(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
   if (result.phase !== 'elicit' && result.phase !== 'tend' && result.phase !== 'distill') return [];
   const inSpec = new Set(evidence.specAfter.openQuestions.map((q) => normalise(q.text)));
-  const claimed = new Set(result.openQuestions.map((q) => normalise(q.text)));
+  const claimed = new Set((result.open_questions ?? []).map(normalise));
   const notInSpec = [...claimed].filter((q) => !inSpec.has(q));
   const unreported = [...inSpec].filter((q) => !claimed.has(q));
   if (notInSpec.length === 0 && unreported.length === 0) return [];
@@ -74,29 +83,55 @@ function checkOpenQuestions(result: AnyPhaseResult, evidence: ClaimEvidence): Cl
   return [{ reason: 'count_mismatch', detail: parts.join('; ') }];
 }
 
-function checkDistillCount(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
-  if (result.phase !== 'distill') return [];
-  // Suppressions and open questions are bookkeeping, not behaviour: they do not count as findings.
-  const significant = (ids: readonly string[]) =>
-    ids.filter((id) => !id.startsWith('suppression:') && !id.startsWith('question:'));
-  const changes = significant([
-    ...evidence.diff.added,
-    ...evidence.diff.changed,
-    ...evidence.diff.removed,
-  ]).length;
-  if ((result.newFindings === 0) === (changes === 0)) return [];
+/**
+ * The constructs a spec diff added, changed or removed that are behaviour — suppressions and open questions are
+ * bookkeeping. distill's "new findings" are these, measured by the engine, never taken from the record.
+ */
+export function significantChanges(diff: ConstructDiff): string[] {
+  return [...diff.added, ...diff.changed, ...diff.removed].filter(
+    (id) => !id.startsWith('suppression:') && !id.startsWith('question:'),
+  );
+}
+
+function checkQuestionClaims(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
+  const classified = evidence.loopRecord?.open_questions ?? [];
+  if (classified.length === 0) return [];
+  const listed = new Set(('open_questions' in result ? (result.open_questions ?? []) : []).map(normalise));
+  const stray = classified.map((q) => normalise(q.text)).filter((q) => !listed.has(q));
+  if (stray.length === 0) return [];
   return [
     {
       reason: 'count_mismatch',
-      detail: `distill reports ${result.newFindings} new finding(s) but the spec diff has ${changes} changed construct(s)`,
+      detail: `the loop record classifies question(s) the result does not list: ${stray.map((q) => `"${q}"`).join(', ')}`,
     },
   ];
+}
+
+function checkTestHashes(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
+  if (result.phase !== 'propagate') return [];
+  const failures: ClaimFailure[] = [];
+  for (const test of result.generated_tests) {
+    const actual = evidence.testHashes?.get(test.path);
+    if (actual === undefined) continue; // a missing file is reported by claim_file_missing
+    const claimed = test.hash
+      .trim()
+      .toLowerCase()
+      .replace(/^sha256:/, '');
+    if (claimed === actual) continue;
+    failures.push({
+      reason: 'count_mismatch',
+      detail: `${test.path}: the record's hash ${test.hash} is not the file's (sha256:${actual})`,
+    });
+  }
+  return failures;
 }
 
 function checkPropagateRuns(result: AnyPhaseResult, evidence: ClaimEvidence): ClaimFailure[] {
   if (result.phase !== 'propagate') return [];
   const failures: ClaimFailure[] = [];
-  for (const file of result.testFiles) {
+  const claims = new Map((evidence.loopRecord?.covers ?? []).map((c) => [c.path, c.obligations]));
+  for (const path of generatedTestPaths(result)) {
+    const file = { path, covers: claims.get(path) ?? [] };
     const run = evidence.testRuns?.get(file.path);
     if (run === undefined || !run.collected || run.cases.length === 0) {
       failures.push({
@@ -150,10 +185,12 @@ function obligationVerdict(
  */
 export function obligationClaimTests(
   result: PropagateResult,
+  covers: ReadonlyMap<string, readonly string[]>,
   testRuns: ReadonlyMap<string, ObservedTestRun>,
   testSources: ReadonlyMap<string, string>,
 ): ObligationClaimTest[] {
-  return result.testFiles.map((file) => {
+  return generatedTestPaths(result).map((path) => {
+    const file = { path, covers: covers.get(path) ?? [] };
     const run = testRuns.get(file.path);
     const ran = run !== undefined && run.collected && run.cases.length > 0;
     const loaded = run?.cases.every((c) => c.loadError !== true) ?? false;
@@ -179,8 +216,31 @@ export function declaresTestNaming(source: string, name: string): boolean {
   return declaredTests(source).some((line) => squash(line).includes(wanted));
 }
 
-/** The lines of `source` that declare a test (see {@link declaresTestNaming}). */
-function declaredTests(source: string): string[] {
+/**
+ * The obligations a slice answers for: those of its constructs (`rule:CloseTally` owns `CloseTally`'s obligations,
+ * `entity:Loan` those of `Loan` and `Loan.status`); all of them without a slice. Pure.
+ */
+export function sliceObligations<O extends { readonly source_construct: string }>(
+  obligations: readonly O[],
+  constructs: readonly string[] | undefined,
+): readonly O[] {
+  if (constructs === undefined) return obligations;
+  const names = new Set(constructs.map((id) => id.slice(id.indexOf(':') + 1)));
+  return obligations.filter((o) => names.has(o.source_construct.split('.')[0] ?? ''));
+}
+
+/**
+ * A generated test file as the reconciliation sees it from its source alone (an earlier propagate's test, or every
+ * generated test at the witness): it claims every obligation in `ids`, counts as run when it declares a test, and
+ * proves the obligations a declared test names. Pure.
+ */
+export function declaredCoverage(path: string, source: string, ids: readonly string[]): ObligationClaimTest {
+  const titles = declaredTests(source);
+  return { path, covers: ids, ran: titles.length > 0, titles };
+}
+
+/** The lines of `source` that declare a test (see {@link declaresTestNaming}). Pure. */
+export function declaredTests(source: string): string[] {
   return [...source.matchAll(TEST_DECLARATION)].map((m) => m[0]);
 }
 
@@ -201,7 +261,8 @@ export function checkClaims(result: AnyPhaseResult, evidence: ClaimEvidence): Cl
     ...missing,
     ...checkSpecParses(result, evidence),
     ...checkOpenQuestions(result, evidence),
-    ...checkDistillCount(result, evidence),
+    ...checkQuestionClaims(result, evidence),
+    ...checkTestHashes(result, evidence),
     ...checkPropagateRuns(result, evidence),
   ];
 }

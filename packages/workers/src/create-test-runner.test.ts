@@ -37,9 +37,12 @@ describe('a propagated test file the runner cannot load is red, never "no tests"
     const testRuns = new Map([['test/tally.test.js', run]]);
     const result = {
       phase: 'propagate' as const,
-      testFiles: [{ path: 'test/tally.test.js', covers: ['CloseTally'] }],
-      summary: '',
+      obligations: { total: 1, covered: 1, uncovered: 0 },
+      uncovered_obligations: [],
+      generated_tests: [{ path: 'test/tally.test.js', hash: 'sha256:unchecked-here' }],
+      summary: '1 obligations, 1 covered, 0 uncovered',
     };
+    const claims = (obligations: string[]) => ({ covers: [{ path: 'test/tally.test.js', obligations }] });
     const reading = {
       diagnostics: [],
       openQuestions: [],
@@ -54,12 +57,17 @@ describe('a propagated test file the runner cannot load is red, never "no tests"
       testRuns,
     } as unknown as Parameters<typeof checkClaims>[1];
     expect(
-      checkClaims(result, { ...evidence, testSources: new Map([['test/tally.test.js', MISSING_IMPORT]]) }),
+      checkClaims(result, {
+        ...evidence,
+        loopRecord: claims(['CloseTally']),
+        testSources: new Map([['test/tally.test.js', MISSING_IMPORT]]),
+      }),
     ).toEqual([]);
-    const wrong = checkClaims(
-      { ...result, testFiles: [{ path: 'test/tally.test.js', covers: ['ArchiveTally'] }] },
-      { ...evidence, testSources: new Map([['test/tally.test.js', MISSING_IMPORT]]) },
-    );
+    const wrong = checkClaims(result, {
+      ...evidence,
+      loopRecord: claims(['ArchiveTally']),
+      testSources: new Map([['test/tally.test.js', MISSING_IMPORT]]),
+    });
     expect(wrong).toHaveLength(1);
     expect(wrong[0]!.reason).toBe('coverage_unproven');
     expect(wrong[0]!.detail).toContain('could not be loaded by the test runner');

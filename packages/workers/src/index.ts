@@ -5,8 +5,12 @@ export { applyReverts, type RevertOutcome } from './apply-reverts.js';
 export { assemblePrompt, type AssembledPrompt, type PromptSpec } from './assemble-prompt.js';
 export {
   checkClaims,
+  declaredCoverage,
   declaresTestNaming,
+  generatedTestPaths,
   namedFiles,
+  significantChanges,
+  sliceObligations,
   type ClaimEvidence,
   type ClaimFailure,
 } from './check-claims.js';
@@ -36,7 +40,7 @@ export {
   type WorkspaceSnapshot,
 } from './detect-violations.js';
 export { findSuppressions, newSuppressions, type SpecSuppression } from './find-suppressions.js';
-export { parseWorkerResult } from './parse-result.js';
+export { parseLegacyResult, parseLoopRecord, parseWorkerResult } from './parse-result.js';
 export type {
   FailingTest,
   LoopMode,
@@ -56,23 +60,28 @@ export {
   type RedCheckVerdict,
 } from './red-check.js';
 export { loadTemplate, renderTemplate, templatePlaceholders } from './render-template.js';
-export { resultFilePath } from './result-file-path.js';
+export { loopRecordPath, resultFilePath } from './result-file-path.js';
 export {
   DistillResultSchema,
   DivergenceSchema,
   ElicitResultSchema,
   ImplementResultSchema,
+  LoopRecordSchema,
   OpenQuestionClaimSchema,
   PropagateResultSchema,
   RESULT_SCHEMAS,
+  renderLoopRecordJsonSchema,
   renderResultJsonSchema,
   TendResultSchema,
+  UncoveredObligationSchema,
+  UPSTREAM_SCHEMA_FILES,
   WeedResultSchema,
   type AnyPhaseResult,
   type DistillResult,
   type Divergence,
   type ElicitResult,
   type ImplementResult,
+  type LoopRecord,
   type OpenQuestionClaim,
   type PhaseResult,
   type PropagateResult,

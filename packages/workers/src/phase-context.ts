@@ -1,6 +1,5 @@
 import type { HarnessRecord } from '@allium-loop/verify';
 import type { ProtectedTest } from './detect-violations.js';
-import type { Divergence } from './result-schemas.js';
 import type { SliceSelection } from './select-slice-excerpt.js';
 
 /** Which way the loop runs: from spec to code, or from existing code to a spec. */
@@ -19,10 +18,17 @@ export interface StructuralError {
   readonly message: string;
 }
 
+/** A divergence weed found, as the next agent is told about it. */
+export interface VerdictDivergence {
+  readonly construct: string;
+  readonly classification: 'spec-bug' | 'code-bug' | 'aspirational' | 'intentional-gap';
+  readonly description: string;
+}
+
 /** What the engine measured at the end of the previous tick, shown to the next agent. */
 export interface PreviousVerdict {
   readonly failingTests: readonly FailingTest[];
-  readonly divergences: readonly Divergence[];
+  readonly divergences: readonly VerdictDivergence[];
   readonly structuralErrors: readonly StructuralError[];
   /** Red-check or claim failures the engine routed back to this phase, one line each. */
   readonly notes?: readonly string[];

@@ -4,3 +4,8 @@ import type { WorkerPhase } from './worker-phase.js';
 export function resultFilePath(slug: string, tick: number, phase: WorkerPhase): string {
   return `.allium-loop/${slug}/results/${tick}-${phase}.json`;
 }
+
+/** Where the engine-side record of a result file goes: beside it, `<tick>-<phase>.loop.json`. */
+export function loopRecordPath(resultFile: string): string {
+  return resultFile.replace(/\.json$/, '') + '.loop.json';
+}

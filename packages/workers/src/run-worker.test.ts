@@ -18,11 +18,32 @@ import type { WorkerPhase } from './worker-phase.js';
 import type { WorkerOutcome } from './worker-types.js';
 
 const SPEC = 'spec/library.allium';
-const QUESTION = { text: 'May a worn tool be lent?', classification: 'parked', assumption: 'yes' };
+const QUESTION = 'May a worn tool be lent?';
 const implementResult = {
   op: 'result',
-  json: { phase: 'implement', filesChanged: ['src/library.mjs'], contestedTests: [], summary: 'fixed' },
+  json: { phase: 'implement', files_changed: ['src/library.mjs'], contested_tests: [], summary: 'fixed' },
 } as const;
+
+/**
+ * A propagate record (upstream schema) for one generated test file — its hash computed by the agent from the file
+ * it wrote — and the engine-side record claiming what the file covers.
+ */
+function propagated(path: string, covers: readonly string[], summary = ''): ScriptStep[] {
+  return [
+    {
+      op: 'result',
+      json: {
+        phase: 'propagate',
+        obligations: { total: covers.length, covered: covers.length, uncovered: 0 },
+        uncovered_obligations: [],
+        generated_tests: [{ path, hash: 'sha256:of-file' }],
+        summary:
+          summary === '' ? `${covers.length} obligations, ${covers.length} covered, 0 uncovered` : summary,
+      },
+    },
+    { op: 'loop', json: { covers: [{ path, obligations: covers }] } },
+  ];
+}
 const FIX = {
   op: 'replace',
   path: 'src/library.mjs',
@@ -69,7 +90,7 @@ const wellBehaved: Scenario[] = [
       { op: 'write', path: SPEC, text: TOOL_LIBRARY_SPEC },
       {
         op: 'result',
-        json: { phase: 'elicit', specFiles: [SPEC], openQuestions: [QUESTION], summary: 'drafted' },
+        json: { phase: 'elicit', spec_path: SPEC, open_questions: [QUESTION], summary: 'drafted' },
       },
     ],
   },
@@ -93,11 +114,9 @@ const wellBehaved: Scenario[] = [
         op: 'result',
         json: {
           phase: 'distill',
-          specFiles: [SPEC],
-          openQuestions: [QUESTION],
-          newFindings: 1,
-          findings: ['inspection marks tools worn'],
-          summary: '',
+          spec_path: SPEC,
+          open_questions: [QUESTION],
+          summary: 'inspection marks tools worn',
         },
       },
     ],
@@ -110,11 +129,9 @@ const wellBehaved: Scenario[] = [
         op: 'result',
         json: {
           phase: 'distill',
-          specFiles: [],
-          openQuestions: [QUESTION],
-          newFindings: 0,
-          findings: [],
-          summary: '',
+          spec_path: SPEC,
+          open_questions: [QUESTION],
+          summary: 'nothing new',
         },
       },
     ],
@@ -130,7 +147,7 @@ const wellBehaved: Scenario[] = [
         find: 'open question "May a worn tool be lent?"',
         with: '-- Worn tools are lent (answered).',
       },
-      { op: 'result', json: { phase: 'tend', specFiles: [SPEC], openQuestions: [], summary: 'answered' } },
+      { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [], summary: 'answered' } },
     ],
   },
   {
@@ -143,7 +160,7 @@ const wellBehaved: Scenario[] = [
       { op: 'replace', path: SPEC, find: '    condition: Condition\n', with: '' },
       {
         op: 'result',
-        json: { phase: 'tend', specFiles: [SPEC], openQuestions: [QUESTION], summary: 'dropped' },
+        json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: 'dropped' },
       },
     ],
   },
@@ -152,14 +169,7 @@ const wellBehaved: Scenario[] = [
     phase: 'propagate',
     steps: [
       { op: 'write', path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
-      {
-        op: 'result',
-        json: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/give-back.test.mjs', covers: ['GiveBack'] }],
-          summary: '',
-        },
-      },
+      ...propagated('test/give-back.test.mjs', ['GiveBack'], ''),
     ],
   },
   {
@@ -172,14 +182,7 @@ const wellBehaved: Scenario[] = [
         find: "test('Borrow: marks the tool out'",
         with: "test('Borrow: marks a shelved tool out'",
       },
-      {
-        op: 'result',
-        json: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/borrow.test.mjs', covers: ['Borrow'] }],
-          summary: 'regenerated',
-        },
-      },
+      ...propagated('test/borrow.test.mjs', ['Borrow'], 'regenerated'),
     ],
   },
   { name: 'implement fixes the code', phase: 'implement', steps: [FIX, implementResult] },
@@ -205,14 +208,13 @@ const wellBehaved: Scenario[] = [
         op: 'result',
         json: {
           phase: 'weed',
-          clean: false,
+          verdict: 'dirty',
           divergences: [
             {
-              construct: 'rule:GiveBack',
-              spec: { file: SPEC, line: 37 },
-              code: { file: 'src/library.mjs', line: 7 },
+              subject: 'rule:GiveBack',
               classification: 'code-bug',
-              description: 'tool never shelved',
+              spec: `${SPEC}:37 shelves the tool`,
+              code: 'src/library.mjs:7 never shelves it',
             },
           ],
           summary: '',
@@ -257,7 +259,7 @@ const cheats: Cheat[] = [
     phase: 'weed',
     steps: [
       { op: 'write', path: 'test/borrow.test.mjs', text: '// nothing to see\n' },
-      { op: 'result', json: { phase: 'weed', clean: true, divergences: [], summary: '' } },
+      { op: 'result', json: { phase: 'weed', verdict: 'clean', divergences: [], summary: '' } },
     ],
     restored: { 'test/borrow.test.mjs': BORROW_TEST },
   },
@@ -280,14 +282,7 @@ const cheats: Cheat[] = [
         with: 'assert.ok(tool);',
       },
       { op: 'write', path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
-      {
-        op: 'result',
-        json: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/give-back.test.mjs', covers: ['GiveBack'] }],
-          summary: '',
-        },
-      },
+      ...propagated('test/give-back.test.mjs', ['GiveBack'], ''),
     ],
     restored: { 'test/borrow.test.mjs': BORROW_TEST },
   },
@@ -322,14 +317,7 @@ const cheats: Cheat[] = [
         path: 'test/todo.test.mjs',
         text: "import { test } from 'node:test';\ntest.todo('GiveBack: shelves the tool');\n",
       },
-      {
-        op: 'result',
-        json: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/todo.test.mjs', covers: ['GiveBack'] }],
-          summary: '',
-        },
-      },
+      ...propagated('test/todo.test.mjs', ['GiveBack'], ''),
     ],
     restored: { 'test/todo.test.mjs': undefined },
   },
@@ -357,7 +345,10 @@ const cheats: Cheat[] = [
     phase: 'weed',
     steps: [
       { op: 'replace', path: SPEC, find: '        borrowing.tool.status = shelved\n', with: '' },
-      { op: 'result', json: { phase: 'weed', clean: true, divergences: [], summary: 'spec and code agree' } },
+      {
+        op: 'result',
+        json: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'spec and code agree' },
+      },
     ],
     restored: { [SPEC]: TOOL_LIBRARY_SPEC },
   },
@@ -368,7 +359,7 @@ const cheats: Cheat[] = [
     context: { tendRequest: { request: 'Clarify that borrowings close when the tool is given back.' } },
     steps: [
       { op: 'replace', path: SPEC, find: '    condition: Condition\n', with: '' },
-      { op: 'result', json: { phase: 'tend', specFiles: [SPEC], openQuestions: [QUESTION], summary: '' } },
+      { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: '' } },
     ],
     restored: { [SPEC]: TOOL_LIBRARY_SPEC },
   },
@@ -475,25 +466,79 @@ describe('runWorker claim verification', () => {
       phase: 'propagate' as const,
       steps: [
         { op: 'write' as const, path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
-        {
-          op: 'result' as const,
-          json: { phase: 'propagate', testFiles: [{ path: 'test/give-back.test.mjs', covers }], summary: '' },
-        },
+        ...propagated('test/give-back.test.mjs', covers),
       ],
     });
     const { outcome } = await play(claim(['rule-success.GiveBack']));
     expect(outcome.status).toBe('ok');
     const r = outcome.reconciliation;
     expect(r?.coveredBy.get('rule-success.GiveBack')).toEqual(['test/give-back.test.mjs']);
-    expect(r?.covered).toBe(1);
-    expect(r?.line).toBe(`${r?.obligations} obligations, 1 covered, ${(r?.obligations ?? 0) - 1} uncovered`);
-    expect(r?.uncovered.map((u) => u.id)).toContain('rule-success.Borrow');
+    // The earlier generated test (test/borrow.test.mjs, protected) counts too: its titles name Borrow (and Tool).
+    expect(r?.coveredBy.get('rule-success.Borrow')).toEqual(['test/borrow.test.mjs']);
+    expect(r?.line).toBe(
+      `${r?.obligations} obligations, ${r?.covered} covered, ${r?.uncovered.length} uncovered`,
+    );
+    expect(r?.uncovered.map((u) => u.id)).toContain('entity-fields.Member');
     const wrong = await play(claim(['rule-success.Borrow']));
     expect(wrong.outcome.status === 'failed' && [wrong.outcome.reason, wrong.outcome.detail]).toEqual([
       'coverage_unproven',
       'test/give-back.test.mjs: no test title names rule-success.Borrow',
     ]);
-    expect(wrong.outcome.reconciliation?.rejected.map((c) => c.reason)).toEqual(['not_named']);
+    const claimsOfFile = wrong.outcome.reconciliation?.rejected.filter(
+      (c) => c.path === 'test/give-back.test.mjs',
+    );
+    expect(claimsOfFile?.map((c) => c.reason)).toEqual(['not_named']);
+  });
+
+  it('without a loop record, the engine counts the obligations the generated test names (an upstream agent)', async () => {
+    const project = await createProject();
+    const steps: ScriptStep[] = [
+      { op: 'write', path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
+      {
+        op: 'result',
+        json: {
+          // No `phase` (upstream records may omit it), and an absolute path inside the project.
+          obligations: { total: 9, covered: 9, uncovered: 0 },
+          uncovered_obligations: [],
+          generated_tests: [{ path: join(project.cwd, 'test/give-back.test.mjs'), hash: 'sha256:of-file' }],
+          summary: '9 obligations, 9 covered, 0 uncovered',
+        },
+      },
+    ];
+    const outcome = await runWorker('propagate', projectContext(project), await projectDeps(project, steps));
+    expect(outcome.status).toBe('ok');
+    const r = outcome.reconciliation;
+    // The record claimed 9 of 9; the engine proves only what a test names, and its own line stands.
+    expect(r?.coveredBy.get('rule-success.GiveBack')).toEqual(['test/give-back.test.mjs']);
+    expect(r?.uncovered.map((u) => u.id)).toContain('entity-fields.Member');
+    expect(r?.line).toMatch(/^\d+ obligations, \d+ covered, [1-9]\d* uncovered$/);
+    expect(outcome.protectedTests.map((t) => t.path)).toContain('test/give-back.test.mjs');
+  });
+
+  it('counts distill findings from the spec diff, whatever the record says', async () => {
+    const added = await play(wellBehaved.find((s) => s.name.startsWith('distill adds'))!);
+    // rule Inspect added, surface Desk changed to offer it.
+    expect(added.outcome.status === 'ok' && added.outcome.findings).toBe(2);
+    const none = await play(wellBehaved.find((s) => s.name === 'distill finds nothing new')!);
+    expect(none.outcome.status === 'ok' && none.outcome.findings).toBe(0);
+  });
+
+  it('takes the blocking/parked classification from the loop record', async () => {
+    const { outcome } = await play({
+      name: 'classified',
+      phase: 'tend',
+      steps: [
+        { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: '' } },
+        {
+          op: 'loop',
+          json: { open_questions: [{ text: QUESTION, classification: 'blocking', why: 'lending' }] },
+        },
+      ],
+    });
+    expect(outcome.status).toBe('ok');
+    expect(outcome.loopRecord?.open_questions).toEqual([
+      { text: QUESTION, classification: 'blocking', why: 'lending' },
+    ]);
   });
 
   it('code-first: a test passing against the code is the goal, a failing one goes to weed', async () => {
@@ -504,14 +549,7 @@ describe('runWorker claim verification', () => {
       context: { mode: 'code-first' },
       steps: [
         { op: 'write', path: 'test/code-first.test.mjs', text: both },
-        {
-          op: 'result',
-          json: {
-            phase: 'propagate',
-            testFiles: [{ path: 'test/code-first.test.mjs', covers: ['GiveBack', 'Borrow'] }],
-            summary: '',
-          },
-        },
+        ...propagated('test/code-first.test.mjs', ['GiveBack', 'Borrow'], ''),
       ],
     });
     expect(
@@ -529,14 +567,7 @@ describe('runWorker claim verification', () => {
       phase: 'propagate',
       steps: [
         { op: 'write', path: 'test/member.test.mjs', text: vacuous },
-        {
-          op: 'result',
-          json: {
-            phase: 'propagate',
-            testFiles: [{ path: 'test/member.test.mjs', covers: ['Borrow'] }],
-            summary: '',
-          },
-        },
+        ...propagated('test/member.test.mjs', ['Borrow'], ''),
       ],
     });
     expect(outcome.status === 'ok' && outcome.redCheck).toMatchObject({
@@ -551,45 +582,68 @@ describe('runWorker claim verification', () => {
     [
       'a result that breaks its schema',
       'weed',
-      [{ op: 'result', json: { phase: 'weed', clean: true, divergences: [{}], summary: '' } }],
+      [{ op: 'result', json: { phase: 'weed', verdict: 'clean', divergences: [{}], summary: '' } }],
       'result_invalid',
     ],
     [
       'a changed file that does not exist',
       'implement',
-      [{ op: 'result', json: { ...implementResult.json, filesChanged: ['src/ghost.mjs'] } }],
+      [{ op: 'result', json: { ...implementResult.json, files_changed: ['src/ghost.mjs'] } }],
       'claim_file_missing',
     ],
     [
       'open questions that do not match the spec',
       'tend',
-      [{ op: 'result', json: { phase: 'tend', specFiles: [SPEC], openQuestions: [], summary: '' } }],
+      [{ op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [], summary: '' } }],
       'count_mismatch',
     ],
     [
-      'distill claiming findings it did not write',
-      'distill',
+      'a generated test whose recorded hash is not its content',
+      'propagate',
       [
+        { op: 'write', path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
         {
           op: 'result',
           json: {
-            phase: 'distill',
-            specFiles: [SPEC],
-            openQuestions: [QUESTION],
-            newFindings: 1,
-            findings: ['x'],
-            summary: '',
+            phase: 'propagate',
+            obligations: { total: 1, covered: 1, uncovered: 0 },
+            uncovered_obligations: [],
+            generated_tests: [{ path: 'test/give-back.test.mjs', hash: `sha256:${'0'.repeat(64)}` }],
+            summary: '1 obligations, 1 covered, 0 uncovered',
           },
         },
       ],
       'count_mismatch',
     ],
     [
+      'a loop record that classifies a question the result does not list',
+      'tend',
+      [
+        { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: '' } },
+        {
+          op: 'loop',
+          json: { open_questions: [{ text: 'Who pays?', classification: 'blocking', why: 'fees' }] },
+        },
+      ],
+      'count_mismatch',
+    ],
+    [
+      'a spec path outside the project',
+      'tend',
+      [
+        {
+          op: 'result',
+          json: { phase: 'tend', spec_path: '../elsewhere.allium', open_questions: [QUESTION], summary: '' },
+        },
+      ],
+      'claim_file_missing',
+    ],
+    [
       'a spec that no longer parses',
       'tend',
       [
         { op: 'replace', path: SPEC, find: 'rule GiveBack {', with: 'rule GiveBack {{ ((' },
-        { op: 'result', json: { phase: 'tend', specFiles: [SPEC], openQuestions: [QUESTION], summary: '' } },
+        { op: 'result', json: { phase: 'tend', spec_path: SPEC, open_questions: [QUESTION], summary: '' } },
       ],
       'spec_unparseable',
     ],
@@ -598,14 +652,7 @@ describe('runWorker claim verification', () => {
       'propagate',
       [
         { op: 'write', path: 'test/give-back.test.mjs', text: GIVE_BACK_TEST },
-        {
-          op: 'result',
-          json: {
-            phase: 'propagate',
-            testFiles: [{ path: 'test/give-back.test.mjs', covers: ['Renew'] }],
-            summary: '',
-          },
-        },
+        ...propagated('test/give-back.test.mjs', ['Renew'], ''),
       ],
       'coverage_unproven',
     ],
@@ -614,14 +661,7 @@ describe('runWorker claim verification', () => {
       'propagate',
       [
         { op: 'write', path: 'test/empty.test.mjs', text: '// no tests here\n' },
-        {
-          op: 'result',
-          json: {
-            phase: 'propagate',
-            testFiles: [{ path: 'test/empty.test.mjs', covers: ['GiveBack'] }],
-            summary: '',
-          },
-        },
+        ...propagated('test/empty.test.mjs', ['GiveBack'], ''),
       ],
       'tests_not_collected',
     ],

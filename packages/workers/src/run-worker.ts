@@ -4,8 +4,22 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { assemblePrompt, type PromptSpec } from './assemble-prompt.js';
 import { applyReverts, type RevertOutcome } from './apply-reverts.js';
-import { checkObligationClaims, type ObligationReconciliation } from '@allium-loop/allium';
-import { checkClaims, namedFiles, obligationClaimTests, type ClaimFailure } from './check-claims.js';
+import {
+  checkObligationClaims,
+  type ObligationClaimTest,
+  type ObligationReconciliation,
+} from '@allium-loop/allium';
+import {
+  checkClaims,
+  declaredCoverage,
+  generatedTestPaths,
+  sliceObligations,
+  namedFiles,
+  obligationClaimTests,
+  significantChanges,
+  type ClaimFailure,
+} from './check-claims.js';
+import { isAbsolute, relative } from 'node:path';
 import {
   detectViolations,
   type AllowedTestChange,
@@ -13,12 +27,13 @@ import {
   type ProtectedTest,
   type WorkspaceSnapshot,
 } from './detect-violations.js';
-import { parseWorkerResult } from './parse-result.js';
+import { parseLoopRecord, parseWorkerResult } from './parse-result.js';
+import { loopRecordPath } from './result-file-path.js';
 import type { PhaseContext } from './phase-context.js';
 import { mergeProtectedTests, recordProtectedTests } from './protect-tests.js';
 import { classifyRedCheck, type RedCheckReport } from './red-check.js';
-import type { PhaseResult, PropagateResult } from './result-schemas.js';
-import { takeSnapshot } from './take-snapshot.js';
+import type { LoopRecord, PhaseResult, PropagateResult } from './result-schemas.js';
+import { sha256, takeSnapshot } from './take-snapshot.js';
 import { describeViolation } from './describe-violation.js';
 import type { WorkerPhase } from './worker-phase.js';
 import type { ConstructDiff, ObservedTestRun, SpecReading, SpecSource, WorkerDeps } from './worker-ports.js';
@@ -56,8 +71,8 @@ async function runEachTestFile(
   result: PropagateResult,
 ): Promise<Map<string, ObservedTestRun>> {
   const runs = new Map<string, ObservedTestRun>();
-  for (const file of result.testFiles)
-    runs.set(file.path, await deps.tests.runFiles({ cwd, files: [file.path] }));
+  for (const path of generatedTestPaths(result))
+    runs.set(path, await deps.tests.runFiles({ cwd, files: [path] }));
   return runs;
 }
 
@@ -103,6 +118,8 @@ interface PhaseObservation {
   readonly allowed: readonly AllowedTestChange[];
   /** The result file's text as the agent left it, read before any revert. */
   readonly resultText: string | undefined;
+  /** The engine-side record's text (`<tick>-<phase>.loop.json`), when the agent wrote one. */
+  readonly loopText: string | undefined;
 }
 
 interface Verification<P extends WorkerPhase> {
@@ -110,13 +127,14 @@ interface Verification<P extends WorkerPhase> {
   readonly result?: PhaseResult<P>;
   readonly testRuns?: Map<string, ObservedTestRun>;
   readonly reconciliation?: ObligationReconciliation;
+  readonly loopRecord?: LoopRecord;
 }
 
 // The test files a propagate result lists; none when the agent wrote no valid result.
 function listedTestFiles(resultText: string | undefined): string[] {
   if (resultText === undefined) return [];
   const parsed = parseWorkerResult('propagate', resultText);
-  return parsed.ok ? parsed.value.testFiles.map((t) => t.path) : [];
+  return parsed.ok ? generatedTestPaths(parsed.value) : [];
 }
 
 async function callAgent(phase: WorkerPhase, context: PhaseContext, deps: WorkerDeps, spec: PromptSpec) {
@@ -125,6 +143,7 @@ async function callAgent(phase: WorkerPhase, context: PhaseContext, deps: Worker
   await mkdir(dirname(resultPath), { recursive: true });
   // A result left by an earlier attempt must never be read as this one's.
   await rm(resultPath, { force: true });
+  await rm(join(context.cwd, loopRecordPath(resultFile)), { force: true });
   const agent = await deps.agent.run({
     prompt,
     cwd: context.cwd,
@@ -153,6 +172,7 @@ async function observePhase(
   });
   const after = await takeSnapshot(context.cwd, protectedPaths);
   const resultText = await readResultText(join(context.cwd, call.resultFile));
+  const loopText = await readResultText(join(context.cwd, loopRecordPath(call.resultFile)));
   const specAfter = deps.spec.read(specSources(after));
   const diff = deps.spec.diff(specBefore, specAfter);
   const harness =
@@ -178,6 +198,7 @@ async function observePhase(
     reverts,
     allowed: guard.allowed,
     resultText,
+    loopText,
   };
 }
 
@@ -198,19 +219,41 @@ async function verifyResult<P extends WorkerPhase>(
   }
   const parsed = parseWorkerResult(phase, text);
   if (!parsed.ok) return { failures: [{ reason: 'result_invalid', detail: parsed.issues.join('; ') }] };
-  const result = parsed.value;
+  const loop = observed.loopText === undefined ? undefined : parseLoopRecord(observed.loopText);
+  if (loop !== undefined && !loop.ok)
+    return { failures: [{ reason: 'result_invalid', detail: `loop record: ${loop.issues.join('; ')}` }] };
+  const outside = outsidePaths(context.cwd, namedFiles(parsed.value));
+  if (outside.length > 0)
+    return {
+      failures: [{ reason: 'claim_file_missing', detail: `outside the project: ${outside.join(', ')}` }],
+    };
+  const result = projectRelativePaths(context.cwd, parsed.value);
+  const loopRecord = loop?.value;
   const testRuns =
     result.phase === 'propagate' ? await runEachTestFile(deps, context.cwd, result) : undefined;
   const testSources =
     testRuns === undefined ? undefined : await readSources(context.cwd, [...testRuns.keys()]);
-  // The engine reconciles propagate's coverage claims with the spec's obligations itself.
-  const obligations = observed.specAfter.obligations;
+  // The engine reconciles the spec's obligations with the generated tests itself: the claims of the loop record
+  // when there is one, else every obligation a test names.
+  const obligations =
+    observed.specAfter.obligations === undefined
+      ? undefined
+      : sliceObligations(observed.specAfter.obligations, context.slice?.constructs);
   const reconciliation =
     result.phase !== 'propagate' || testRuns === undefined || obligations === undefined
       ? undefined
       : checkObligationClaims(
           { obligations },
-          obligationClaimTests(result, testRuns, testSources ?? new Map()),
+          [
+            ...obligationClaimTests(
+              result,
+              coverClaims(result, loopRecord, obligations),
+              testRuns,
+              testSources ?? new Map(),
+            ),
+            ...(await earlierTests(context, testRuns, obligations)),
+          ],
+          result.uncovered_obligations,
         );
   const failures = checkClaims(result, {
     ...(testSources === undefined ? {} : { testSources }),
@@ -220,13 +263,82 @@ async function verifyResult<P extends WorkerPhase>(
     missingFiles: await missingOrEmpty(context.cwd, namedFiles(result)),
     ...(testRuns === undefined ? {} : { testRuns }),
     ...(reconciliation === undefined ? {} : { obligationClaims: reconciliation }),
+    ...(testSources === undefined ? {} : { testHashes: hashSources(testSources) }),
+    ...(loopRecord === undefined ? {} : { loopRecord }),
   });
   return {
     failures,
     result,
+    ...(loopRecord === undefined ? {} : { loopRecord }),
     ...(testRuns === undefined ? {} : { testRuns }),
     ...(reconciliation === undefined ? {} : { reconciliation }),
   };
+}
+
+/** The named paths that leave the project (absolute outside it, or through `..`). */
+function outsidePaths(cwd: string, paths: readonly string[]): string[] {
+  return paths.filter((path) => toProjectPath(cwd, path) === undefined);
+}
+
+/** `path` relative to the project root, or `undefined` when it leaves the project. */
+function toProjectPath(cwd: string, path: string): string | undefined {
+  const rel = isAbsolute(path) ? relative(cwd, path) : path;
+  if (rel === '' || isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) return undefined;
+  return rel;
+}
+
+/** The record with every path relative to the project root (upstream agents may write absolute ones). */
+function projectRelativePaths<P extends WorkerPhase>(cwd: string, result: PhaseResult<P>): PhaseResult<P> {
+  const fix = (path: string) => toProjectPath(cwd, path) ?? path;
+  const r = result as PhaseResult<WorkerPhase>;
+  switch (r.phase) {
+    case 'elicit':
+    case 'tend':
+    case 'distill':
+      return { ...r, spec_path: fix(r.spec_path) } as PhaseResult<P>;
+    case 'propagate':
+      return {
+        ...r,
+        generated_tests: r.generated_tests.map((t) => ({ ...t, path: fix(t.path) })),
+        ...(r.test_paths === undefined ? {} : { test_paths: r.test_paths.map(fix) }),
+      } as PhaseResult<P>;
+    case 'implement':
+      return { ...r, files_changed: r.files_changed.map(fix) } as PhaseResult<P>;
+    case 'weed':
+      return r.artefacts === undefined
+        ? result
+        : ({ ...r, artefacts: r.artefacts.map(fix) } as PhaseResult<P>);
+  }
+}
+
+/** What each generated test claims to cover: the loop record's claims, else every obligation of the plan. */
+function coverClaims(
+  result: PropagateResult,
+  loopRecord: LoopRecord | undefined,
+  obligations: readonly { readonly id: string }[],
+): Map<string, readonly string[]> {
+  if (loopRecord?.covers !== undefined) return new Map(loopRecord.covers.map((c) => [c.path, c.obligations]));
+  const all = obligations.map((o) => o.id);
+  return new Map(generatedTestPaths(result).map((path) => [path, all]));
+}
+
+/**
+ * The tests earlier propagates generated (protected, not regenerated now), for the reconciliation: they were
+ * collected when they were generated; the obligations they cover are those a test declared in them names.
+ */
+async function earlierTests(
+  context: PhaseContext,
+  regenerated: ReadonlyMap<string, unknown>,
+  obligations: readonly { readonly id: string }[],
+): Promise<ObligationClaimTest[]> {
+  const paths = (context.protectedTests ?? []).map((t) => t.path).filter((p) => !regenerated.has(p));
+  const sources = await readSources(context.cwd, paths);
+  const ids = obligations.map((o) => o.id);
+  return [...sources].map(([path, source]) => declaredCoverage(path, source, ids));
+}
+
+function hashSources(sources: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...sources].map(([path, text]) => [path, sha256(text)]));
 }
 
 function outcomeBase<P extends WorkerPhase>(
@@ -261,7 +373,7 @@ async function finishPropagate(
   result: PropagateResult,
   testRuns: ReadonlyMap<string, ObservedTestRun>,
 ): Promise<{ redCheck: RedCheckReport; protectedTests: ProtectedTest[] }> {
-  const files = result.testFiles.map((t) => t.path);
+  const files = generatedTestPaths(result);
   const sources = new Map<string, string>();
   for (const file of files) sources.set(file, await readFile(join(context.cwd, file), 'utf8'));
   const recorded = await recordProtectedTests(context.cwd, context.slug, files, context.tick);
@@ -295,6 +407,10 @@ export async function runWorker<P extends WorkerPhase>(
   const base = {
     ...outcomeBase(phase, observed, failures),
     ...(verification.reconciliation === undefined ? {} : { reconciliation: verification.reconciliation }),
+    ...(verification.loopRecord === undefined ? {} : { loopRecord: verification.loopRecord }),
+    ...(phase === 'distill' || phase === 'elicit'
+      ? { findings: significantChanges(observed.diff).length }
+      : {}),
   };
   const protectedTests = context.protectedTests ?? [];
   const first = failures[0];

@@ -9,6 +9,7 @@ export type ScriptStep =
   | { readonly op: 'replace'; readonly path: string; readonly find: string; readonly with: string }
   | { readonly op: 'delete'; readonly path: string }
   | { readonly op: 'result'; readonly json: unknown }
+  | { readonly op: 'loop'; readonly json: unknown }
   | { readonly op: 'exit'; readonly code: number };
 
 const SCRIPT = new URL('../test-fixtures/scripted-agent.mjs', import.meta.url).pathname;

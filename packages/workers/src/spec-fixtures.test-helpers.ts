@@ -123,8 +123,6 @@ export function sampleContext(overrides: Partial<PhaseContext> = {}): PhaseConte
       divergences: [
         {
           construct: 'rule:GiveBack',
-          spec: { file: 'spec/library.allium', line: 37 },
-          code: { file: 'src/library.ts', line: 12 },
           classification: 'code-bug',
           description: 'the code never puts the tool back on the shelf',
         },

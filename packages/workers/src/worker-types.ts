@@ -4,7 +4,7 @@ import type { RevertOutcome } from './apply-reverts.js';
 import type { ClaimFailure } from './check-claims.js';
 import type { GuardViolation, ProtectedTest } from './detect-violations.js';
 import type { RedCheckReport } from './red-check.js';
-import type { PhaseResult } from './result-schemas.js';
+import type { LoopRecord, PhaseResult } from './result-schemas.js';
 import type { WorkerPhase } from './worker-phase.js';
 
 /** Why a phase failed; each reason is journaled with its detail. */
@@ -65,6 +65,13 @@ interface OutcomeBase<P extends WorkerPhase> {
    * `N obligations, M covered, K uncovered` line and what each test proved), when the spec reader derives them.
    */
   readonly reconciliation?: ObligationReconciliation;
+  /**
+   * distill and elicit: the behaviour constructs the spec diff added, changed or removed, measured by the engine
+   * (a fresh distill that finds nothing new has 0).
+   */
+  readonly findings?: number;
+  /** The engine-side record the agent wrote beside its result (open-question classification, coverage claims). */
+  readonly loopRecord?: LoopRecord;
 }
 
 /** The verified outcome of one phase: `ok` only when the agent succeeded, every claim held and no guard fired. */

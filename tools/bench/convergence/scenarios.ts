@@ -45,7 +45,12 @@ function implement(name: string, files: Readonly<Record<string, string>>, repeat
       { kind: 'shell', command: 'node --test' },
       {
         kind: 'result',
-        value: { phase: 'implement', filesChanged: Object.keys(files), contestedTests: [], summary: 'Done: every test passes.' },
+        value: {
+          phase: 'implement',
+          files_changed: Object.keys(files),
+          contested_tests: [],
+          summary: 'Done: every test passes.',
+        },
       },
     ],
     finalText: 'Done: every test passes.',
@@ -57,7 +62,12 @@ const CLEAN_WEED: ScriptedCall = {
   name: 'weed: clean',
   match: PHASE('weed'),
   repeat: true,
-  actions: [{ kind: 'result', value: { phase: 'weed', clean: true, divergences: [], summary: 'Spec and code agree.' } }],
+  actions: [
+    {
+      kind: 'result',
+      value: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'Spec and code agree.' },
+    },
+  ],
 };
 
 /** The contradicting rule the impossible spec adds: returning a book both shelves it and keeps it on loan. */
@@ -127,7 +137,11 @@ export function scenarios(flakyCounter: string): Scenario[] {
       model: 'every implement call changes nothing and claims "Done: every test passes."',
       expected: 'not converged (the engine measures the tests itself)',
       meets: notConverged,
-      script: () => [...demo().slice(0, 2), implement('implement: claims done, changes nothing', {}, true), CLEAN_WEED],
+      script: () => [
+        ...demo().slice(0, 2),
+        implement('implement: claims done, changes nothing', {}, true),
+        CLEAN_WEED,
+      ],
     },
     {
       name: 'weakens-tests',
@@ -149,13 +163,17 @@ export function scenarios(flakyCounter: string): Scenario[] {
     },
     {
       name: 'impossible-spec',
-      model: 'tend adds a rule that contradicts ReturnBook; propagate tests both; implement alternates between them',
+      model:
+        'tend adds a rule that contradicts ReturnBook; propagate tests both; implement alternates between them',
       expected: 'stopped without converging (no_progress or awaiting_input)',
       meets: (o) => ['no_progress', 'awaiting_input', 'max_ticks'].includes(o.terminal),
       script: () => {
         const calls = withLoanTests(demo(), loanTests + CONTRADICTING_TEST);
         const tend = calls[0]!;
-        const spec = replayFile('desk-v2.allium').replace('\nsurface Counter', `${CONTRADICTION}\nsurface Counter`);
+        const spec = replayFile('desk-v2.allium').replace(
+          '\nsurface Counter',
+          `${CONTRADICTION}\nsurface Counter`,
+        );
         return [
           {
             ...tend,
@@ -175,7 +193,8 @@ export function scenarios(flakyCounter: string): Scenario[] {
     {
       name: 'flaky-test',
       model: 'honest, but slice 1 has a test that fails on every other run',
-      expected: 'never a false "converged": either not converged, or converged with the final tree green when re-run',
+      expected:
+        'never a false "converged": either not converged, or converged with the final tree green when re-run',
       meets: (o) => o.terminal !== 'converged' || o.independentlyGreen,
       script: () => withLoanTests(demo(), loanTests + flakyTest(flakyCounter)),
     },
@@ -188,7 +207,11 @@ export function scenarios(flakyCounter: string): Scenario[] {
         const calls = demo();
         return [
           ...calls.slice(0, 2),
-          { name: 'implement: 429', match: PHASE('implement'), fault: { kind: 'rate_limit', retryAfterSeconds: 2 } },
+          {
+            name: 'implement: 429',
+            match: PHASE('implement'),
+            fault: { kind: 'rate_limit', retryAfterSeconds: 2 },
+          },
           ...calls.slice(2),
         ];
       },
@@ -201,9 +224,13 @@ export function scenarios(flakyCounter: string): Scenario[] {
       script: () => [
         ...demo().slice(0, 2),
         implement('implement: edit A', { 'src/desk.js': replayFile('desk-1.js') }),
-        implement('implement: edit B', { 'src/desk.js': replayFile('desk-2.js').replace("loan.status = 'overdue'", "loan.status = 'late'") }),
+        implement('implement: edit B', {
+          'src/desk.js': replayFile('desk-2.js').replace("loan.status = 'overdue'", "loan.status = 'late'"),
+        }),
         implement('implement: edit A', { 'src/desk.js': replayFile('desk-1.js') }),
-        implement('implement: edit B', { 'src/desk.js': replayFile('desk-2.js').replace("loan.status = 'overdue'", "loan.status = 'late'") }),
+        implement('implement: edit B', {
+          'src/desk.js': replayFile('desk-2.js').replace("loan.status = 'overdue'", "loan.status = 'late'"),
+        }),
         implement('implement: edit A', { 'src/desk.js': replayFile('desk-1.js') }, true),
         CLEAN_WEED,
       ],

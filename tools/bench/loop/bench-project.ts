@@ -74,14 +74,13 @@ export function makeFixture(
     repeat: true,
     result: {
       phase: 'weed',
-      clean: false,
+      verdict: 'dirty',
       divergences: [
         {
-          construct: 'rule:CloseTally',
-          spec: { file: 'specs/tally.allium', line: 7 },
-          code: { file: 'src/tally.js', line: 1 },
+          subject: 'rule:CloseTally',
           classification: 'code-bug',
-          description: 'closing does not record who closed it',
+          spec: 'specs/tally.allium:7 records who closed the tally',
+          code: 'src/tally.js:1 closing does not record who closed it',
         },
       ],
       summary: 'one divergence',
@@ -92,8 +91,8 @@ export function makeFixture(
     write: { 'src/note.js': `export const attempt = ${String(i + 1)};\n` },
     result: {
       phase: 'implement',
-      filesChanged: ['src/note.js'],
-      contestedTests: [],
+      files_changed: ['src/note.js'],
+      contested_tests: [],
       summary: `attempt ${String(i + 1)}`,
     },
   }));

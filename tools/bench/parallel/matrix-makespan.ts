@@ -3,6 +3,7 @@
 // replay agents of fixed latency. Every job runs in its own clone, through the workflow's own step scripts
 // (packages/cli/src/e2e/matrix-flow.test-helpers.ts).
 // Run: node --conditions=development --import tsx tools/bench/parallel/matrix-makespan.ts [--reps 3] [--latency-ms 3000] [--width 4]
+import { createHash } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,45 +76,61 @@ test('${key} works', () => assert.equal(${fn(key)}(), 'done'));
       write: { [`test/${key}.test.js`]: test },
       result: {
         phase: 'propagate',
-        testFiles: [{ path: `test/${key}.test.js`, covers: [key] }],
+        obligations: { total: 1, covered: 1, uncovered: 0 },
+        uncovered_obligations: [],
+        generated_tests: [
+          {
+            path: `test/${key}.test.js`,
+            hash: `sha256:${createHash('sha256').update(test, 'utf8').digest('hex')}`,
+          },
+        ],
         summary: key,
       },
+      loop: { covers: [{ path: `test/${key}.test.js`, obligations: [key] }] },
     },
     {
       phase: 'implement',
       delayMs: LATENCY,
       write: { [`src/${key}.js`]: `export function ${fn(key)}() { return 'done'; }\n` },
-      result: { phase: 'implement', filesChanged: [`src/${key}.js`], contestedTests: [], summary: key },
+      result: { phase: 'implement', files_changed: [`src/${key}.js`], contested_tests: [], summary: key },
     },
     {
       phase: 'weed',
       delayMs: LATENCY,
-      result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+      result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' },
     },
   ];
 }
+
+const INTEGRATION_TEST = `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+test('together', () => assert.ok(true));
+`;
 
 function integrationSteps(): unknown[] {
   return [
     {
       phase: 'propagate',
       delayMs: LATENCY,
-      write: {
-        'test/integration.test.js': `import assert from 'node:assert/strict';
-import { test } from 'node:test';
-test('together', () => assert.ok(true));
-`,
-      },
+      write: { 'test/integration.test.js': INTEGRATION_TEST },
       result: {
         phase: 'propagate',
-        testFiles: [{ path: 'test/integration.test.js', covers: ['CountStarted'] }],
+        obligations: { total: 1, covered: 1, uncovered: 0 },
+        uncovered_obligations: [],
+        generated_tests: [
+          {
+            path: 'test/integration.test.js',
+            hash: `sha256:${createHash('sha256').update(INTEGRATION_TEST, 'utf8').digest('hex')}`,
+          },
+        ],
         summary: 'together',
       },
+      loop: { covers: [{ path: 'test/integration.test.js', obligations: ['CountStarted'] }] },
     },
     {
       phase: 'weed',
       delayMs: LATENCY,
-      result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+      result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' },
     },
   ];
 }

@@ -22,6 +22,10 @@ export interface FlagSpec {
   readonly help: string;
   /** The default shown in help (the value itself is applied where it is used: see {@link FLAG_DEFAULTS}). */
   readonly default?: string;
+  /** The only values the flag takes (checked by the parser). */
+  readonly choices?: readonly string[];
+  /** A duration in seconds that becomes a Node timer: at most {@link MAX_TIMER_SECONDS}. */
+  readonly timer?: true;
   readonly scope: FlagScope;
   readonly group: 'Spec loop' | 'Loop modes' | 'Agent' | 'Caps' | 'Output';
 }
@@ -42,6 +46,7 @@ export const RUN_FLAG_SCHEMA = {
   entry: {
     type: 'string',
     arg: 'elicit|distill|tend|weed',
+    choices: ['elicit', 'distill', 'tend', 'weed'],
     help: 'override the detected entry point',
     default: 'detected',
     scope: 'spec',
@@ -50,6 +55,14 @@ export const RUN_FLAG_SCHEMA = {
   'strict-questions': {
     type: 'boolean',
     help: 'parked open questions block convergence too',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
+  scope: {
+    type: 'string',
+    arg: 'PATHS',
+    help: 'comma-separated paths that bound every phase: what they see, change and test; edits elsewhere are reverted',
+    default: 'the whole project',
     scope: 'spec',
     group: 'Spec loop',
   },
@@ -65,6 +78,7 @@ export const RUN_FLAG_SCHEMA = {
   'on-drift': {
     type: 'string',
     arg: 'reverify|reset|stop',
+    choices: ['reverify', 'reset', 'stop'],
     help: 'what resume does when the working tree changed since the last checkpoint',
     default: 'reverify',
     scope: 'resume',
@@ -123,6 +137,7 @@ export const RUN_FLAG_SCHEMA = {
   interval: {
     type: 'string',
     kind: 'nonnegative',
+    timer: true,
     arg: 'SECONDS',
     help: 'wait between ticks of verify mode, as /loop does (Ctrl-C and the wall clock cut it short)',
     default: String(FLAG_DEFAULTS.intervalSeconds),
@@ -244,6 +259,7 @@ export const RUN_FLAG_SCHEMA = {
   'wall-clock': {
     type: 'string',
     kind: 'positive',
+    timer: true,
     arg: 'SECONDS',
     help: 'wall-clock cap for the whole run, across resumes',
     default: 'none',
@@ -271,6 +287,7 @@ export const RUN_FLAG_SCHEMA = {
   'agent-timeout': {
     type: 'string',
     kind: 'positive',
+    timer: true,
     arg: 'SECONDS',
     help: "one agent call; the agent's whole process tree is killed after it",
     default: '1800',
@@ -280,6 +297,7 @@ export const RUN_FLAG_SCHEMA = {
   'test-timeout': {
     type: 'string',
     kind: 'positive',
+    timer: true,
     arg: 'SECONDS',
     help: 'one test run; its whole process tree is killed after it',
     default: '600',
@@ -337,22 +355,27 @@ export interface ParsedRunFlags {
  * incompatible modes are {@link FlagError}s. Numeric flags are checked here once; read them with {@link numberFlag}.
  */
 export function parseRunFlags(args: readonly string[], command: 'run' | 'resume'): ParsedRunFlags {
-  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  let parsed: {
+    values: Record<string, unknown>;
+    positionals: string[];
+    tokens: { kind: string; name?: string; rawName?: string }[];
+  };
   try {
     parsed = parseArgs({
       args: withPathDefaults(args),
       options: PARSE_OPTIONS,
       strict: true,
       allowPositionals: true,
+      tokens: true,
     });
   } catch (error) {
-    throw new FlagError((error as Error).message);
+    throw new FlagError((error as Error).message.replace(/\n+/g, ' '));
   }
+  refuseRepeats(parsed.tokens);
   const values = parsed.values as RunFlagValues;
   if (values.help === true) return { values, positionals: parsed.positionals, loop: 'spec' };
-  for (const [name, spec] of Object.entries(RUN_FLAG_SCHEMA) as [RunFlag, FlagSpec][]) {
-    if (spec.kind !== undefined) numberFlag(values, name);
-  }
+  for (const [name, spec] of Object.entries(RUN_FLAG_SCHEMA) as [RunFlag, FlagSpec][])
+    checkValue(values, name, spec);
   const selected = MODE_SELECTORS.filter((flag) => values[flag] !== undefined);
   if (command === 'resume' && selected.length > 0)
     throw new FlagError(
@@ -377,6 +400,49 @@ function checkScopes(values: RunFlagValues, loop: ParsedRunFlags['loop'], comman
     if (spec.scope === 'resume' && command !== 'resume')
       throw new FlagError(`--${name} applies to resume only.`);
   }
+}
+
+/**
+ * A flag given twice is a usage error, never "the last one wins": `--max-ticks 3 … --max-ticks 30` would otherwise
+ * run with a cap the user may not have meant.
+ */
+function refuseRepeats(tokens: readonly { kind: string; name?: string; rawName?: string }[]): void {
+  const seen = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    const first = seen.get(token.name);
+    if (first !== undefined)
+      throw new FlagError(
+        `--${token.name} was given twice${first === token.rawName ? '' : ` (${first} and ${token.rawName ?? ''})`}; give it once.`,
+      );
+    seen.set(token.name, token.rawName ?? `--${token.name}`);
+  }
+}
+
+/** The checks of one given flag's value: not empty, one of its choices, a number of its kind, a settable timer. */
+function checkValue(values: RunFlagValues, name: RunFlag, spec: FlagSpec): void {
+  const raw = values[name];
+  if (typeof raw !== 'string') return;
+  if (raw.trim() === '' && name !== 'state-file') throw new FlagError(`--${name} needs a value, not ''.`);
+  if (spec.choices !== undefined && !spec.choices.includes(raw))
+    throw new FlagError(`--${name} takes one of ${spec.choices.join(', ')}, not '${raw}'.`);
+  const n = numberFlag(values, name);
+  if (n === undefined || spec.timer !== true) return;
+  const problem = timerLimitProblem(`--${name}`, n);
+  if (problem !== undefined) throw new FlagError(problem);
+}
+
+/** The longest timer Node can set, in ms (`MAX_TIMEOUT_MS` of the agents package; a test keeps them equal). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Why a duration in seconds cannot be a timer: Node fires a timer longer than {@link MAX_TIMER_MS} after 1 ms,
+ * so such a limit would time every call out at once. Undefined when it can.
+ */
+export function timerLimitProblem(name: string, seconds: number): string | undefined {
+  if (Math.round(seconds * 1000) <= MAX_TIMER_MS) return undefined;
+  const most = Math.floor(MAX_TIMER_MS / 1000);
+  return `${name} ${String(seconds)} is longer than the longest timer Node can set: at most ${String(most)} seconds (about 24 days).`;
 }
 
 /**
@@ -419,7 +485,7 @@ export function numberFlag(values: RunFlagValues, name: RunFlag): number | undef
   const bad =
     raw.trim() === '' ||
     !Number.isFinite(n) ||
-    (spec.kind === 'count' && (!Number.isInteger(n) || n <= 0)) ||
+    (spec.kind === 'count' && (!Number.isSafeInteger(n) || n <= 0)) ||
     (spec.kind === 'positive' && n <= 0) ||
     (spec.kind === 'nonnegative' && n < 0);
   if (bad) throw new FlagError(`--${name} takes ${KIND_TEXT[spec.kind]}, not '${raw}'.`);
@@ -475,13 +541,14 @@ export function renderRunHelp(command: 'run' | 'resume'): string {
   const usage =
     command === 'run'
       ? [
-          'Usage: allium-loop run "<goal>" [options]',
+          'Usage: allium-loop run ["<goal>"] [options]',
           '       allium-loop run "<goal>" --verify "<command>" [--hillclimb --score "<regex>" [--minimize] [--target N]]',
           '       allium-loop run ["<goal>"] --stories <prd.json> [--story ID] [--skip-eval] [--verify "<command>"]',
           '       allium-loop run ["<goal>"] --state-file [path]',
           '',
           'Drives a goal to convergence against the spec in the current directory, or, with --verify, --stories or',
-          '--state-file, runs one of the loop modes (no spec needed; see docs/modes.md).',
+          '--state-file, runs one of the loop modes (no spec needed; see docs/modes.md). Without a goal, the spec loop',
+          'infers one (a blocking question, a failing test, spec drift) or asks on a terminal (docs/cli.md).',
         ]
       : [
           'Usage: allium-loop resume <slug> [options]',

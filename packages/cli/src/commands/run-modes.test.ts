@@ -447,7 +447,11 @@ describe.concurrent('config file and resume', () => {
     const io = createRecordingIo(cwd, ENV);
     expect(await resumeModeCommand(['get-ok'], io)).toBe(3);
     expect(io.out()).toContain('Run get-ok already ended: max_ticks');
-    expect(await resumeModeCommand(['get-ok', '--max-ticks', '4'], createRecordingIo(cwd, ENV))).toBe(2);
+    // Caps given again are taken, but a run that ended at its cap stays ended, as in the spec loop.
+    expect(await resumeModeCommand(['get-ok', '--max-ticks', '4'], createRecordingIo(cwd, ENV))).toBe(3);
+    const spec = createRecordingIo(cwd, ENV);
+    expect(await resumeModeCommand(['get-ok', '--strict-questions'], spec)).toBe(2);
+    expect(spec.err()).toContain('--strict-questions belongs to the spec loop; get-ok is a verify run');
     expect(await resumeModeCommand(['no-such-run'], createRecordingIo(cwd, ENV))).toBeUndefined();
   });
 

@@ -2,10 +2,12 @@ import { terminalCauseLine } from '../render/render-report.js';
 import { join, resolve } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
-import { createFileLedgerStore, createRedactor } from '@allium-loop/ledger';
+import { createRedactor } from '@allium-loop/ledger';
 import {
   DEFAULT_LOOP_MODE,
   loadPrd,
+  openStore,
+  recordedLoop,
   parseAlArguments,
   readAlState,
   readLoopConfig,
@@ -24,7 +26,9 @@ import {
   FLAG_DEFAULTS,
   FlagError,
   numberFlag,
+  RUN_FLAG_SCHEMA,
   type ParsedRunFlags,
+  type RunFlag,
   type RunFlagValues,
 } from './run-flags.js';
 import {
@@ -152,9 +156,11 @@ async function report(
 }
 
 /**
- * `allium-loop resume <slug>` for a run of one of the loop modes: returns `undefined` when the slug names no run, or
- * a spec-loop run (the spec loop resumes it then); otherwise continues the mode run from its ledger (its mode,
- * configuration, agent and caps are stored there) and returns the exit code. Only output flags may be given.
+ * `allium-loop resume <slug>` for a run of one of the loop modes: returns `undefined` when the slug names no
+ * readable run, or a spec-loop run (the spec loop resumes it then); otherwise continues the mode run from its ledger
+ * (its mode and configuration are stored there) and returns the exit code. The agent and the caps given again
+ * (flags, or `allium-loop.yaml`) replace the recorded ones, checked before the run is touched: a run stopped by a
+ * wrong agent setting is corrected by resuming it with the right one. Spec-loop flags are usage errors.
  */
 export async function resumeModeRun(
   slug: string,
@@ -163,23 +169,47 @@ export async function resumeModeRun(
   deps: RunModeDeps = {},
 ): Promise<number | undefined> {
   if (!SLUG.test(slug)) return undefined;
-  const loaded = await createFileLedgerStore({
-    dir: join(io.cwd, '.allium-loop'),
-    redactor: createRedactor(io.env),
-  }).load(slug);
-  if (!loaded.ok || loaded.value.ledger.mode === 'spec') return undefined;
-  const extra = Object.keys(parsed.values).filter((flag) => !['json', 'quiet'].includes(flag));
-  if (extra.length > 0) {
+  const mode = await recordedLoop(openStore(io.cwd, io.env), slug);
+  if (mode === undefined || mode === 'spec') return undefined;
+  const foreign = (Object.keys(parsed.values) as RunFlag[]).filter(
+    (flag) => RUN_FLAG_SCHEMA[flag].scope !== 'all',
+  );
+  if (foreign.length > 0) {
     io.stderr(
-      `allium-loop resume: a ${loaded.value.ledger.mode} run resumes with its stored settings; only --json or --quiet may be given (not ${extra.map((f) => `--${f}`).join(' ')}).\n`,
+      `allium-loop resume: ${foreign.map((f) => `--${f}`).join(' ')} ${foreign.length === 1 ? 'belongs' : 'belong'} to the spec loop; ${slug} is a ${mode} run (it takes the agent, cap and output flags).\n`,
     );
     return ExitCode.usage;
   }
+  const config = deps.config ?? (await readConfig(io, 'resume'));
+  if (config === undefined) return ExitCode.usage;
   const progress = progressFor(io, outputMode(parsed.values));
-  const settings: ModeRunSettings = {
+  let settings: ModeRunSettings;
+  try {
+    settings = modeSettings(parsed.values, io, { ...deps, config }, progress, undefined);
+  } catch (error) {
+    progress.close();
+    if (!(error instanceof FlagError)) throw error;
+    io.stderr(`allium-loop resume: ${error.message}\n`);
+    return ExitCode.usage;
+  }
+  return report(io, progress, () => resumeModeRun_(slug, settings));
+}
+
+/**
+ * A mode run's settings from the flags over `allium-loop.yaml`: the agent (`fallback` when neither names one) and
+ * the caps. Throws {@link FlagError} on a wrong agent setting or cap.
+ */
+function modeSettings(
+  values: RunFlagValues,
+  io: CliIo,
+  deps: RunModeDeps,
+  progress: ProgressRenderer,
+  fallback: unknown,
+): ModeRunSettings {
+  return {
     cwd: io.cwd,
-    agent: undefined,
-    caps: {},
+    agent: agentFromFlags(values, deps.config?.agent, io.cwd) ?? fallback,
+    caps: capsFromFlags(values, deps.config?.caps),
     env: io.env,
     signal: deps.signal ?? io.signal ?? new AbortController().signal,
     clock: { now: deps.now ?? io.now ?? (() => Date.now()) },
@@ -189,7 +219,6 @@ export async function resumeModeRun(
     onActivity: progress.activity,
     announce: progress.announce,
   };
-  return report(io, progress, () => resumeModeRun_(slug, settings));
 }
 
 /** Test entry: `resume <slug> [--json]` for a mode run; `undefined` for no run or a spec-loop run. */
@@ -215,20 +244,9 @@ async function planModeRun(
 ) {
   const spec = await withLoopConfig(buildSpec(values, goal, io), values, io);
   await checkModeInputs(spec);
-  const now = deps.now ?? io.now ?? (() => Date.now());
   const settings: ModeRunSettings = {
-    cwd: io.cwd,
-    agent: agentFromFlags(values, deps.config?.agent, io.cwd) ?? { kind: 'claude' },
-    caps: capsFromFlags(values, deps.config?.caps),
+    ...modeSettings(values, io, deps, progress, { kind: 'claude' }),
     ...(values.fresh === true ? { fresh: true } : {}),
-    env: io.env,
-    signal: deps.signal ?? io.signal ?? new AbortController().signal,
-    clock: { now },
-    ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
-    ...(deps.createAgent === undefined ? {} : { createAgent: deps.createAgent }),
-    onProgress: progress.mode,
-    onActivity: progress.activity,
-    announce: progress.announce,
   };
   // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
   return { goal: createRedactor(io.env).text(await resolveGoal(spec, goal)), spec, settings };

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { MAX_TIMEOUT_MS, parseAgentConfig } from '@allium-loop/agents';
+import { parseAgentConfig } from '@allium-loop/agents';
 import type { Caps } from '@allium-loop/ledger';
 import type { RunSettings } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
@@ -16,6 +16,7 @@ import {
   numberFlag,
   parseRunFlags,
   splitCommand,
+  timerLimitProblem,
   type ParsedRunFlags,
   type RunFlag,
   type RunFlagValues,
@@ -56,16 +57,6 @@ export function agentFromFlags(values: RunFlagValues, configured: Config['agent'
       `the agent setting is wrong (agent ${JSON.stringify(base['kind'])}): ${parsed.issues.join('; ')}`,
     );
   return parsed.value;
-}
-
-/**
- * Why a duration in seconds cannot be a timer: Node fires a timer longer than {@link MAX_TIMEOUT_MS} after 1 ms,
- * so such a limit would time every call out at once. Undefined when it can.
- */
-export function timerLimitProblem(name: string, seconds: number): string | undefined {
-  if (Math.round(seconds * 1000) <= MAX_TIMEOUT_MS) return undefined;
-  const most = Math.floor(MAX_TIMEOUT_MS / 1000);
-  return `${name} ${String(seconds)} is longer than the longest timer Node can set: at most ${String(most)} seconds (about 24 days).`;
 }
 
 /** The caps that flags or the config file set (flags win); the engine's defaults fill in the rest. */
@@ -119,6 +110,7 @@ export function runSettings(
     ...output,
     ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
+    ...(values.scope === undefined ? {} : { scope: values.scope.split(',') }),
     ...concurrencyOf(values, config),
     ...(prompt === undefined
       ? {}

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
-import { ENTRY_POINTS, type EntryPoint } from '@allium-loop/entry';
+import type { EntryPoint } from '@allium-loop/entry';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
 import { createRedactor } from '@allium-loop/ledger';
 import {
+  inferGoal,
+  openStore,
   resumeRun,
   startRun,
   type DriftPolicy,
@@ -10,22 +12,29 @@ import {
   type RunSettings,
 } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
+import type { Config } from '../config/config-schema.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import type { ProgressRenderer } from '../progress/progress-renderer.js';
 import { renderReport } from '../render/render-report.js';
 import { resumeModeRun, runModeRun } from './run-modes.js';
-import { FlagError, renderRunHelp, type ParsedRunFlags } from './run-flags.js';
+import {
+  FlagError,
+  numberFlag,
+  renderRunHelp,
+  type ParsedRunFlags,
+  type RunFlagValues,
+} from './run-flags.js';
 import { outputMode, parseOrReport, progressFor, readConfig, runSettings } from './run-options.js';
 
 const MAX_GOAL_LENGTH = 4000;
-const DRIFT_POLICIES: readonly string[] = ['reverify', 'reset', 'stop'];
 
 /** Engine errors that are the user's input, not a failure of the run: exit 2 like any usage error. */
 const USAGE_ERROR_CODES = new Set([
   'verify.no_test_command',
   'agents.invalid_config',
   'scale_out.unknown_slice',
+  'run.bad_scope',
 ]);
 
 /** Prints the final report of a spec-loop run and returns its exit code. */
@@ -114,6 +123,7 @@ async function driveRun(
   parsed: ParsedRunFlags,
   io: CliIo,
   start: (settings: RunSettings) => Promise<RunOutcome>,
+  preface?: string,
 ): Promise<number> {
   const config = await readConfig(io, 'run');
   if (config === undefined) return ExitCode.usage;
@@ -124,8 +134,47 @@ async function driveRun(
       onActivity: progress.activity,
       announce: progress.announce,
     });
+    if (preface !== undefined) progress.announce(preface);
     return guarded(io, progress, async () => finish(progress, await start(settings)));
   });
+}
+
+/**
+ * The goal of `run` given none: inferred from the project ({@link inferGoal}: a blocking question, a failing test,
+ * spec drift), else asked once on a terminal. `undefined` (exit 2, the message printed) when there is no terminal
+ * and nothing to infer, or the question is left unanswered. Writes nothing.
+ */
+export async function goalWhenNoneGiven(
+  io: CliIo,
+  config: Config,
+  values: RunFlagValues,
+): Promise<{ readonly goal: string; readonly preface: string } | undefined> {
+  const testTimeout = numberFlag(values, 'test-timeout') ?? config.caps?.testTimeoutSeconds;
+  const inferred = await inferGoal({
+    cwd: io.cwd,
+    store: openStore(io.cwd, io.env),
+    ...(config.testCommand === undefined ? {} : { testCommand: config.testCommand }),
+    ...(testTimeout === undefined ? {} : { testTimeoutMs: Math.round(testTimeout * 1000) }),
+  });
+  if (inferred !== undefined)
+    return {
+      goal: inferred.goal,
+      preface: `No goal given; inferred from the project (${inferred.reason}): ${inferred.goal}`,
+    };
+  const nothing =
+    'no goal given, and none to infer: no blocking question is open, the tests pass (or none were found) and the spec has not changed';
+  if (!io.isTTY || io.prompt === undefined) {
+    io.stderr(`allium-loop run: ${nothing}. Give one: allium-loop run "<goal>".\n`);
+    return undefined;
+  }
+  const answer = (
+    (await io.prompt(`${nothing[0]!.toUpperCase()}${nothing.slice(1)}.\nWhat should this run do? `)) ?? ''
+  ).trim();
+  if (answer === '') {
+    io.stderr('allium-loop run: no goal given. Give one: allium-loop run "<goal>".\n');
+    return undefined;
+  }
+  return { goal: answer, preface: `Goal: ${answer}` };
 }
 
 async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
@@ -135,16 +184,23 @@ async function runSpecLoop(parsed: ParsedRunFlags, io: CliIo): Promise<number> {
     io.stderr('allium-loop run: --ledger-out goes with --slice and --plan.\n');
     return ExitCode.usage;
   }
-  const goal = parsed.positionals.join(' ').trim();
+  let goal = parsed.positionals.join(' ').trim();
+  let preface: string | undefined;
+  if (parsed.positionals.length === 0) {
+    const config = await readConfig(io, 'run');
+    if (config === undefined) return ExitCode.usage;
+    const chosen = await goalWhenNoneGiven(io, config, parsed.values);
+    if (chosen === undefined) return ExitCode.usage;
+    ({ goal, preface } = chosen);
+  }
   if (!checkGoal(goal, parsed.positionals.length, io)) return ExitCode.usage;
   const entry = parsed.values.entry;
-  if (entry !== undefined && !(ENTRY_POINTS as readonly string[]).includes(entry)) {
-    io.stderr(`allium-loop run: --entry takes one of ${ENTRY_POINTS.join(', ')}, not '${entry}'.\n`);
-    return ExitCode.usage;
-  }
   // The goal is redacted once, here: the ledger, the prompts and every echo of it see the same text.
-  return driveRun(parsed, io, (settings) =>
-    startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
+  return driveRun(
+    parsed,
+    io,
+    (settings) => startRun(createRedactor(io.env).text(goal), settings, entry as EntryPoint | undefined),
+    preface,
   );
 }
 
@@ -198,12 +254,6 @@ export function resumeCommand(): Command {
         return ExitCode.usage;
       }
       const onDrift = parsed.values['on-drift'];
-      if (onDrift !== undefined && !DRIFT_POLICIES.includes(onDrift)) {
-        io.stderr(
-          `allium-loop resume: --on-drift takes one of ${DRIFT_POLICIES.join(', ')}, not '${onDrift}'.\n`,
-        );
-        return ExitCode.usage;
-      }
       const mode = await resumeModeRun(slug, parsed, io);
       if (mode !== undefined) return mode;
       const config = await readConfig(io, 'resume');

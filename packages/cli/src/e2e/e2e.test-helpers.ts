@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -123,19 +124,18 @@ export function weedStep(dirty: boolean, extra: Record<string, unknown> = {}): R
     result: dirty
       ? {
           phase: 'weed',
-          clean: false,
+          verdict: 'dirty',
           divergences: [
             {
-              construct: 'rule:CloseTally',
-              spec: { file: 'specs/tally.allium', line: 7 },
-              code: { file: 'src/tally.js', line: 1 },
+              subject: 'rule:CloseTally',
               classification: 'code-bug',
-              description: 'closing does not record who closed it',
+              spec: 'specs/tally.allium:7 records who closed the tally',
+              code: 'src/tally.js:1 closing does not record who closed it',
             },
           ],
           summary: 'one divergence',
         }
-      : { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+      : CLEAN_WEED_RECORD,
     ...extra,
   };
 }
@@ -144,7 +144,7 @@ export function weedStep(dirty: boolean, extra: Record<string, unknown> = {}): R
 export function idleImplement(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     phase: 'implement',
-    result: { phase: 'implement', filesChanged: [], contestedTests: [], summary: 'tried' },
+    result: { phase: 'implement', files_changed: [], contested_tests: [], summary: 'tried' },
     ...extra,
   };
 }
@@ -185,3 +185,57 @@ export async function readTrace(dir: string, slug: string): Promise<LooseJson[]>
   for (const line of lines) await expectUpstreamValid('trace-entry.schema.json', line);
   return lines;
 }
+
+/**
+ * A scripted propagate step in the upstream record: it writes `files` (path → content), records each one's sha256
+ * as `generated_tests` (the tamper baseline), and claims in its engine-side record (`loop`) which obligations — by
+ * id or by construct — each file covers. `uncovered` are the obligations it reports it could not cover, with the
+ * upstream classification and reason.
+ */
+export function propagateStep(
+  files: Readonly<Record<string, string>>,
+  covers: Readonly<Record<string, readonly string[]>>,
+  summary: string,
+  options: {
+    readonly uncovered?: readonly { obligation: string; classification: string; reason: string }[];
+    readonly extra?: Record<string, unknown>;
+  } = {},
+): Record<string, unknown> {
+  const paths = Object.keys(covers);
+  const uncovered = options.uncovered ?? [];
+  return {
+    phase: 'propagate',
+    write: files,
+    result: {
+      phase: 'propagate',
+      obligations: {
+        total: paths.length + uncovered.length,
+        covered: paths.length,
+        uncovered: uncovered.length,
+      },
+      uncovered_obligations: uncovered,
+      generated_tests: paths.map((path) => ({
+        path,
+        hash: `sha256:${createHash('sha256')
+          .update(files[path] ?? '', 'utf8')
+          .digest('hex')}`,
+      })),
+      summary,
+    },
+    loop: { covers: paths.map((path) => ({ path, obligations: covers[path] })) },
+    ...options.extra,
+  };
+}
+
+/** An upstream tend (or, with `phase`, elicit/distill) record for `specPath`, listing its open questions. */
+export function specRecord(
+  phase: 'elicit' | 'tend' | 'distill',
+  specPath: string,
+  summary: string,
+  openQuestions: readonly string[] = [],
+): Record<string, unknown> {
+  return { phase, spec_path: specPath, open_questions: [...openQuestions], summary };
+}
+
+/** A clean upstream weed record. */
+export const CLEAN_WEED_RECORD = { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' };

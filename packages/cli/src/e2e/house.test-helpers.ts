@@ -1,3 +1,5 @@
+import { propagateStep } from './e2e.test-helpers.js';
+
 /** A house spec before the goal: one entity. */
 export const HOUSE_V1 = `-- allium: 3
 entity House {
@@ -91,14 +93,14 @@ export const HOUSE_PROJECT: Record<string, string> = {
 
 const CLEAN_WEED = {
   phase: 'weed',
-  result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+  result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' },
 };
 
 function implementStep(count: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     phase: 'implement',
     write: { 'src/house.js': code(count) },
-    result: { phase: 'implement', filesChanged: ['src/house.js'], contestedTests: [], summary: `${count}` },
+    result: { phase: 'implement', files_changed: ['src/house.js'], contested_tests: [], summary: `${count}` },
     ...extra,
   };
 }
@@ -116,30 +118,22 @@ export function houseSteps(
       phase: 'tend',
       ...(options.tendDelayMs === undefined ? {} : { delayMs: options.tendDelayMs }),
       write: { 'specs/house.allium': HOUSE_V2 },
-      result: { phase: 'tend', specFiles: ['specs/house.allium'], openQuestions: [], summary: 'house' },
+      result: { phase: 'tend', spec_path: 'specs/house.allium', open_questions: [], summary: 'house' },
     },
   ];
   FUNCTIONS.forEach((entry, index) => {
     const path = `test/${entry[1]}.test.js`;
-    steps.push({
-      phase: 'propagate',
-      write: { [path]: testFile(entry) },
-      result: { phase: 'propagate', testFiles: [{ path, covers: [entry[0]] }], summary: entry[0] },
-    });
+    steps.push(propagateStep({ [path]: testFile(entry) }, { [path]: [entry[0]] }, entry[0]));
     if (index === options.hangInSlice)
       steps.push(implementStep(index, { delayMs: 600_000, description: 'hangs until Ctrl-C' }));
     steps.push(implementStep(index + 1), CLEAN_WEED);
   });
   steps.push(
-    {
-      phase: 'propagate',
-      write: { 'test/integration.test.js': INTEGRATION },
-      result: {
-        phase: 'propagate',
-        testFiles: [{ path: 'test/integration.test.js', covers: ['SwitchOn', 'OpenDoor', 'RingBell'] }],
-        summary: 'together',
-      },
-    },
+    propagateStep(
+      { 'test/integration.test.js': INTEGRATION },
+      { 'test/integration.test.js': ['SwitchOn', 'OpenDoor', 'RingBell'] },
+      'together',
+    ),
     CLEAN_WEED,
   );
   return steps;

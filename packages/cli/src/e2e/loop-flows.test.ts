@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   makeProject,
+  propagateStep,
+  specRecord,
   readJournal,
   readLedger,
   readTrace,
@@ -58,17 +60,17 @@ describe('loop flows through the CLI', () => {
       {
         phase: 'elicit',
         write: { 'specs/tally.allium': SPEC_WITH_QUESTION },
-        result: {
-          phase: 'elicit',
-          specFiles: ['specs/tally.allium'],
-          openQuestions: [
+        result: specRecord('elicit', 'specs/tally.allium', 'Tally with CloseTally', [
+          'May a closed tally be reopened?',
+        ]),
+        loop: {
+          open_questions: [
             {
               text: 'May a closed tally be reopened?',
               classification: 'blocking',
               why: 'the next rule depends on it',
             },
           ],
-          summary: 'Tally with CloseTally',
         },
       },
       {
@@ -76,31 +78,27 @@ describe('loop flows through the CLI', () => {
         write: { 'specs/tally.allium': SPEC_ANSWERED },
         result: {
           phase: 'tend',
-          specFiles: ['specs/tally.allium'],
-          openQuestions: [],
+          spec_path: 'specs/tally.allium',
+          open_questions: [],
           summary: 'answer written in',
         },
       },
-      {
-        phase: 'propagate',
-        write: { 'test/tally.test.js': TALLY_TEST },
-        result: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/tally.test.js', covers: ['CloseTally'] }],
-          summary: 'one test',
-        },
-      },
+      propagateStep(
+        { 'test/tally.test.js': TALLY_TEST },
+        { 'test/tally.test.js': ['CloseTally'] },
+        'one test',
+      ),
       {
         phase: 'implement',
         write: { 'src/tally.js': TALLY_CODE },
         result: {
           phase: 'implement',
-          filesChanged: ['src/tally.js'],
-          contestedTests: [],
+          files_changed: ['src/tally.js'],
+          contested_tests: [],
           summary: 'closeTally',
         },
       },
-      { phase: 'weed', result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' } },
+      { phase: 'weed', result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } },
     ]);
     const agent = ['--agent', 'replay', '--agent-script', script];
     const first = await runCli(['run', QUESTION_GOAL, ...agent], dir);
@@ -142,40 +140,32 @@ describe('loop flows through the CLI', () => {
         write: { 'specs/tally.allium': spec },
         result: {
           phase: 'distill',
-          specFiles: ['specs/tally.allium'],
-          openQuestions: [],
-          newFindings: 1,
-          findings: ['closing a tally'],
+          spec_path: 'specs/tally.allium',
+          open_questions: [],
           summary: 'captured CloseTally',
         },
       },
-      {
-        phase: 'propagate',
-        write: {
+      propagateStep(
+        {
           'test/capture.test.js': TALLY_TEST.replace(
             'closes an open tally',
             'captures closing an open tally',
           ),
         },
-        result: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/capture.test.js', covers: ['CloseTally'] }],
-          summary: 'capture test',
-        },
-      },
+        { 'test/capture.test.js': ['CloseTally'] },
+        'capture test',
+      ),
       {
         phase: 'weed',
-        result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+        result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' },
         repeat: true,
       },
       {
         phase: 'distill',
         result: {
           phase: 'distill',
-          specFiles: ['specs/tally.allium'],
-          openQuestions: [],
-          newFindings: 0,
-          findings: [],
+          spec_path: 'specs/tally.allium',
+          open_questions: [],
           summary: 'nothing new',
         },
       },
@@ -185,7 +175,8 @@ describe('loop flows through the CLI', () => {
       dir,
     );
     expect(run.stdout).toContain('Starting with distill');
-    expect(run.stdout).toMatch(/tick 1 · .* · distill new 1/);
+    // The engine counts the constructs the first pass wrote (never the record's word).
+    expect(run.stdout).toMatch(/tick 1 · .* · distill new [1-9]/);
     expect(run.stdout).toMatch(/tick 2 · .* · distill new 0/);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('witness: PASS');
@@ -203,14 +194,13 @@ describe('loop flows through the CLI', () => {
         phase: 'weed',
         result: {
           phase: 'weed',
-          clean: false,
+          verdict: 'dirty',
           divergences: [
             {
-              construct: 'rule:CloseTally',
-              spec: { file: 'specs/tally.allium', line: 7 },
-              code: { file: 'src/tally.js', line: 1 },
+              subject: 'rule:CloseTally',
               classification: 'code-bug',
-              description: 'closeTally does nothing',
+              spec: 'specs/tally.allium:7 closes the tally',
+              code: 'src/tally.js:1 closeTally does nothing',
             },
           ],
           summary: 'one',
@@ -220,9 +210,14 @@ describe('loop flows through the CLI', () => {
         phase: 'implement',
         delayMs: 2500,
         write: { 'src/tally.js': TALLY_CODE },
-        result: { phase: 'implement', filesChanged: ['src/tally.js'], contestedTests: [], summary: 'fixed' },
+        result: {
+          phase: 'implement',
+          files_changed: ['src/tally.js'],
+          contested_tests: [],
+          summary: 'fixed',
+        },
       },
-      { phase: 'weed', result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' } },
+      { phase: 'weed', result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } },
     ]);
     const slug = 'make-the-code-match-the-spec-again';
     const agent = ['--agent', 'replay', '--agent-script', script];

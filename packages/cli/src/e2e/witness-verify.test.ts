@@ -5,6 +5,7 @@ import {
   TALLY_PROJECT,
   expectUpstreamValid,
   makeProject,
+  propagateStep,
   readLedger,
   readWitness,
   runCli,
@@ -29,23 +30,20 @@ describe('allium-loop verify re-runs the witness as the CI gate', { timeout: 600
       {
         phase: 'elicit',
         write: { 'specs/tally.allium': SPEC },
-        result: { phase: 'elicit', specFiles: ['specs/tally.allium'], openQuestions: [], summary: 'Tally' },
+        result: { phase: 'elicit', spec_path: 'specs/tally.allium', open_questions: [], summary: 'Tally' },
       },
-      {
-        phase: 'propagate',
-        write: { 'test/tally.test.js': TEST },
-        result: {
-          phase: 'propagate',
-          testFiles: [{ path: 'test/tally.test.js', covers: ['CloseTally'] }],
-          summary: 'one test',
-        },
-      },
+      propagateStep({ 'test/tally.test.js': TEST }, { 'test/tally.test.js': ['CloseTally'] }, 'one test'),
       {
         phase: 'implement',
         write: { 'src/tally.js': FIXED },
-        result: { phase: 'implement', filesChanged: ['src/tally.js'], contestedTests: [], summary: 'closes' },
+        result: {
+          phase: 'implement',
+          files_changed: ['src/tally.js'],
+          contested_tests: [],
+          summary: 'closes',
+        },
       },
-      { phase: 'weed', result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' } },
+      { phase: 'weed', result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } },
     ]);
     const run = await runCli(['run', GOAL, '--agent', 'replay', '--agent-script', script], dir);
     expect(run.code).toBe(0);

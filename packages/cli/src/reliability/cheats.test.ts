@@ -7,6 +7,7 @@ import {
   DRIFT_SLUG,
   TALLY_PROJECT,
   makeProject,
+  propagateStep,
   readJournal,
   readLedger,
   runCli,
@@ -62,13 +63,9 @@ async function replaceGeneratedTest(
     {
       phase: 'elicit',
       write: { 'specs/tally.allium': SPEC },
-      result: { phase: 'elicit', specFiles: ['specs/tally.allium'], openQuestions: [], summary: 'Tally' },
+      result: { phase: 'elicit', spec_path: 'specs/tally.allium', open_questions: [], summary: 'Tally' },
     },
-    {
-      phase: 'propagate',
-      write: { [path]: generated },
-      result: { phase: 'propagate', testFiles: [{ path, covers: ['CloseTally'] }], summary: 'one test' },
-    },
+    propagateStep({ [path]: generated }, { [path]: ['CloseTally'] }, 'one test'),
     { phase: 'implement', write: { [path]: replacement }, result: implementResult([path]), repeat: true },
     { phase: 'weed', result: CLEAN_WEED, repeat: true },
   ]);

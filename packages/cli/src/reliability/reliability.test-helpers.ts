@@ -110,25 +110,24 @@ export async function listFiles(root: string, prefix = ''): Promise<string[]> {
 /** A weed result naming the tally's one code bug. */
 export const DIRTY_WEED = {
   phase: 'weed',
-  clean: false,
+  verdict: 'dirty',
   divergences: [
     {
-      construct: 'rule:CloseTally',
-      spec: { file: 'specs/tally.allium', line: 7 },
-      code: { file: 'src/tally.js', line: 1 },
+      subject: 'rule:CloseTally',
       classification: 'code-bug',
-      description: 'closeTally does not close the tally',
+      spec: 'specs/tally.allium:7 a closed tally has status closed',
+      code: 'src/tally.js:1 closeTally does not close the tally',
     },
   ],
   summary: 'one divergence',
 };
 
 /** A clean weed result. */
-export const CLEAN_WEED = { phase: 'weed', clean: true, divergences: [], summary: 'clean' };
+export const CLEAN_WEED = { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' };
 
 /** An implement result listing `files`. */
 export function implementResult(files: readonly string[], summary = 'fixed'): LooseJson {
-  return { phase: 'implement', filesChanged: files, contestedTests: [], summary };
+  return { phase: 'implement', files_changed: files, contested_tests: [], summary };
 }
 
 /** mulberry32: a small seeded generator, so a failing sequence of kill moments can be replayed with its seed. */

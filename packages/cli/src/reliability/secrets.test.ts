@@ -27,7 +27,7 @@ appendFileSync(promptsLog, '=== ' + phase + '\\n' + readFileSync(promptFile, 'ut
 console.log('debug: token ${SECRETS.token}');
 console.error('debug: password=${SECRETS.password}');
 if (touch === 'touch') writeFileSync('done.txt', 'done\\n');
-writeFileSync(resultFile, JSON.stringify({ phase, clean: true, divergences: [], summary: 'clean; used ${SECRETS.resultKey}' }));
+writeFileSync(resultFile, JSON.stringify({ phase, verdict: 'clean', divergences: [], summary: 'clean; used ${SECRETS.resultKey}' }));
 `;
 
 /** A command that prints every kind of secret the engine may see in test or verify output. */

@@ -105,6 +105,7 @@ function applyPhase(state: LoopState, done: PhaseDone, config: LoopConfig, event
       return {
         ...charged,
         newTests: generated,
+        ...(done.reconciliation === undefined ? {} : { reconciliation: done.reconciliation }),
         specChanged: false,
         stage: 'red_check',
         redBeforeGreen: { ...seen, newTests: union(seen.newTests, generated) },

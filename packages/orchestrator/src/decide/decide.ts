@@ -232,6 +232,7 @@ function evaluate(state: LoopState, config: LoopConfig, events: LoopEvent[]): St
     fingerprint: print,
     converged: verdict.converged,
     unmet: verdict.unmet,
+    ...(state.reconciliation === undefined ? {} : { uncovered: state.reconciliation.uncovered.length }),
   };
   events.push({ kind: 'tick_recorded', verdict: tickVerdict });
   const recorded: LoopState = {

@@ -1,7 +1,13 @@
 import type { PortFailure } from '@allium-loop/ledger';
 import type { Observation } from '@allium-loop/evaluator';
 import type { TerminalState } from '../terminal-state.js';
-import type { Divergence, LoopPhase, TickVerdict, WitnessViolationRoute } from './loop-state.js';
+import type {
+  Divergence,
+  LoopPhase,
+  Reconciliation,
+  TickVerdict,
+  WitnessViolationRoute,
+} from './loop-state.js';
 
 /** What the phase should focus on, handed to its worker's prompt. */
 export interface PhaseFocus {
@@ -82,6 +88,8 @@ export type LoopObservation =
       readonly distillNew?: number;
       /** Propagate: the test names generated. */
       readonly newTests?: readonly string[];
+      /** Propagate: the engine's reconciliation of the spec's obligations with the generated tests. */
+      readonly reconciliation?: Reconciliation;
       /** Implement: tests the implementer contests, with reasons. */
       readonly contested?: readonly string[];
       /** Weed: the divergences found. */

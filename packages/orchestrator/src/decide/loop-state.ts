@@ -98,6 +98,8 @@ export interface TickVerdict {
   readonly fingerprint: string;
   readonly converged: boolean;
   readonly unmet: readonly UnmetTerm[];
+  /** Obligations the last propagate left uncovered, as the engine counted them (absent: no propagate yet). */
+  readonly uncovered?: number;
 }
 
 /**
@@ -163,6 +165,8 @@ export interface LoopState {
   readonly phaseLog?: readonly PhaseChoice[];
   /** The last witness verdict at this loop's convergence gate. */
   readonly witness?: WitnessOutcome;
+  /** The last propagate's reconciliation, as the engine computed it. */
+  readonly reconciliation?: Reconciliation;
 }
 
 /** Red-check observations of the tests propagate generated. */
@@ -170,6 +174,17 @@ export interface RedBeforeGreen {
   readonly newTests: readonly string[];
   readonly seenRed: readonly string[];
   readonly seenGreen?: readonly string[];
+}
+
+/**
+ * The engine's reconciliation of the spec's test obligations with the tests a propagate generated (upstream
+ * `N obligations, M covered, K uncovered`), with the reason propagate gave for each uncovered one, if any.
+ */
+export interface Reconciliation {
+  readonly line: string;
+  readonly obligations: number;
+  readonly covered: number;
+  readonly uncovered: readonly { readonly id: string; readonly reason?: string }[];
 }
 
 /** A phase the loop chose to run, in which tick, and why (a trace entry's `phases[]`). */

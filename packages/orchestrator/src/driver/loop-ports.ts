@@ -1,7 +1,7 @@
 import type { TestTerm, WeedTerm, WitnessResult } from '@allium-loop/evaluator';
 import type { JournalEvent, ProtectedTest, Question } from '@allium-loop/ledger';
 import type { LoopObservation, PhaseFocus } from '../decide/loop-action.js';
-import type { LoopPhase, RedBeforeGreen } from '../decide/loop-state.js';
+import type { LoopPhase, Reconciliation, RedBeforeGreen } from '../decide/loop-state.js';
 
 /** One agent phase the driver asks its ports to run. */
 export interface PhaseRequest {
@@ -114,12 +114,19 @@ export interface WitnessClaim {
   readonly parkedReported: readonly string[];
   /** Spec-first: test names propagate generated, and those a red-check saw fail (or already green) first. */
   readonly redBeforeGreen?: RedBeforeGreen;
+  /**
+   * Set once a propagate reconciled the spec's obligations: the uncovered ones it reported, with their reasons.
+   * The witness recomputes the reconciliation itself over every generated test; absent, coverage is inconclusive.
+   */
+  readonly reconciliation?: { readonly uncovered: Reconciliation['uncovered'] };
 }
 
 /** The witness at one convergence gate: the run's, or a slice's. */
 export interface WitnessRequest {
   /** The slice whose gate this is; absent for the run (or the assembled whole of a decomposed run). */
   readonly slice?: string;
+  /** The slice's constructs (graph ids): its coverage counts only their obligations. */
+  readonly constructs?: readonly string[];
   readonly claim: WitnessClaim;
   readonly signal: AbortSignal;
 }

@@ -32,8 +32,8 @@ export function loopTrace(
           ? { passed: tests.passed, failed: tests.failed }
           : (previous?.tests ?? { passed: 0, failed: 0 }),
       weed: weed.status === 'not_run' ? (previous?.weed ?? 'dirty') : weed.status,
-      // The engine reconciles no obligations yet (see docs/upstream-loop.md): nothing is counted as uncovered.
-      uncovered_obligations: 0,
+      // The engine's reconciliation of the last propagate; before any propagate, nothing is counted as uncovered.
+      uncovered_obligations: verdict.uncovered ?? previous?.uncovered_obligations ?? 0,
       open_questions: { blocking: openQuestions.blocking, parked: openQuestions.parked },
       ...(Object.keys(durations).length === 0 ? {} : { durations_s: durations }),
     });

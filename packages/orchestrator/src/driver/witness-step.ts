@@ -23,6 +23,9 @@ export function witnessClaim(
   const weed = last.weed ?? last.verdicts.at(-1)?.observation.weed;
   const distillNew = last.distillNew;
   const red = scopes.flatMap((s) => (s.redBeforeGreen === undefined ? [] : [s.redBeforeGreen]));
+  const reconciled = [...scopes, ...(integration === undefined ? [] : [integration])].flatMap((s) =>
+    s.reconciliation === undefined ? [] : [s.reconciliation],
+  );
   return {
     // A decomposed run's ticks are its slices' (its own first tick only gathered and planned).
     tick: slices.length > 0 ? slices.reduce((sum, s) => sum + s.tick, 0) : state.tick,
@@ -31,6 +34,9 @@ export function witnessClaim(
     ...(weed === undefined ? {} : { weed }),
     ...(distillNew === undefined ? {} : { distillNew }),
     parkedReported: [...new Set(scopes.flatMap((s) => s.parkedReported ?? []))],
+    ...(reconciled.length === 0
+      ? {}
+      : { reconciliation: { uncovered: reconciled.flatMap((r) => r.uncovered) } }),
     ...(config.mode === 'spec-first' && red.length > 0
       ? {
           redBeforeGreen: {
@@ -81,8 +87,10 @@ export async function runWitnessStep(input: WitnessStepInput): Promise<WitnessSt
     : [];
   const integration = decomposed ? readLoopState(ledger, input.integrationId) : undefined;
   const claim = witnessClaim(state, input.config, sliceStates, integration);
+  const constructs = ledger.subGoals.find((goal) => goal.id === slice)?.slice.constructs;
   const report = await input.ports.witness({
     ...(slice === undefined ? {} : { slice }),
+    ...(constructs === undefined ? {} : { constructs }),
     claim,
     signal: input.signal,
   });

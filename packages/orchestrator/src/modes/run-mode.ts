@@ -30,7 +30,10 @@ import { withLease } from '../project/with-lease.js';
 /** What a mode run needs from the command line. */
 export interface ModeRunSettings {
   readonly cwd: string;
-  /** The agent configuration (`agentConfigSchema` of `@allium-loop/agents`); stored in the ledger for resumes. */
+  /**
+   * The agent configuration (`agentConfigSchema` of `@allium-loop/agents`); stored in the ledger for resumes. On
+   * resume, `undefined` keeps the recorded agent and a value replaces it.
+   */
   readonly agent: unknown;
   /** Cap overrides; the rest come from the mode's defaults and `DEFAULT_CAPS`. */
   readonly caps: Partial<Caps>;
@@ -169,8 +172,21 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
       return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state], summary: summarizeMode(ledger) };
     }
     settings.announce?.(`Resuming ${slug} (${ledger.mode} mode) at tick ${String(ledger.tick)}.`);
-    return driveModeRun(store, lease, dir, { ...ledger, status: 'running', terminal: null }, settings, true);
+    const reopened = withGivenSettings({ ...ledger, status: 'running', terminal: null }, settings);
+    return driveModeRun(store, lease, dir, reopened, settings, true);
   });
+}
+
+/**
+ * The agent and caps given again on `resume` replace the recorded ones (and are recorded for later resumes): a run
+ * that stopped on a wrong agent setting (a missing binary, a bad command) is corrected by resuming it.
+ */
+function withGivenSettings(ledger: Ledger, settings: ModeRunSettings): Ledger {
+  const record = ledger.modeState;
+  if (record.kind === 'spec') return ledger;
+  const run =
+    settings.agent === undefined ? record.run : { ...record.run, agent: agentRecord(settings.agent) };
+  return { ...ledger, caps: { ...ledger.caps, ...settings.caps }, modeState: { ...record, run } };
 }
 
 /** The history entry (and announcement) of a run that goes on from the bounds an earlier run of its goal used. */

@@ -30,8 +30,6 @@ export function buildPhaseContext(input: PhaseContextInput): PhaseContext {
   const focus = request.focus;
   const divergences = (focus.divergences ?? []).map((d) => ({
     construct: d.construct,
-    spec: null,
-    code: null,
     classification: d.classification,
     description: d.detail,
   }));

@@ -2,7 +2,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ledger } from '@allium-loop/ledger';
 import {
+  loopRecordPath,
   namedFiles,
+  parseLegacyResult,
+  parseLoopRecord,
   parseWorkerResult,
   resultFilePath,
   type WorkerOutcome,
@@ -75,12 +78,12 @@ function describeResult(
     case 'elicit':
     case 'tend':
     case 'distill':
-      return describeGather(result, request, specChanged, ledger, observation);
+      return describeGather(outcome, result, request, specChanged, ledger, observation);
     case 'propagate':
       return describePropagate(outcome, observation);
     case 'implement':
       return {
-        observation: { ...observation, ok: true, contested: result.contestedTests.map((c) => c.test) },
+        observation: { ...observation, ok: true, contested: result.contested_tests.map((c) => c.test) },
         questions: [],
       };
     case 'weed':
@@ -89,9 +92,9 @@ function describeResult(
           ...observation,
           ok: true,
           divergences: result.divergences.map((d) => ({
-            construct: d.construct,
+            construct: d.subject,
             classification: DIVERGENCE_KIND[d.classification] ?? 'code-bug',
-            detail: d.description,
+            detail: `spec: ${d.spec}; code: ${d.code}`,
           })),
         },
         questions: [],
@@ -101,20 +104,27 @@ function describeResult(
 
 /** A gather phase: the questions it raised (blocking ones not yet settled stop the loop), parked assumptions. */
 function describeGather(
+  outcome: OkOutcome,
   result: Extract<OkOutcome['result'], { phase: 'elicit' | 'tend' | 'distill' }>,
   request: PhaseRequest,
   specChanged: boolean,
   ledger: Ledger,
   observation: DoneObservation,
 ): DescribedResult {
-  const questions = result.openQuestions.map((q) => ({
-    id: questionId(q.text),
-    text: q.text,
-    classification: q.classification,
-    assumption: q.classification === 'parked' ? q.assumption : null,
-    answer: null,
-    status: 'open' as const,
-  }));
+  // The record lists the questions (upstream: strings); the engine-side record classifies them. A question nobody
+  // classified is parked, as the spec keeps it.
+  const claims = new Map((outcome.loopRecord?.open_questions ?? []).map((q) => [questionId(q.text), q]));
+  const questions = (result.open_questions ?? []).map((text) => {
+    const claim = claims.get(questionId(text));
+    return {
+      id: questionId(text),
+      text,
+      classification: claim?.classification ?? ('parked' as const),
+      assumption: claim === undefined ? null : claim.classification === 'parked' ? claim.assumption : null,
+      answer: null,
+      status: 'open' as const,
+    };
+  });
   const settled = new Set(ledger.questions.filter((q) => q.status !== 'open').map((q) => q.id));
   const blocking = questions
     .filter((q) => q.classification === 'blocking' && !settled.has(q.id))
@@ -126,7 +136,7 @@ function describeGather(
       specChanged,
       blocking,
       parked: questions.filter((q) => q.classification === 'parked').map((q) => q.text),
-      ...(result.phase === 'distill' ? { distillNew: result.newFindings } : {}),
+      ...(result.phase === 'distill' ? { distillNew: outcome.findings ?? 1 } : {}),
     },
     questions,
     ...(result.phase === 'tend' && request.focus.answered !== undefined
@@ -142,8 +152,20 @@ function describePropagate(outcome: OkOutcome, observation: DoneObservation): De
   const failing = verdicts
     .filter((v) => v.classification === 'red' || v.classification === 'diverges')
     .map((v) => v.test);
+  const r = outcome.reconciliation;
+  const reconciliation =
+    r === undefined
+      ? {}
+      : {
+          reconciliation: {
+            line: r.line,
+            obligations: r.obligations,
+            covered: r.covered,
+            uncovered: r.uncovered.map((u) => (u.reason === undefined ? { id: u.id } : { ...u })),
+          },
+        };
   return {
-    observation: { ...observation, ok: true, newTests },
+    observation: { ...observation, ok: true, newTests, ...reconciliation },
     questions: [],
     redCheck: { passing: newTests.filter((t) => !failing.includes(t)), failing },
   };
@@ -161,8 +183,18 @@ export async function reconcileResult(
   );
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
-  const parsed = parseWorkerResult(request.phase as WorkerPhase, text);
-  if (!parsed.ok) return undefined;
+  const current = parseWorkerResult(request.phase as WorkerPhase, text);
+  // A call interrupted under allium-loop 0.1.0 left its own record: translated where it can be.
+  const legacy = current.ok ? undefined : parseLegacyResult(request.phase as WorkerPhase, text);
+  const parsed = current.ok
+    ? current
+    : legacy === undefined
+      ? undefined
+      : { ok: true as const, value: legacy };
+  if (parsed === undefined) return undefined;
+  const loopText = await readFile(loopRecordPath(file), 'utf8').catch(() => undefined);
+  const loop = loopText === undefined ? undefined : parseLoopRecord(loopText);
+  if (loop !== undefined && !loop.ok) return undefined;
   for (const path of namedFiles(parsed.value)) {
     const info = await stat(join(cwd, path)).catch(() => undefined);
     if (info === undefined || info.size === 0) return undefined;
@@ -171,6 +203,7 @@ export async function reconcileResult(
     status: 'ok',
     phase: request.phase,
     result: parsed.value,
+    ...(loop === undefined ? {} : { loopRecord: loop.value }),
     agent: { outcome: 'ok', exitCode: 0, signal: null, durationMs: 0, transcriptPath: '' },
     resultFile: file,
     promptBytes: 0,

@@ -31,6 +31,7 @@ import { listProjectFiles, readSpecSources, type ProjectFiles } from './project-
 import { buildPhaseContext } from './phase-context.js';
 import { reconcileResult, toPhaseReport } from './phase-report.js';
 import { runWitnessGate, traceFilePath } from './witness-gate.js';
+import { scopedFiles, scopeGuard, withScopeNote, type Scope } from '../runs/scope.js';
 
 /** What {@link createProjectPorts} needs to act on a real project. */
 export interface ProjectPortsOptions {
@@ -51,6 +52,8 @@ export interface ProjectPortsOptions {
   readonly redact?: (text: string) => string;
   /** Environment for the reference CLI lookup in the measurement (defaults to the engine's). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The run's scope (`--scope`): phases see only it, and edits outside it are reverted. Empty: everything. */
+  readonly scope?: Scope;
 }
 
 /**
@@ -144,17 +147,23 @@ function openSession(options: ProjectPortsOptions): ProjectSession {
 /** One agent phase through its worker; the spec is digested before and after to tell whether the phase changed it. */
 async function runProjectPhase(session: ProjectSession, request: PhaseRequest): Promise<PhaseReport> {
   const { cwd, ledger, redact } = session.options;
+  const scope = session.options.scope ?? [];
   const files = await listProjectFiles(cwd);
   const before = await specDigest(cwd, files.spec);
+  const guard = scopeGuard(cwd, scope, async () => (await session.git.workingTree())?.tree ?? null);
+  await guard.before();
   const started = Date.now();
   const outcome = await runWorker(
     request.phase as WorkerPhase,
-    phaseContext(session, request, files),
+    withScopeNote(phaseContext(session, request, scopedFiles(files, scope)), scope),
     session.deps,
   );
   await redactFile(resolve(cwd, outcome.resultFile), redact);
+  // Edits outside the run's scope are put back before anything measures the tree, and journaled.
+  const outside = await guard.after(request.phase);
   const specChanged = (await specDigest(cwd, (await listProjectFiles(cwd)).spec)) !== before;
-  return toPhaseReport(outcome, request, specChanged, ledger(), Date.now() - started);
+  const report = toPhaseReport(outcome, request, specChanged, ledger(), Date.now() - started);
+  return outside.length === 0 ? report : { ...report, events: [...report.events, ...outside] };
 }
 
 function phaseContext(session: ProjectSession, request: PhaseRequest, files: ProjectFiles): PhaseContext {
@@ -234,6 +243,7 @@ async function witnessProject(options: ProjectPortsOptions, request: WitnessRequ
     cwd: options.cwd,
     slug: options.slug,
     ...(request.slice === undefined ? {} : { slice: request.slice }),
+    ...(request.constructs === undefined ? {} : { constructs: request.constructs }),
     command: options.testCommand,
     testTimeoutMs: options.testTimeoutMs,
     ...(options.env === undefined ? {} : { env: options.env }),

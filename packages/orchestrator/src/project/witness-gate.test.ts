@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -75,27 +76,35 @@ function script(implementWrites: readonly string[]): Record<string, unknown> {
       {
         phase: 'elicit',
         write: { 'specs/tally.allium': SPEC },
-        result: { phase: 'elicit', specFiles: ['specs/tally.allium'], openQuestions: [], summary: 'Tally' },
+        result: { phase: 'elicit', spec_path: 'specs/tally.allium', open_questions: [], summary: 'Tally' },
       },
       {
         phase: 'propagate',
         write: { [TEST_PATH]: GENERATED },
         result: {
           phase: 'propagate',
-          testFiles: [{ path: TEST_PATH, covers: ['CloseTally'] }],
+          obligations: { total: 1, covered: 1, uncovered: 0 },
+          uncovered_obligations: [],
+          generated_tests: [
+            {
+              path: TEST_PATH,
+              hash: `sha256:${createHash('sha256').update(GENERATED, 'utf8').digest('hex')}`,
+            },
+          ],
           summary: 'one',
         },
+        loop: { covers: [{ path: TEST_PATH, obligations: ['CloseTally'] }] },
         repeat: true,
       },
       ...implementWrites.map((code, i) => ({
         phase: 'implement',
         write: { 'src/tally.js': code },
-        result: { phase: 'implement', filesChanged: ['src/tally.js'], contestedTests: [], summary: 'done' },
+        result: { phase: 'implement', files_changed: ['src/tally.js'], contested_tests: [], summary: 'done' },
         ...(i === implementWrites.length - 1 ? { repeat: true } : {}),
       })),
       {
         phase: 'weed',
-        result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' },
+        result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' },
         repeat: true,
       },
     ],

@@ -1,10 +1,11 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { questionKey } from '@allium-loop/allium';
+import { checkObligationClaims, questionKey } from '@allium-loop/allium';
 import { witness, type GeneratedTestHash, type WitnessEvidence } from '@allium-loop/evaluator';
 import { writeFileAtomic, type ProtectedTest } from '@allium-loop/ledger';
 import { measureProject, type ProjectMeasurement, type TestCommand } from '@allium-loop/verify';
-import { sha256 } from '@allium-loop/workers';
+import { createSpecReader, declaredCoverage, sha256, sliceObligations } from '@allium-loop/workers';
+import { listProjectFiles, readSpecSources } from './project-files.js';
 import type { WitnessClaim, WitnessReport } from '../driver/loop-ports.js';
 
 /** Where a witness record goes, relative to the project: the run's, or one slice's. */
@@ -24,6 +25,8 @@ export interface WitnessGateOptions {
   readonly cwd: string;
   readonly slug: string;
   readonly slice?: string;
+  /** The slice's constructs (graph ids): its coverage counts only their obligations. */
+  readonly constructs?: readonly string[];
   readonly command: TestCommand;
   readonly testTimeoutMs?: number;
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -71,6 +74,16 @@ export async function runWitnessGate(options: WitnessGateOptions): Promise<Witne
     rerun: measured.observation.tests,
     ...(claim.recorded === undefined ? {} : { recorded: claim.recorded }),
     generatedTests: generated,
+    ...(claim.reconciliation === undefined
+      ? {}
+      : {
+          reconciliation: await reconcileAtGate(
+            cwd,
+            options.protectedTests,
+            claim.reconciliation.uncovered,
+            options.constructs,
+          ),
+        }),
     ...(claim.weed === undefined ? {} : { weed: claim.weed }),
     questions: matchQuestions(
       measured.questions.blocking.map((q) => q.text),
@@ -101,6 +114,43 @@ export async function runWitnessGate(options: WitnessGateOptions): Promise<Witne
     result,
     failing: tests.counts === 'known' ? tests.failing : [],
     tampered: options.protectedTests.filter((t) => changed.has(t.path)),
+  };
+}
+
+/**
+ * The witness's own reconciliation of the spec's test obligations with every generated test as it is on disk now
+ * (upstream `N obligations, M covered, K uncovered`): an obligation is covered when a generated test file that
+ * still exists declares a test naming its id or its construct (`checkObligationClaims`). In a slice, only the
+ * obligations of the slice's constructs count. Uncovered obligations keep the reason propagate reported, if any.
+ */
+export async function reconcileAtGate(
+  cwd: string,
+  tests: readonly ProtectedTest[],
+  reported: readonly { readonly id: string; readonly reason?: string }[],
+  constructs?: readonly string[],
+): Promise<NonNullable<WitnessEvidence['reconciliation']>> {
+  const files = await listProjectFiles(cwd);
+  const all = createSpecReader().read(await readSpecSources(cwd, files.spec)).obligations ?? [];
+  const obligations = sliceObligations(all, constructs);
+  const ids = obligations.map((o) => o.id);
+  const claims = await Promise.all(
+    tests.map(async (test) => {
+      const source = await readFile(join(cwd, test.path), 'utf8').catch(() => '');
+      return declaredCoverage(test.path, source, ids);
+    }),
+  );
+  const reconciled = checkObligationClaims(
+    { obligations },
+    claims,
+    reported.map((r) => ({
+      obligation: r.id,
+      ...(r.reason === undefined ? {} : { classification: r.reason }),
+    })),
+  );
+  return {
+    obligations: reconciled.obligations,
+    covered: reconciled.covered,
+    uncovered: reconciled.uncovered,
   };
 }
 

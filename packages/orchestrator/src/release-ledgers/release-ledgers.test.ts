@@ -95,7 +95,7 @@ describe.each(RELEASES)('ledgers written by release %s resume', (release) => {
     await writeFile(
       plan,
       JSON.stringify({
-        weed: [{ result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' } }],
+        weed: [{ result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } }],
       }),
     );
     const outcome = await resumeRun(slug, {

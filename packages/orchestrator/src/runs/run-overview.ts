@@ -92,3 +92,13 @@ export async function otherLiveRuns(store: LedgerStore, slug: string): Promise<R
   }
   return live.filter((run) => run.condition === 'running');
 }
+
+/**
+ * The loop a recorded run belongs to — `spec` or the loop mode it was started with — read from its ledger, or
+ * `undefined` when no readable run has that slug (resume then reports why). The CLI asks this instead of reading
+ * ledgers itself.
+ */
+export async function recordedLoop(store: LedgerStore, slug: string): Promise<Ledger['mode'] | undefined> {
+  const loaded = await store.load(slug);
+  return loaded.ok ? loaded.value.ledger.mode : undefined;
+}

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,16 +46,24 @@ const STEPS = [
     write: { 'test/lamp.test.js': LAMP_TEST },
     result: {
       phase: 'propagate',
-      testFiles: [{ path: 'test/lamp.test.js', covers: ['SwitchOn'] }],
+      obligations: { total: 1, covered: 1, uncovered: 0 },
+      uncovered_obligations: [],
+      generated_tests: [
+        {
+          path: 'test/lamp.test.js',
+          hash: `sha256:${createHash('sha256').update(LAMP_TEST, 'utf8').digest('hex')}`,
+        },
+      ],
       summary: 'lamp',
     },
+    loop: { covers: [{ path: 'test/lamp.test.js', obligations: ['SwitchOn'] }] },
   },
   {
     phase: 'implement',
     write: { 'src/lamp.js': "export function switchOn(lamp) { lamp.status = 'on'; }\n" },
-    result: { phase: 'implement', filesChanged: ['src/lamp.js'], contestedTests: [], summary: 'lamp' },
+    result: { phase: 'implement', files_changed: ['src/lamp.js'], contested_tests: [], summary: 'lamp' },
   },
-  { phase: 'weed', result: { phase: 'weed', clean: true, divergences: [], summary: 'clean' } },
+  { phase: 'weed', result: { phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' } },
 ];
 
 async function project(): Promise<string> {

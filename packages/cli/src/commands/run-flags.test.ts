@@ -1,0 +1,120 @@
+import { access, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MAX_TIMEOUT_MS } from '@allium-loop/agents';
+import { ENTRY_POINTS } from '@allium-loop/entry';
+import { describe, expect, it } from 'vitest';
+import { createRecordingIo } from '../cli-io.js';
+import { makeProject } from '../e2e/e2e.test-helpers.js';
+import { runCli } from '../run-cli.js';
+import { FlagError, MAX_TIMER_MS, parseRunFlags, RUN_FLAG_SCHEMA } from './run-flags.js';
+
+async function cli(args: readonly string[], cwd: string) {
+  const io = createRecordingIo(cwd, { PATH: process.env['PATH'] });
+  const code = await runCli(args, io, { version: '9.9.9' });
+  return { code, out: io.out(), err: io.err() };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The same bad flag, in each loop the one pipeline serves: the spec loop, a loop mode, and resume. The `{flag}`
+ * words are replaced by the case's arguments.
+ */
+const LOOPS: readonly (readonly string[])[] = [
+  ['run', 'add a thing', '{flag}'],
+  ['run', 'make it pass', '--verify', 'true', '{flag}'],
+  ['run', '--state-file', 'state/al.json', '{flag}'],
+  ['resume', 'add-a-thing', '{flag}'],
+];
+
+const EDGES: readonly [string, readonly string[], RegExp][] = [
+  ['an unknown flag', ['--frobnicate'], /Unknown option '--frobnicate'/],
+  ['an unknown flag as --flag=value', ['--frobnicate=3'], /Unknown option '--frobnicate'/],
+  ['a missing value at the end', ['--max-ticks'], /Option '--max-ticks <value>' argument missing/],
+  ['a missing value before another flag', ['--max-ticks', '--json'], /'--max-ticks' argument is ambiguous/],
+  ['an empty --flag=value', ['--max-ticks='], /--max-ticks needs a value, not ''/],
+  ['an empty text value', ['--model='], /--model needs a value, not ''/],
+  ['a value given to a switch', ['--json=yes'], /Option '--json' does not take an argument/],
+  ['a repeated flag', ['--max-ticks', '3', '--max-ticks', '30'], /--max-ticks was given twice; give it once/],
+  ['a repeated flag, once as --flag=value', ['--max-ticks=3', '--max-ticks', '3'], /--max-ticks was given/],
+  ['a repeated switch, short and long', ['-q', '--quiet'], /--quiet was given twice \(-q and --quiet\)/],
+  ['a zero count', ['--max-ticks', '0'], /--max-ticks takes a positive whole number, not '0'/],
+  ['a negative count', ['--max-ticks=-2'], /--max-ticks takes a positive whole number, not '-2'/],
+  ['a fractional count', ['--no-progress-ticks', '1.5'], /--no-progress-ticks takes a positive whole number/],
+  ['a count past the safe integers', ['--max-ticks', '1e20'], /--max-ticks takes a positive whole number/],
+  ['an infinite number', ['--budget-usd', '1e400'], /--budget-usd takes a positive number, not '1e400'/],
+  ['a number that is not one', ['--budget-usd', '5usd'], /--budget-usd takes a positive number, not '5usd'/],
+  ['a zero budget', ['--budget-usd', '0'], /--budget-usd takes a positive number, not '0'/],
+  ['a timeout no timer can hold', ['--agent-timeout', '3000000'], /--agent-timeout 3000000 is longer than/],
+  ['a wall clock no timer can hold', ['--wall-clock=9e9'], /--wall-clock 9000000000 is longer than/],
+];
+
+describe(
+  'one flag pipeline: the same edge behaviour for run, every mode and resume',
+  { timeout: 120_000 },
+  () => {
+    for (const [what, flag, message] of EDGES) {
+      it(`${what}: exit 2, a clear message, nothing written`, async () => {
+        const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+        for (const loop of LOOPS) {
+          const args = loop.flatMap((word) => (word === '{flag}' ? flag : [word]));
+          const { code, out, err } = await cli(args, project);
+          expect(err, args.join(' ')).toMatch(message);
+          expect(err).toContain(`allium-loop ${args[0]!}: `);
+          expect(err).toContain(`Run 'allium-loop ${args[0]!} --help' for the flags.`);
+          expect(out).toBe('');
+          expect(code).toBe(2);
+          // Refused before anything starts: no state directory, no state file, no ledger.
+          expect(await exists(join(project, '.allium-loop'))).toBe(false);
+          expect(await exists(join(project, 'state'))).toBe(false);
+        }
+        expect(await readdir(project)).not.toContain('.allium-loop');
+      });
+    }
+
+    it('a value outside a flag’s choices is named with the choices', async () => {
+      const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+      const entry = await cli(['run', 'g', '--entry', 'sideways'], project);
+      expect(entry.err).toContain("--entry takes one of elicit, distill, tend, weed, not 'sideways'.");
+      expect(entry.code).toBe(2);
+      const drift = await cli(['resume', 'g', '--on-drift=maybe'], project);
+      expect(drift.err).toContain("--on-drift takes one of reverify, reset, stop, not 'maybe'.");
+      expect(drift.code).toBe(2);
+      expect(await exists(join(project, '.allium-loop'))).toBe(false);
+    });
+  },
+);
+
+describe('parseRunFlags', () => {
+  it('reads --flag=value and --flag value alike', () => {
+    const joined = parseRunFlags(['g', '--max-ticks=4', '--agent=codex', '--json'], 'run');
+    const spaced = parseRunFlags(['g', '--max-ticks', '4', '--agent', 'codex', '--json'], 'run');
+    expect(joined.values).toEqual(spaced.values);
+    expect(joined.values).toEqual({ 'max-ticks': '4', agent: 'codex', json: true });
+    expect(joined.positionals).toEqual(['g']);
+  });
+
+  it('accepts the longest timer and a negative number written as --flag=value where numbers may be negative', () => {
+    const most = String(Math.floor(MAX_TIMER_MS / 1000));
+    expect(parseRunFlags(['g', '--agent-timeout', most], 'run').values['agent-timeout']).toBe(most);
+    const climb = parseRunFlags(
+      ['g', '--verify', 'x', '--hillclimb', '--score', '(\\d+)', '--target=-3'],
+      'run',
+    );
+    expect(climb.values.target).toBe('-3');
+  });
+
+  it('throws FlagError, never another error, for bad input', () => {
+    for (const [, flag] of EDGES) expect(() => parseRunFlags(['g', ...flag], 'run')).toThrow(FlagError);
+  });
+
+  it('the schema’s facts are the engine’s: entry points, the longest timer', () => {
+    expect(RUN_FLAG_SCHEMA.entry.choices).toEqual([...ENTRY_POINTS]);
+    expect(MAX_TIMER_MS).toBe(MAX_TIMEOUT_MS);
+  });
+});
