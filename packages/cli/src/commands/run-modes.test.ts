@@ -128,7 +128,7 @@ describe.concurrent('verify mode (end to end, real processes, real git)', () => 
     expect(out).toMatch(/converged: the verify command exits 0 after tick 2/);
     expect(await ledger(cwd)).toMatchObject({
       tick: 2,
-      mode: 'verify',
+      runKind: 'verify',
       status: 'terminal',
       spent: { agentCalls: 2 },
     });

@@ -32,7 +32,7 @@ describe('allium-loop run --slice', () => {
     [['--plan', 'plan.json'], '--slice and --plan go together'],
     [['a goal', '--slice', 'x', '--plan', 'plan.json'], 'with --slice the goal comes from the plan file'],
     [['--slice', 'x', '--plan', 'plan.json', '--entry', 'tend'], '--entry does not apply to a slice'],
-    [['--slice', ' ', '--plan', 'plan.json'], '--slice, --plan and --ledger-out need a value'],
+    [['--slice', ' ', '--plan', 'plan.json'], '--slice needs a value'],
     [['a goal', '--ledger-out', 'l.json'], '--ledger-out goes with --slice and --plan'],
     [['--slice', 'x', '--plan', 'plan.json', '--verify', 'true'], '--slice belongs to the spec loop'],
   ])('exits 2 on the usage error %j and writes nothing', async (args, message) => {
