@@ -90,6 +90,11 @@ export interface RunSettings {
    * starts; given again on resume, it replaces the recorded one. Default 1 (one after another).
    */
   readonly concurrency?: number;
+  /**
+   * `--stall-warning-ticks N`: flat ticks in a row before the `⚠ tick n · no progress` warning (upstream
+   * `stall_warning_ticks`). Given per invocation, not recorded; default 1.
+   */
+  readonly stallWarningTicks?: number;
 }
 
 /** How a run ended, for the CLI: the final ledger and the process exit code. */
@@ -544,6 +549,7 @@ async function driveSpecRun(
     },
     interactive: settings.interactive,
     decompose: mode === 'spec-first',
+    ...(settings.stallWarningTicks === undefined ? {} : { stallWarningTicks: settings.stallWarningTicks }),
   };
   // A run started by `run --slice` runs that slice's loop alone.
   const mark = sliceRunMark(ledger);
