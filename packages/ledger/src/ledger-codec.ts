@@ -46,7 +46,11 @@ export function decodeLedgerText(text: string): Result<DecodedLedger, LedgerDeco
   }
   const foreign = readUpstreamLedger(json);
   if (foreign.kind === 'upstream')
-    return err({ reason: 'upstream_ledger', issues: upstreamIssues(foreign.ledger), upstream: foreign.ledger });
+    return err({
+      reason: 'upstream_ledger',
+      issues: upstreamIssues(foreign.ledger),
+      upstream: foreign.ledger,
+    });
   if (foreign.kind === 'invalid') {
     const head = 'no allium-loop keys, and not a valid upstream Allium ledger (ledger.schema.json):';
     return err({ reason: 'schema_invalid', issues: [head, ...foreign.issues] });

@@ -14,7 +14,9 @@ describe('readUpstreamLedger', () => {
     expect(readUpstreamLedger({ goal: 'g', mode: 'spec-first', tick: 1, schemaVersion: 3 })).toEqual({
       kind: 'engine',
     });
-    expect(readUpstreamLedger({ goal: 'g', mode: 'spec-first', tick: 1, runKind: 'spec' }).kind).toBe('engine');
+    expect(readUpstreamLedger({ goal: 'g', mode: 'spec-first', tick: 1, runKind: 'spec' }).kind).toBe(
+      'engine',
+    );
     expect(readUpstreamLedger([1, 2]).kind).toBe('engine');
   });
 

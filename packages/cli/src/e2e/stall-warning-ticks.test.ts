@@ -36,7 +36,9 @@ async function stuck(flags: string[], config = 'testCommand: node --test\n') {
   expect(run.stdout).toMatch(/tick 3 · tests/);
   // The ticks the warning named, and the stall notes journaled (one per warning).
   const warned = [...run.stdout.matchAll(/⚠ tick (\d+) · no progress/g)].map((m) => Number(m[1]));
-  const notes = (await readJournal(dir, DRIFT_SLUG)).filter((e) => e['type'] === 'note' && e['data']?.stall === true);
+  const notes = (await readJournal(dir, DRIFT_SLUG)).filter(
+    (e) => e['type'] === 'note' && e['data']?.stall === true,
+  );
   expect(notes).toHaveLength(warned.length);
   return { run, warned };
 }
@@ -51,7 +53,9 @@ describe('--stall-warning-ticks / stallWarningTicks', { timeout: 300_000 }, () =
   it('--stall-warning-ticks 2: no warning at the first flat tick, one at the second (tick 3)', async () => {
     const { run, warned } = await stuck(['--stall-warning-ticks', '2']);
     expect(run.stdout).not.toMatch(/⚠ tick 2 · no progress/);
-    expect(run.stdout).toMatch(/⚠ tick 3 · no progress — tests stuck at \d+\/\d+ for 3 ticks, weed still dirty/);
+    expect(run.stdout).toMatch(
+      /⚠ tick 3 · no progress — tests stuck at \d+\/\d+ for 3 ticks, weed still dirty/,
+    );
     expect(warned).toEqual([3]);
   });
 

@@ -41,7 +41,9 @@ describe('a ledger the upstream /allium skill wrote', { timeout: 300_000 }, () =
         `Adopting the ledger the upstream /allium skill wrote (.allium-loop/${DRIFT_SLUG}.json)`,
       );
       expect(result.stdout).toContain('spec-first, tick 2; 1 parked question(s), 1 completed sub-goal(s)');
-      expect(result.stdout).toContain('1 generated test(s) protected, not adopted: test/gone.test.js (file missing)');
+      expect(result.stdout).toContain(
+        '1 generated test(s) protected, not adopted: test/gone.test.js (file missing)',
+      );
       // No second run beside it, no corrupt backup.
       expect((await readdir(join(dir, '.allium-loop'))).filter((n) => n.endsWith('.json')).sort()).toEqual(
         expect.not.arrayContaining([expect.stringContaining('corrupt')]),
@@ -66,7 +68,11 @@ describe('a ledger the upstream /allium skill wrote', { timeout: 300_000 }, () =
       expect(ledger['witness_records'].length).toBeGreaterThan(1);
       expect(ledger['reconciliation']).toBe('1 obligations, 1 covered, 0 uncovered');
       expect(ledger['protectedTests'].map((t: { path: string }) => t.path)).toEqual(['test/tally.test.js']);
-      expect(ledger['questions'][0]).toMatchObject({ classification: 'parked', status: 'open', phase: 'upstream' });
+      expect(ledger['questions'][0]).toMatchObject({
+        classification: 'parked',
+        status: 'open',
+        phase: 'upstream',
+      });
 
       const events = await readJournal(dir, DRIFT_SLUG);
       const note = events.find((e) => e['type'] === 'note' && e['data']?.kind === 'upstream_adopted');
@@ -99,15 +105,25 @@ describe('a ledger the upstream /allium skill wrote', { timeout: 300_000 }, () =
     expect(ledger['entry'].mode).toBe('code-first');
   });
 
-  for (const [name, why] of [
-    ['bad-mode.json', 'not a valid upstream Allium ledger (ledger.schema.json)'],
-    ['torn.json', 'is corrupt and was not modified'],
-  ] as const) {
+  const foreign: Record<string, { text: () => Promise<string>; why: string }> = {
+    'schema-invalid (mode tests-first)': {
+      text: () => fixture('bad-mode.json'),
+      why: 'no allium-loop keys, and not a valid upstream Allium ledger (ledger.schema.json)',
+    },
+    'torn (cut mid-write)': {
+      text: async () => (await fixture('mid-run.json')).slice(0, 150),
+      why: 'is corrupt and was not modified',
+    },
+  };
+  for (const [name, { text: read, why }] of Object.entries(foreign)) {
     it(`${name}: resume and run refuse it with a clear message and leave it byte-identical`, async () => {
-      const text = await fixture(name);
+      const text = await read();
       const dir = await projectWith(text);
       const script = await writeScript(dir, [weedStep(false)]);
-      for (const args of [['resume', DRIFT_SLUG], ['run', DRIFT_GOAL]]) {
+      for (const args of [
+        ['resume', DRIFT_SLUG],
+        ['run', DRIFT_GOAL],
+      ]) {
         const result = await runCli([...args, '--agent', 'replay', '--agent-script', script], dir);
         expect(result.code, result.stdout + result.stderr).toBe(1);
         expect(result.stderr).toContain(why);
