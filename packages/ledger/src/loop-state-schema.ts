@@ -307,6 +307,8 @@ export const VerifyModeStateSchema = z.object({
       outputHash: z.string(),
       /** The git revision (HEAD) after the tick: the revision a resume checks and resets to. */
       head: z.string().nullable().exactOptional(),
+      /** Tokens the tick's agent call used, when it reported them (token-climb detection). */
+      tokens: Count.exactOptional(),
     }),
   ),
   lastOutput: z.string(),
@@ -358,6 +360,13 @@ export const StoryModeStateSchema = z.object({
       preGenerator: z.string().exactOptional(),
       /** `--skip-eval`: no evaluator ran. */
       skipEval: z.boolean().exactOptional(),
+      /**
+       * What stall detection compares: the stories' statuses (passes, blocked, rejections) after the iteration and
+       * the tree the generator left (PRD and `progress.md` excluded), when git could snapshot it.
+       */
+      state: z.string().exactOptional(),
+      /** Tokens the iteration's agent calls (generator and evaluator) used, when they reported them. */
+      tokens: Count.exactOptional(),
     }),
   ),
   /**

@@ -4,6 +4,7 @@ import type { JournalEvent, Ledger, StateFileModeConfig, StateFileModeState } fr
 import { writeFileAtomic } from '@allium-loop/ledger';
 import type { ModeContext } from './mode-context.js';
 import { loopRecord, ModeSession } from './mode-session.js';
+import { callTokens } from './mode-stall.js';
 import { checkDoneClaim, parseAlState, serializeAlState, type AlState } from './state-file.js';
 import {
   decideStateFile,
@@ -104,11 +105,7 @@ async function step(
     read.kind === 'ok' && read.state.status === 'done'
       ? await checkDoneClaim(read.state.result, session.cwd)
       : undefined;
-  const used = called.result.tokens;
-  const tokens =
-    used === undefined
-      ? undefined
-      : (used.input ?? 0) + (used.output ?? 0) + (used.cacheRead ?? 0) + (used.cacheWrite ?? 0);
+  const tokens = callTokens(called.result.tokens);
   return { kind: 'stepped', tick, outcome: called.result.outcome, read, problem, tokens };
 }
 

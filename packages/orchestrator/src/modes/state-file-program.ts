@@ -1,8 +1,8 @@
-import { detectStall } from '@allium-loop/evaluator';
 import type { StateFileModeConfig, StateFileModeState } from '@allium-loop/ledger';
 import type { ModeStop, TickMeasure } from './mode-context.js';
 import { initialAlState, type AlState } from './state-file.js';
 import { checksum } from './prd.js';
+import { modeStall } from './mode-stall.js';
 
 /**
  * The `--state-file` loop as a pure program, like `decide` for the spec loop: the driver (`runStateFileMode`)
@@ -268,25 +268,14 @@ function judge(
  */
 function noProgress(record: StateFileModeState, limit: number): ModeStop | undefined {
   const tokens = record.tokens ?? [];
-  const history = record.digests.map((fingerprint, i) => {
-    const used = tokens[i];
-    return used === undefined || used === 0 ? { fingerprint } : { fingerprint, tokens: used };
-  });
-  const reason = detectStall(history, {
-    noProgressTicks: limit,
-    oscillation: true,
-    repeatedAction: Number.POSITIVE_INFINITY,
-    failedFixAttempts: Number.POSITIVE_INFINITY,
-  }).reasons[0];
-  if (reason === undefined) return undefined;
-  return {
-    state: 'no_progress',
-    reason: reason.kind,
-    detail:
-      reason.kind === 'no_progress'
-        ? `the state file did not change for ${String(limit)} iterations`
-        : `the state file: ${reason.message}`,
-  };
+  return modeStall(
+    record.digests.map((fingerprint, i) => ({ fingerprint, tokens: tokens[i] })),
+    limit,
+    {
+      unchanged: `the state file did not change for ${String(limit)} iterations`,
+      subject: 'the state file',
+    },
+  );
 }
 
 /** A result or progress as one line of text: a string as it is, anything else as JSON. */

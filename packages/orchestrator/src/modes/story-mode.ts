@@ -1,5 +1,5 @@
 import { appendFile, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { JournalEvent, Ledger, StoryModeConfig, StoryModeState } from '@allium-loop/ledger';
 import { writeFileAtomic } from '@allium-loop/ledger';
 import {
@@ -9,6 +9,7 @@ import {
   storeFingerprint,
 } from './command-fingerprint.js';
 import { pointRef, restorePaths, snapshotWorkingTree, type CheckpointScope } from './git-checkpoint.js';
+import { callTokens } from './mode-stall.js';
 import {
   DEFAULT_LOOP_MODE,
   loadPromptTemplate,
@@ -69,6 +70,7 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
     config,
     session.ledger.caps.maxTicks,
     loopRecord(session.ledger, 'stories').stories,
+    session.ledger.caps.noProgressTicks,
   );
   const progressPath = join(dirname(config.prdPath), 'progress.md');
   const scope: CheckpointScope = { cwd: session.cwd, exclude: [session.stateDir] };
@@ -281,6 +283,14 @@ async function generate(
     generatorPrompt(story, config, progressPath, context),
   );
   if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
+  // The tree the generator left, without the engine's own PRD and progress log: what stall detection compares.
+  const left = await snapshotWorkingTree(
+    {
+      ...scope,
+      exclude: [...scope.exclude, resolve(session.cwd, config.prdPath), resolve(session.cwd, progressPath)],
+    },
+    `allium-loop ${slug} after the generator of tick ${String(tick)}`,
+  ).catch(() => undefined);
   if (called.result.outcome !== 'ok')
     session.say(
       `warning: the generator ended ${called.result.outcome}; the loop goes on and judges what is on disk`,
@@ -291,6 +301,8 @@ async function generate(
     outcome: called.result.outcome,
     detail: called.result.detail,
     preGenerator,
+    tree: left?.tree,
+    tokens: callTokens(called.result.tokens),
   };
 }
 
@@ -324,7 +336,7 @@ async function evaluate(
   const edited = before === undefined ? [] : await revertEvaluatorEdits(scope, slug, tick, before);
   if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
   const text = await readFile(called.resultFile, 'utf8').catch(() => undefined);
-  return { kind: 'evaluated', verdictText: text, edited };
+  return { kind: 'evaluated', verdictText: text, edited, tokens: callTokens(called.result.tokens) };
 }
 
 async function revertEvaluatorEdits(

@@ -23,8 +23,11 @@ const AT = '2026-11-30T14:05:00.000Z';
 interface World {
   disk: string;
   tick: number;
-  generator: (story: string, n: number) => { outcome: string; edit?: (prd: Prd) => Prd };
-  evaluator: (story: string, n: number) => { text: string | undefined; edited?: string[] };
+  generator: (
+    story: string,
+    n: number,
+  ) => { outcome: string; edit?: (prd: Prd) => Prd; tree?: string; tokens?: number };
+  evaluator: (story: string, n: number) => { text: string | undefined; edited?: string[]; tokens?: number };
   verify?: (n: number) => number;
   progress: string[];
   capAt?: number;
@@ -96,6 +99,8 @@ function simulate(
           outcome: step.outcome,
           detail: step.outcome === 'ok' ? undefined : 'exit 1',
           preGenerator: `pre${String(world.tick)}`,
+          ...(step.tree === undefined ? {} : { tree: step.tree }),
+          ...(step.tokens === undefined ? {} : { tokens: step.tokens }),
         };
       }
       case 'verify': {
@@ -111,7 +116,12 @@ function simulate(
       case 'evaluate': {
         evaluated += 1;
         const step = world.evaluator(action.story.id, evaluated);
-        return { kind: 'evaluated', verdictText: step.text, edited: step.edited ?? [] };
+        return {
+          kind: 'evaluated',
+          verdictText: step.text,
+          edited: step.edited ?? [],
+          ...(step.tokens === undefined ? {} : { tokens: step.tokens }),
+        };
       }
       case 'record_tick':
         world.disk = action.write;
@@ -138,7 +148,7 @@ const world = (over: Partial<World> = {}): World => ({
   ...over,
 });
 const start = (config: Partial<StoryModeConfig> = {}) =>
-  initialStoryProgram({ ...base, ...config }, 50, undefined);
+  initialStoryProgram({ ...base, ...config }, 50, undefined, 2);
 const last = (actions: StoryAction[]) => actions.at(-1) as Extract<StoryAction, { kind: 'finish' }>;
 const story = (text: string, id: string) => parse(text).userStories.find((s) => s.id === id)!;
 
@@ -304,6 +314,66 @@ describe('the stories program (pure)', () => {
     });
   });
 
+  it("tolerates one backtrack of the generator's tree while no verdict moves the stories; the second stops no_progress", () => {
+    const trees = ['A', 'B', 'A', 'C', 'D', 'C', 'D'];
+    const w = world({ generator: (_id, n) => ({ outcome: 'failed', tree: trees[n - 1]! }) });
+    const { actions, state } = simulate(
+      initialStoryProgram({ ...base, storyId: 'US-1', skipEval: true }, 50, undefined, 3),
+      w,
+    );
+    // Iteration 3 went back to iteration 1's tree (tolerated), iteration 6 to iteration 4's: the run stops.
+    expect(state.record.iterations.map((i) => i.verdict)).toEqual([
+      'WARN',
+      'WARN',
+      'WARN',
+      'WARN',
+      'WARN',
+      'WARN',
+    ]);
+    expect(last(actions).stop).toMatchObject({
+      state: 'no_progress',
+      reason: 'oscillation',
+      detail: expect.stringContaining('2 backtracks; 1 tolerated'),
+    });
+    expect(last(actions).lines[0]).toBe('0/1 stories complete');
+  });
+
+  it('stops token_climb when the stories and the tree stay put while each iteration uses more tokens', () => {
+    // The evaluator edits files each time (its verdict void: WARN); generator and evaluator tokens add up.
+    const w = world({
+      generator: (_id, n) => ({ outcome: 'ok', tree: 'T', tokens: 1000 * n }),
+      evaluator: () => ({ text: PASS, edited: ['src/export.ts'], tokens: 50 }),
+    });
+    const { actions, state } = simulate(
+      initialStoryProgram({ ...base, storyId: 'US-1' }, 50, undefined, 10),
+      w,
+    );
+    expect(state.record.iterations.map((i) => i.tokens)).toEqual([1050, 2050, 3050]);
+    expect(last(actions).stop).toMatchObject({
+      state: 'no_progress',
+      reason: 'token_climb',
+      detail: expect.stringContaining('1050 → 2050 → 3050'),
+    });
+    // Without a tree (outside git) and with flat tokens, the unchanged stories stop at the no-progress cap.
+    const flat = world({ evaluator: () => ({ text: PASS, edited: ['src/export.ts'] }) });
+    const plain = simulate(start({ storyId: 'US-1' }), flat);
+    expect(plain.state.record.iterations).toHaveLength(3);
+    expect(last(plain.actions).stop).toMatchObject({ state: 'no_progress', reason: 'no_progress' });
+  });
+
+  it('every verdict moves the state: rejections on the same tree with climbing tokens end blocked, not stalled', () => {
+    const w = world({
+      generator: (_id, n) => ({ outcome: 'ok', tree: 'T', tokens: 1000 * n }),
+      evaluator: () => ({ text: reject('not yet') }),
+    });
+    const { actions, state } = simulate(
+      initialStoryProgram({ ...base, storyId: 'US-1', evalRetries: 4 }, 50, undefined, 2),
+      w,
+    );
+    expect(state.record.iterations).toHaveLength(4);
+    expect(last(actions).stop).toMatchObject({ state: 'no_progress', reason: 'stories_blocked' });
+  });
+
   it('the tick cap ends the run with the counts', () => {
     const w = world({ capAt: 1, evaluator: () => ({ text: reject('no') }) });
     const { actions } = simulate(start({ evalRetries: 5 }), w);
@@ -325,7 +395,7 @@ describe('the stories program (pure)', () => {
     }
     expect(state.record.pending).toBeDefined();
     // The fresh process: the ledger's record (with pending), the PRD on disk without the last verdict.
-    const fresh = initialStoryProgram(base, 50, state.record);
+    const fresh = initialStoryProgram(base, 50, state.record, 2);
     const generated: string[] = [];
     w.generator = (id) => {
       generated.push(id);

@@ -1,5 +1,6 @@
 import type { StoryModeConfig, StoryModeState } from '@allium-loop/ledger';
 import type { ModeStop, TickMeasure } from './mode-context.js';
+import { modeStall } from './mode-stall.js';
 import {
   applyVerdict,
   changedCriteria,
@@ -43,6 +44,10 @@ interface Work {
   readonly judged: Judgement | undefined;
   /** When the PRD was read before the engine's copy was put back over an agent's edit of it. */
   readonly restoredAt?: string;
+  /** The tree the generator left (PRD and `progress.md` excluded), when git could snapshot it. */
+  readonly tree: string | undefined;
+  /** Tokens the tick's agent calls used so far, when they reported any. */
+  readonly tokens: number | undefined;
 }
 
 /** Where the program is: what the next `prd_read` / `written` observation continues with. */
@@ -63,6 +68,7 @@ type Phase =
 export interface StoryProgramState {
   readonly config: StoryModeConfig;
   readonly maxTicks: number;
+  readonly noProgressTicks: number;
   readonly prd: Prd | undefined;
   readonly record: StoryModeState;
   readonly phase: Phase;
@@ -98,6 +104,10 @@ export type StoryObservation =
       readonly outcome: string;
       readonly detail: string | undefined;
       readonly preGenerator: string | undefined;
+      /** The tree just after it (PRD and `progress.md` excluded); absent outside git. */
+      readonly tree?: string | undefined;
+      /** Tokens its call used, when the agent reported them. */
+      readonly tokens?: number | undefined;
     }
   /** The verify command ran. */
   | {
@@ -114,6 +124,8 @@ export type StoryObservation =
       readonly kind: 'evaluated';
       readonly verdictText: string | undefined;
       readonly edited: readonly string[];
+      /** Tokens its call used, when the agent reported them. */
+      readonly tokens?: number | undefined;
     };
 
 /** An event for the journal, stamped by the driver. */
@@ -190,10 +202,12 @@ export function initialStoryProgram(
   config: StoryModeConfig,
   maxTicks: number,
   record: StoryModeState | undefined,
+  noProgressTicks: number,
 ): StoryProgramState {
   return {
     config,
     maxTicks,
+    noProgressTicks,
     prd: undefined,
     record: record ?? { config, checksums: null, iterations: [] },
     phase: 'open',
@@ -357,7 +371,8 @@ function select(state: StoryProgramState): StoryDecision {
 }
 
 function capped(state: StoryProgramState, stop: ModeStop | undefined, tick: number): StoryDecision {
-  if (stop !== undefined) return finish(state, stop);
+  const stalled = stop ?? noProgress(state.record, state.noProgressTicks);
+  if (stalled !== undefined) return finish(state, stalled);
   const story = nextStory(state.prd!, state.config.storyId)!;
   return {
     state,
@@ -388,6 +403,8 @@ function generated(
     preGenerator: observation.preGenerator,
     generatorCrash: crash,
     judged: undefined,
+    tree: observation.tree,
+    tokens: observation.tokens,
   };
   return { state: { ...state, work, phase: 'after_generate' }, action: { kind: 'read_prd' } };
 }
@@ -433,9 +450,12 @@ function verified(
  * earned by fixing the work itself must not count, and the story is not charged a rejection for it).
  */
 function evaluated(
-  state: StoryProgramState,
+  current: StoryProgramState,
   observation: Extract<StoryObservation, { kind: 'evaluated' }>,
 ): StoryDecision {
+  const work = current.work!;
+  const tokens = observation.tokens === undefined ? work.tokens : (work.tokens ?? 0) + observation.tokens;
+  const state = { ...current, work: { ...work, tokens } };
   if (observation.edited.length > 0) {
     const detail = `the evaluator edited ${observation.edited.join(', ')}; reverted, and its verdict discarded`;
     return judged(state, {
@@ -479,9 +499,14 @@ function record(state: StoryProgramState, at: string): StoryDecision {
   };
   const write = serializePrd(prd);
   const progress = progressEntry(iteration);
+  const statuses = storyStatuses(prd);
+  const stalled = {
+    state: work.tree === undefined ? statuses : `${statuses} tree ${work.tree}`,
+    ...(work.tokens === undefined ? {} : { tokens: work.tokens }),
+  };
   const record: StoryModeState = {
     ...state.record,
-    iterations: [...state.record.iterations, iteration],
+    iterations: [...state.record.iterations, { ...iteration, ...stalled }],
     pending: { prd: write, progress },
   };
   const line = `tick ${String(work.tick)} · ${work.story.id} · ${verdict.verdict}${reason === null ? '' : ` (${reason})`}${iteration.blocked ? ' · blocked' : ''}`;
@@ -508,13 +533,38 @@ function record(state: StoryProgramState, at: string): StoryDecision {
       measure: {
         tick: work.tick,
         measured: `${work.story.id}: ${verdict.verdict}${reason === null ? '' : ` (${reason})`}`,
-        fingerprint: `stories ${prd.userStories.map((s) => `${s.id}:${s.passes ? 'P' : s.blocked === true ? 'B' : String(s.rejections ?? 0)}`).join(',')}`,
+        fingerprint: statuses,
         converged: open === undefined && endState(prd, state.config).state === 'converged',
       },
       line,
       events,
     },
   };
+}
+
+/** The stories' statuses: each one's id and `P` (passes), `B` (blocked) or its number of rejections. */
+function storyStatuses(prd: Prd): string {
+  return `stories ${prd.userStories.map((s) => `${s.id}:${s.passes ? 'P' : s.blocked === true ? 'B' : String(s.rejections ?? 0)}`).join(',')}`;
+}
+
+/**
+ * The evaluator's stall rules ({@link modeStall}) over the iterations: an iteration's state is the stories'
+ * statuses after it and the tree its generator left. A verdict always moves it (a pass, or one more rejection on
+ * the way to blocked); iterations without one (`WARN`) move it only through the tree. An iteration recorded before
+ * the state was kept never equals another.
+ */
+function noProgress(record: StoryModeState, limit: number): ModeStop | undefined {
+  return modeStall(
+    record.iterations.map((it) => ({
+      fingerprint: it.state ?? `tick ${String(it.tick)}`,
+      tokens: it.tokens,
+    })),
+    limit,
+    {
+      unchanged: `the stories and the generator's tree did not change for ${String(limit)} iterations`,
+      subject: 'the stories',
+    },
+  );
 }
 
 /** How a run with no story left to work ends: every story in scope passes, or the rest are blocked. */

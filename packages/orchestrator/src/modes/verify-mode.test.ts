@@ -65,6 +65,18 @@ describe('verify mode: the interval, the revision per step and the /loop restart
     expect(exit?.data).toEqual({ status: 'EXHAUSTED', state: 'timed_out' });
   });
 
+  it("feeds each agent call's tokens to stall detection: flat output with climbing tokens stops token_climb", async () => {
+    const cwd = await makeGitRepo({ 'README.md': 'x\n' });
+    const climbing = (_request: unknown, call: number) => ({
+      outcome: { tokens: { input: 1000 * call, output: 100, cacheRead: 10 } },
+    });
+    const run = harness([climbing], { maxTicks: 10, noProgressTicks: 8 });
+    const outcome = await startModeRun('make ok', verify('echo same; exit 1', 0), run.settings(cwd));
+    expect(outcome.ledger.terminal).toMatchObject({ state: 'no_progress', reason: 'token_climb' });
+    const ticks = loopRecord(outcome.ledger, 'verify').verify?.ticks ?? [];
+    expect(ticks.map((t) => t.tokens)).toEqual([1110, 2110, 3110]);
+  });
+
   it('records the revision after every tick, and on resume resets only the branch to it, keeping the new HEAD under a ref', async () => {
     const cwd = await makeGitRepo({ 'README.md': 'x\n' });
     const run = harness([{ files: { 'a.txt': '1\n' } }, { files: { 'b.txt': '2\n' } }], { maxTicks: 2 });

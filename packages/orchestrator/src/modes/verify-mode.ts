@@ -18,6 +18,7 @@ import {
 } from './climb-tick.js';
 import type { ModeContext } from './mode-context.js';
 import { loopRecord, ModeSession } from './mode-session.js';
+import { callTokens } from './mode-stall.js';
 import { runUserCommand, type UserCommandResult } from './run-user-command.js';
 import { formatVerifySummary, tickLine } from './verify-report.js';
 import {
@@ -124,7 +125,7 @@ async function carryOut(
       const step = await session.callAgent('step', 'step', action.prompt);
       return step.kind === 'stop'
         ? { kind: 'step_stopped', stop: step.stop }
-        : { kind: 'stepped', outcome: step.result.outcome };
+        : { kind: 'stepped', outcome: step.result.outcome, tokens: callTokens(step.result.tokens) };
     }
     case 'collect_edits':
       return { kind: 'edits_collected', edits: await tickEdits(scope, slug, action.open) };

@@ -67,6 +67,8 @@ interface WorldOptions {
   readonly git?: boolean;
   /** The first tick number (a resumed run goes on from the ledger's count). */
   readonly firstTick?: number;
+  /** The tokens the agent step of tick n reported (none when absent). */
+  readonly tokens?: (tick: number) => number | undefined;
 }
 
 /** A world with a tick cap, a command whose results are scripted, and git checkpoints named after the tick. */
@@ -116,7 +118,11 @@ function world(options: WorldOptions) {
         };
       case 'agent_step': {
         const stop = options.stepStop?.(action.tick);
-        return stop === undefined ? { kind: 'stepped', outcome: 'ok' } : { kind: 'step_stopped', stop };
+        if (stop !== undefined) return { kind: 'step_stopped', stop };
+        const tokens = options.tokens?.(action.tick);
+        return tokens === undefined
+          ? { kind: 'stepped', outcome: 'ok' }
+          : { kind: 'stepped', outcome: 'ok', tokens };
       }
       case 'collect_edits':
         return { kind: 'edits_collected', edits: { after: `after-${String(tick)}`, paths: ['score.txt'] } };
@@ -230,6 +236,77 @@ describe('the verify program (pure)', () => {
     );
     expect(finished(actions)).toMatchObject({ stop: { state: 'no_progress' }, loop: 'EXHAUSTED' });
     expect(state.record.ticks).toHaveLength(3);
+  });
+
+  it('tolerates one backtrack of the measurement (A→B→A); the second stops the run no_progress', () => {
+    const outputs = ['A', 'B', 'A', 'C', 'D', 'C', 'D'];
+    const { actions, state } = simulate(
+      fresh(PLAIN, 3),
+      opened(),
+      world({ measure: (n) => run(1, n === 0 ? 'baseline' : outputs[n - 1]!) }).play,
+    );
+    // Tick 3 went back to tick 1's output (tolerated), tick 6 to tick 4's (the second backtrack): the run stops.
+    expect(state.record.ticks).toHaveLength(6);
+    expect(finished(actions)).toMatchObject({
+      stop: {
+        state: 'no_progress',
+        reason: 'oscillation',
+        detail: expect.stringContaining('2 backtracks; 1 tolerated'),
+      },
+      loop: 'EXHAUSTED',
+    });
+  });
+
+  it('stops token_climb when the output stays the same while each tick uses more tokens, before --no-progress-ticks', () => {
+    const w = world({
+      measure: (n) => run(1, n < 2 ? `failing ${String(n)}` : 'same'),
+      tokens: (tick) => 1000 * tick,
+    });
+    const { actions, state } = simulate(fresh(PLAIN, 10), opened(), w.play);
+    expect(state.record.ticks.map((t) => t.tokens)).toEqual([1000, 2000, 3000, 4000]);
+    expect(finished(actions)).toMatchObject({
+      stop: {
+        state: 'no_progress',
+        reason: 'token_climb',
+        detail: expect.stringContaining('2000 → 3000 → 4000'),
+      },
+    });
+    // Flat tokens do not climb: the same output then runs to the no-progress cap of 10.
+    const flat = simulate(
+      fresh(PLAIN, 10),
+      opened(),
+      world({ measure: () => run(1, 'same'), tokens: () => 500, maxTicks: 20 }).play,
+    );
+    expect(flat.state.record.ticks).toHaveLength(11);
+    expect(finished(flat.actions)?.stop.reason).toBe('no_progress');
+  });
+
+  it('hill-climb: reverted attempts that measure the same stop no_progress; a kept tick always moves the state', () => {
+    // Tick 1 is kept (score 10); ticks 2.. measure score 3 each time and are reverted.
+    const w = world({ measure: (n) => (n === 0 ? scored(5) : n === 1 ? scored(10) : scored(3)) });
+    const { actions, state } = simulate(fresh(CLIMB, 2), opened(), w.play);
+    expect(state.record.ticks.map((t) => t.kept)).toEqual([true, false, false, false]);
+    expect(finished(actions)?.stop).toMatchObject({ state: 'no_progress', reason: 'no_progress' });
+    expect(w.log.filter((line) => line.startsWith('roll back'))).toEqual([]);
+  });
+
+  it('hill-climb: one attempt that goes back to an earlier measurement is tolerated, the second stops; tokens climbing stop too', () => {
+    const scores = [10, 4, 10, 6, 10, 6];
+    const back = simulate(
+      fresh(CLIMB, 3),
+      opened(),
+      world({ measure: (n) => scored(n === 0 ? 5 : scores[n - 1]!) }).play,
+    );
+    // 10 (kept) → 4 → 10 (tolerated) → 6 → 10 → 6: the second return to an earlier measurement ends the climb.
+    expect(back.state.record.ticks.map((t) => t.score)).toEqual([10, 4, 10, 6, 10]);
+    expect(finished(back.actions)?.stop).toMatchObject({ state: 'no_progress', reason: 'oscillation' });
+    const climb = simulate(
+      fresh(CLIMB, 10),
+      opened(),
+      world({ measure: (n) => scored(n === 0 ? 5 : 7), tokens: (tick) => 100 * tick }).play,
+    );
+    expect(climb.state.record.ticks).toHaveLength(3);
+    expect(finished(climb.actions)?.stop).toMatchObject({ state: 'no_progress', reason: 'token_climb' });
   });
 
   it('an agent that edits the command stops the run failed, with no /loop name; nothing is measured after it', () => {

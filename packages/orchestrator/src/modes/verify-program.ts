@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { VerifyModeState } from '@allium-loop/ledger';
 import type { OpenTick, TickEdits } from './climb-tick.js';
 import type { ModeStop, TickMeasure } from './mode-context.js';
+import { modeStall } from './mode-stall.js';
 import { isImprovement, parseScore, reachesTarget } from './parse-score.js';
 import { outputTail, type UserCommandResult } from './run-user-command.js';
 import { describeDelta, formatScore, verifyPrompt } from './verify-report.js';
@@ -37,6 +38,8 @@ export interface VerifyTurn {
   readonly best?: VerifyModeState['best'];
   readonly kept?: boolean | null;
   readonly reverted?: boolean;
+  /** Tokens the tick's agent call used, when it reported them. */
+  readonly tokens?: number | undefined;
 }
 
 /** The program's state: the mode state kept in the ledger, where the run is, and what it is doing. */
@@ -83,8 +86,8 @@ export type VerifyObservation =
   | { readonly kind: 'tick_begun'; readonly tick: number }
   /** The tree was snapshotted before the agent's call. */
   | { readonly kind: 'tick_opened'; readonly open: OpenTick }
-  /** The agent step ended with `outcome`. */
-  | { readonly kind: 'stepped'; readonly outcome: string }
+  /** The agent step ended with `outcome`, having used `tokens` (when the agent reported them). */
+  | { readonly kind: 'stepped'; readonly outcome: string; readonly tokens?: number | undefined }
   /** The agent call was stopped (cancel, wall clock, budget, a port failure). */
   | { readonly kind: 'step_stopped'; readonly stop: ModeStop }
   /** The paths the agent touched. */
@@ -236,7 +239,7 @@ export function decideVerify(state: VerifyProgramState, observation: VerifyObser
       return { state: { ...state, record }, action: { kind: 'save_state', record } };
     }
     case 'stepped': {
-      const turn = { ...turnOf(state), outcome: observation.outcome };
+      const turn = { ...turnOf(state), outcome: observation.outcome, tokens: observation.tokens };
       const open = state.record.pending;
       return {
         state: { ...state, turn },
@@ -446,6 +449,7 @@ function recordTick(state: VerifyProgramState): VerifyDecision {
       .digest('hex')
       .slice(0, 16),
     head: turn.head ?? null,
+    ...(turn.tokens === undefined ? {} : { tokens: turn.tokens }),
   };
   const record: VerifyModeState = {
     ...state.record,
@@ -546,16 +550,23 @@ function seconds(ms: number): string {
   return `${String(Math.round(ms / 100) / 10)} s`;
 }
 
-/** Plain verify only: the command's exit code and output did not change for `limit` ticks in a row. */
+/**
+ * The evaluator's stall rules ({@link modeStall}) over the ticks' measurements: a tick's state is its `outputHash`,
+ * the command's exit code and whole output. Plain verify: unchanged for `limit` ticks is no progress (as before).
+ * Hill-climb: the score is read from that output, so a kept tick (a better score) always moves it, and a reverted
+ * tick moves it only when its attempt measured differently from the tick before; the tree itself is back at the
+ * best after every revert, so the measurements are what moves. A second return to the measurement of two ticks
+ * before (A→B→A) stops the run, and so do tokens climbing while the measurement stays the same.
+ */
 function noProgress(record: VerifyModeState, limit: number): ModeStop | undefined {
-  if (record.config.hillclimb !== undefined || record.ticks.length <= limit) return undefined;
-  const recent = record.ticks.slice(-(limit + 1));
-  if (!recent.every((t) => t.outputHash === recent[0]?.outputHash)) return undefined;
-  return {
-    state: 'no_progress',
-    reason: 'no_progress',
-    detail: `the command's exit code and output did not change for ${String(limit)} ticks`,
-  };
+  return modeStall(
+    record.ticks.map((t) => ({ fingerprint: t.outputHash, tokens: t.tokens })),
+    limit,
+    {
+      unchanged: `the command's exit code and output did not change for ${String(limit)} ticks`,
+      subject: "the command's output",
+    },
+  );
 }
 
 /**
