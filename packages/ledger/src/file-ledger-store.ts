@@ -111,14 +111,16 @@ async function readLedgerFile(
   }
   const decoded = decodeLedgerText(text);
   if (decoded.ok) return ok({ text, decoded: decoded.value });
-  const backup = await keepBackup(dir, slug, text, file);
-  const { reason, issues } = decoded.issues;
+  const { reason, issues, upstream } = decoded.issues;
+  // The upstream skill's ledger is not damaged: no backup; a spec run adopts it.
+  const backup = upstream === undefined ? await keepBackup(dir, slug, text, file) : undefined;
   return err({
     kind: 'corrupt',
     file,
     reason,
     issues,
     backup,
+    ...(upstream === undefined ? {} : { upstream }),
     error: new LedgerCorruptError(file, issues, backup),
   });
 }
@@ -179,7 +181,9 @@ export function createFileLedgerStore(options: FileLedgerStoreOptions): LedgerSt
       if (existing === text) return 'unchanged';
       if (existing !== undefined && existing !== known.get(lease.slug)?.text) {
         const read = await readLedgerFile(dir, lease.slug);
-        if (!read.ok && read.issues.kind === 'corrupt') throw read.issues.error;
+        // A ledger the upstream skill wrote is adopted: the run's save replaces it (keeping its upstream fields).
+        if (!read.ok && read.issues.kind === 'corrupt' && read.issues.reason !== 'upstream_ledger')
+          throw read.issues.error;
       }
       await writeFileAtomic(files.ledger, text, (commit) => whileHolding(files.lock, lease, env, commit));
       const identity = await fileIdentity(files.ledger);

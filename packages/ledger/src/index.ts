@@ -150,3 +150,12 @@ export {
   type WeedVerdict,
 } from './verdict-schema.js';
 export { StoredLedgerSchema, fromStoredLedger, toStoredLedger, type StoredLedger } from './stored-ledger.js';
+export {
+  ENGINE_LEDGER_KEYS,
+  UPSTREAM_ADOPTED,
+  UpstreamLedgerSchema,
+  readUpstreamLedger,
+  upstreamTestHash,
+  type UpstreamLedger,
+  type UpstreamReading,
+} from './upstream-ledger.js';

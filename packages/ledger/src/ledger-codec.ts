@@ -7,6 +7,7 @@ import type { JournalRead } from './ledger-store.js';
 import { decodeLedger, type DecodedLedger } from './migrate-ledger.js';
 import { formatIssues } from './parse-ledger.js';
 import type { Redactor } from './redact.js';
+import { readUpstreamLedger, type UpstreamLedger } from './upstream-ledger.js';
 
 /**
  * Turns a ledger into the exact text stored: its upstream top level (`stored-ledger.ts`), redacted, validated
@@ -18,10 +19,21 @@ export function serializeLedger(ledger: Ledger, redactor: Redactor): string {
   return `${JSON.stringify(parsed.data, null, 2)}\n`;
 }
 
-/** Why stored ledger text could not be decoded. */
+/**
+ * Why stored ledger text could not be decoded. `upstream_ledger`: the file was written by the upstream `/allium`
+ * skill (no allium-loop keys, valid against the upstream schema); `upstream` holds it, for a run to adopt.
+ */
 export interface LedgerDecodeFailure {
-  readonly reason: 'invalid_json' | 'schema_invalid';
+  readonly reason: 'invalid_json' | 'schema_invalid' | 'upstream_ledger';
   readonly issues: readonly string[];
+  readonly upstream?: UpstreamLedger;
+}
+
+/** The issue lines of an upstream ledger met where an allium-loop ledger was expected. */
+function upstreamIssues(ledger: UpstreamLedger): string[] {
+  return [
+    `written by the upstream /allium skill (goal "${ledger.goal}", ${ledger.mode}, tick ${String(ledger.tick)}), not by allium-loop: \`allium-loop resume <slug>\` or \`allium-loop run "<goal>"\` adopts it`,
+  ];
 }
 
 /** Decodes stored ledger text: JSON, then migration and validation. Never throws. */
@@ -31,6 +43,17 @@ export function decodeLedgerText(text: string): Result<DecodedLedger, LedgerDeco
     json = JSON.parse(text);
   } catch (cause) {
     return err({ reason: 'invalid_json', issues: [cause instanceof Error ? cause.message : String(cause)] });
+  }
+  const foreign = readUpstreamLedger(json);
+  if (foreign.kind === 'upstream')
+    return err({
+      reason: 'upstream_ledger',
+      issues: upstreamIssues(foreign.ledger),
+      upstream: foreign.ledger,
+    });
+  if (foreign.kind === 'invalid') {
+    const head = 'no allium-loop keys, and not a valid upstream Allium ledger (ledger.schema.json):';
+    return err({ reason: 'schema_invalid', issues: [head, ...foreign.issues] });
   }
   const decoded = decodeLedger(json);
   return decoded.ok ? decoded : err({ reason: 'schema_invalid', issues: decoded.issues });

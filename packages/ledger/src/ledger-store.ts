@@ -3,6 +3,7 @@ import type { JournalEvent } from './journal-event-schema.js';
 import type { LedgerCorruptError, LeaseHolder } from './ledger-errors.js';
 import type { Ledger } from './ledger-schema.js';
 import type { DecodedLedger } from './migrate-ledger.js';
+import type { UpstreamLedger } from './upstream-ledger.js';
 
 /** Why a stored ledger could not be loaded. A corrupt file is never overwritten; a copy is kept at `backup`. */
 export type LedgerLoadFailure =
@@ -10,8 +11,11 @@ export type LedgerLoadFailure =
   | {
       readonly kind: 'corrupt';
       readonly file: string;
-      readonly reason: 'unreadable' | 'invalid_json' | 'schema_invalid';
+      /** `upstream_ledger`: written by the upstream `/allium` skill; a spec run adopts it (`upstream`). */
+      readonly reason: 'unreadable' | 'invalid_json' | 'schema_invalid' | 'upstream_ledger';
       readonly issues: readonly string[];
+      /** The upstream skill's ledger, when `reason` is `upstream_ledger`. */
+      readonly upstream?: UpstreamLedger;
       readonly backup: string | undefined;
       /** A ready-made user-facing error naming the file, the first issues, the backup and what to do. */
       readonly error: LedgerCorruptError;

@@ -12,6 +12,7 @@ import { LeaseHeldError, LeaseLostError, LedgerCorruptError, LedgerInvalidError 
 import type { AcquiredLease, Lease, LeaseRecord, LedgerStore } from './ledger-store.js';
 import { judgeStaleness, systemLeaseEnvironment, type LeaseEnvironment } from './lease.js';
 import { createRedactor, type Redactor } from './redact.js';
+import type { UpstreamLedger } from './upstream-ledger.js';
 
 /** The shared storage behind memory stores: several stores over one backend act like several processes. */
 export interface MemoryLedgerBackend {
@@ -74,14 +75,23 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
 
   const corrupt = (
     slug: string,
-    reason: 'invalid_json' | 'schema_invalid',
+    reason: 'invalid_json' | 'schema_invalid' | 'upstream_ledger',
     issues: readonly string[],
     text: string,
+    upstream?: UpstreamLedger,
   ) => {
     const backup = `memory:${slug}.corrupt-${createHash('sha256').update(text).digest('hex').slice(0, 12)}.json`;
     backend.backups.set(backup, text);
     const error = new LedgerCorruptError(fileOf(slug), issues, backup);
-    return { kind: 'corrupt' as const, file: fileOf(slug), reason, issues, backup, error };
+    return {
+      kind: 'corrupt' as const,
+      file: fileOf(slug),
+      reason,
+      issues,
+      backup,
+      ...(upstream === undefined ? {} : { upstream }),
+      error,
+    };
   };
 
   const appendText = (slug: string, text: string): void => {
@@ -97,7 +107,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       const decoded = decodeLedgerText(text);
       return decoded.ok
         ? ok(decoded.value)
-        : err(corrupt(slug, decoded.issues.reason, decoded.issues.issues, text));
+        : err(corrupt(slug, decoded.issues.reason, decoded.issues.issues, text, decoded.issues.upstream));
     },
     async save(lease, ledger) {
       assertHeld(lease);
@@ -110,7 +120,7 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       if (existing === text) return 'unchanged';
       if (existing !== undefined) {
         const decoded = decodeLedgerText(existing);
-        if (!decoded.ok)
+        if (!decoded.ok && decoded.issues.reason !== 'upstream_ledger')
           throw corrupt(lease.slug, decoded.issues.reason, decoded.issues.issues, existing).error;
       }
       backend.ledgers.set(lease.slug, text);

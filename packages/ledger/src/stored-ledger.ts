@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LedgerObjectSchema, RunModeSchema, type Ledger } from './ledger-schema.js';
+import { UPSTREAM_ADOPTED } from './upstream-ledger.js';
 
 /**
  * The ledger as stored at `.allium-loop/<slug>.json`: its top level is the upstream Allium ledger
@@ -46,13 +47,30 @@ interface LoopFacts {
   readonly witness: string[];
 }
 
-/** The reconciliation line and witness summaries a spec run's loop states hold (the run's, then each slice's). */
+/** The witness records and reconciliation line of an upstream ledger this run adopted, if it adopted one. */
+function adoptedFacts(ledger: Ledger): LoopFacts {
+  const data = ledger.history.find((entry) => entry.kind === UPSTREAM_ADOPTED)?.data;
+  const witness = Array.isArray(data?.['witness_records'])
+    ? data['witness_records'].filter((w): w is string => typeof w === 'string')
+    : [];
+  const line = data?.['reconciliation'];
+  return typeof line === 'string' ? { line, witness } : { witness };
+}
+
+/**
+ * The reconciliation line and witness summaries: an adopted upstream ledger's, then those a spec run's loop states
+ * hold (the run's, then each slice's); the latest reconciliation wins.
+ */
 function loopFacts(ledger: Ledger): LoopFacts {
+  const adopted = adoptedFacts(ledger);
   const state = ledger.modeState;
-  if (state.kind !== 'spec') return { witness: [] };
+  if (state.kind !== 'spec') return adopted;
   const loops = [state.loop, ...Object.values(state.slices ?? {})].filter((l) => l !== undefined);
-  const witness = loops.flatMap((l) => (l.witness === undefined ? [] : [l.witness.summary]));
-  const line = state.loop?.reconciliation?.line;
+  const witness = [
+    ...adopted.witness,
+    ...loops.flatMap((l) => (l.witness === undefined ? [] : [l.witness.summary])),
+  ];
+  const line = state.loop?.reconciliation?.line ?? adopted.line;
   return line === undefined ? { witness } : { line, witness };
 }
 

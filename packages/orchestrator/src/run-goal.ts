@@ -18,6 +18,8 @@ import {
   type Ledger,
   type LedgerStore,
   type SpecRunConfig,
+  type UpstreamLedger,
+  UPSTREAM_ADOPTED,
 } from '@allium-loop/ledger';
 import {
   discoverTestCommand,
@@ -41,6 +43,7 @@ import { ignoreStateDir } from './project/ignore-state-dir.js';
 import { withLease } from './project/with-lease.js';
 import { createProjectPorts, recordSpecBaseline } from './project/project-ports.js';
 import { reopenRun } from './runs/reopen-run.js';
+import { adoptGeneratedTests, adoptUpstreamLedger } from './adopt-upstream.js';
 import { normalizeScope, type Scope } from './runs/scope.js';
 import { otherLiveRuns } from './runs/run-overview.js';
 import { TERMINAL_EXIT_CODES } from './terminal-state.js';
@@ -87,6 +90,11 @@ export interface RunSettings {
    * starts; given again on resume, it replaces the recorded one. Default 1 (one after another).
    */
   readonly concurrency?: number;
+  /**
+   * `--stall-warning-ticks N`: flat ticks in a row before the `⚠ tick n · no progress` warning (upstream
+   * `stall_warning_ticks`). Given per invocation, not recorded; default 1.
+   */
+  readonly stallWarningTicks?: number;
 }
 
 /** How a run ended, for the CLI: the final ledger and the process exit code. */
@@ -136,19 +144,31 @@ export async function startSliceRun(
   return startSpecRun(plan.goal, settings, undefined, { plan, slice: findSlice(plan, sliceId) });
 }
 
+/** A ledger the upstream `/allium` skill wrote, found at `.allium-loop/<slug>.json`, for a run to adopt. */
+interface Adoption {
+  readonly slug: string;
+  readonly ledger: UpstreamLedger;
+}
+
 async function startSpecRun(
   goal: string,
   settings: RunSettings,
   entryOverride?: EntryPoint,
   planned?: { readonly plan: StoredPlan; readonly slice: StoredSlice },
+  adopt?: Adoption,
 ): Promise<RunOutcome> {
   await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
-  const choice = await chooseSlug(goal, async (slug) => {
-    const loaded = await store.load(slug);
-    if (loaded.ok) return { kind: 'goal', goal: loaded.value.ledger.goal };
-    return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
-  });
+  const choice =
+    adopt === undefined
+      ? await chooseSlug(goal, async (slug) => {
+          const loaded = await store.load(slug);
+          if (loaded.ok) return { kind: 'goal', goal: loaded.value.ledger.goal };
+          if (loaded.issues.kind === 'corrupt' && loaded.issues.upstream !== undefined)
+            return { kind: 'goal', goal: loaded.issues.upstream.goal };
+          return loaded.issues.kind === 'missing' ? { kind: 'free' } : { kind: 'unreadable' };
+        })
+      : { slug: adopt.slug, existing: false };
   if (choice.existing) {
     if (planned !== undefined) await refuseOtherSlice(store, choice.slug, planned.slice, settings.cwd);
     return resumeRun(choice.slug, settings, { startedAs: goal });
@@ -167,7 +187,7 @@ async function startSpecRun(
           reason: `slice ${planned.slice.id} of stored plan ${planned.plan.id}`,
           announcement: `Slice ${planned.slice.id} (wave ${String(planned.slice.wave)}) of plan ${planned.plan.id}: propagate, implement and weed its ${String(planned.slice.constructs.length)} construct(s).`,
         };
-  settings.announce?.(entry.announcement);
+  if (adopt === undefined) settings.announce?.(entry.announcement);
   settings.announce?.(`Tests: ${testCommand.command} (${testCommand.source})`);
   if (scope.length > 0)
     settings.announce?.(`Scope: ${scope.join(', ')} (the phases see and change only these paths).`);
@@ -180,6 +200,7 @@ async function startSpecRun(
     allowTestChanges: harnessConfig.allowTestChanges,
   });
   return withLease(store, choice.slug, settings.announce, async (lease) => {
+    if (adopt !== undefined) await stillUpstream(store, adopt);
     await refuseWhenTreeBusy(store, choice.slug, settings.cwd);
     const caps = loopCaps(settings);
     let ledger: Ledger = {
@@ -200,8 +221,11 @@ async function startSpecRun(
       }),
       entry: {
         path: entry.entry,
-        mode: entry.mode,
-        reason: entry.reason,
+        mode: adopt?.ledger.mode ?? entry.mode,
+        reason:
+          adopt === undefined
+            ? entry.reason
+            : `${adopt.ledger.mode}, adopted from the upstream skill's ledger; ${entry.reason}`,
         overridden: entryOverride !== undefined,
       },
       modeState: {
@@ -221,6 +245,9 @@ async function startSpecRun(
       const record = sliceRunRecord(planned.plan, planned.slice, new Date(settings.clock.now()));
       ledger = { ...ledger, subGoals: [record.subGoal], history: [record.history] };
     }
+    const adopted =
+      adopt === undefined ? undefined : await adoptInto(ledger, adopt, settings, testCommand.command);
+    if (adopted !== undefined) ledger = adopted.ledger;
     const outside = await saveHarnessRecord(settings.cwd, choice.slug, harness, settings.env);
     await store.save(lease, ledger);
     await store.append(lease, [
@@ -229,10 +256,11 @@ async function startSpecRun(
         at: new Date(settings.clock.now()).toISOString(),
         goal,
         mode: 'spec',
-        resumed: false,
+        resumed: adopt !== undefined,
         pid: process.pid,
         host: hostname(),
       },
+      ...(adopted === undefined ? [] : [adopted.note]),
       harnessNote(harness, outside, new Date(settings.clock.now()).toISOString()),
     ]);
     await recordSpecBaseline(settings.cwd, choice.slug);
@@ -248,6 +276,9 @@ export async function resumeRun(
 ): Promise<RunOutcome> {
   await ignoreStateDir(settings.cwd, settings.announce);
   const store = openStore(settings.cwd, settings.env);
+  const upstream = await upstreamLedgerAt(store, slug);
+  if (upstream !== undefined)
+    return startSpecRun(upstream.goal, settings, undefined, undefined, { slug, ledger: upstream });
   return withLease(store, slug, settings.announce, async (lease) => {
     let ledger = await loadRecordedRun(store, slug, settings.cwd);
     if (ledger.status === 'terminal' && ledger.terminal !== null) {
@@ -303,6 +334,58 @@ export async function loadRecordedRun(store: LedgerStore, slug: string, cwd: str
     code: 'run.not_found',
     hint: "Run 'allium-loop list' to see the runs here.",
   });
+}
+
+/** The upstream skill's ledger stored at `slug`, when that is what the file holds. */
+async function upstreamLedgerAt(store: LedgerStore, slug: string): Promise<UpstreamLedger | undefined> {
+  const loaded = await store.load(slug);
+  return !loaded.ok && loaded.issues.kind === 'corrupt' ? loaded.issues.upstream : undefined;
+}
+
+/** Under the lease: refuses when the upstream ledger to adopt changed since it was read (another process). */
+async function stillUpstream(store: LedgerStore, adopt: Adoption): Promise<void> {
+  const now = await upstreamLedgerAt(store, adopt.slug);
+  if (now !== undefined && JSON.stringify(now) === JSON.stringify(adopt.ledger)) return;
+  throw new RunError(`The ledger of ${adopt.slug} changed while it was being adopted; nothing was written.`, {
+    code: 'run.adopt_changed',
+    context: { slug: adopt.slug },
+    hint: `Run 'allium-loop resume ${adopt.slug}' again.`,
+  });
+}
+
+/**
+ * Adopts the upstream skill's ledger into the fresh ledger of its goal (`adopt-upstream.ts`), says so, and returns
+ * the journal note that records it.
+ */
+async function adoptInto(ledger: Ledger, adopt: Adoption, settings: RunSettings, testCommand: string) {
+  const at = new Date(settings.clock.now());
+  const { tests, report } = await adoptGeneratedTests(settings.cwd, adopt.slug, adopt.ledger);
+  const up = adopt.ledger;
+  const skipped = report.skipped.map((s) => `${s.path} (${s.why})`);
+  const message =
+    `Adopting the ledger the upstream /allium skill wrote (.allium-loop/${adopt.slug}.json): ` +
+    `"${up.goal}", ${up.mode}, tick ${String(up.tick)}; ` +
+    `${String(up.open_questions?.length ?? 0)} parked question(s), ` +
+    `${String(up.completed_sub_goals?.length ?? 0)} completed sub-goal(s), ` +
+    `${String(report.protectedPaths.length)} generated test(s) protected` +
+    (skipped.length === 0 ? '' : `, not adopted: ${skipped.join(', ')}`) +
+    `. Continuing at tick ${String(up.tick + 1)} (tests: ${testCommand}); its upstream fields are kept current.`;
+  settings.announce?.(message);
+  return {
+    ledger: adoptUpstreamLedger(ledger, up, tests, at),
+    note: {
+      type: 'note' as const,
+      at: at.toISOString(),
+      message,
+      data: {
+        kind: UPSTREAM_ADOPTED,
+        mode: up.mode,
+        tick: up.tick,
+        protectedTests: [...report.protectedPaths],
+        skippedTests: report.skipped.map((s) => ({ path: s.path, why: s.why })),
+      },
+    },
+  };
 }
 
 /** The agent a new run uses when none is given. */
@@ -466,6 +549,7 @@ async function driveSpecRun(
     },
     interactive: settings.interactive,
     decompose: mode === 'spec-first',
+    ...(settings.stallWarningTicks === undefined ? {} : { stallWarningTicks: settings.stallWarningTicks }),
   };
   // A run started by `run --slice` runs that slice's loop alone.
   const mark = sliceRunMark(ledger);

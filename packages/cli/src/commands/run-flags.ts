@@ -75,6 +75,15 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'spec',
     group: 'Spec loop',
   },
+  'stall-warning-ticks': {
+    type: 'string',
+    kind: 'count',
+    arg: 'N',
+    help: 'flat ticks in a row before the "⚠ tick n · no progress" warning (upstream stall_warning_ticks)',
+    default: '1',
+    scope: 'spec',
+    group: 'Spec loop',
+  },
   'on-drift': {
     type: 'string',
     arg: 'reverify|reset|stop',

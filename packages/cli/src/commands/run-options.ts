@@ -112,6 +112,7 @@ export function runSettings(
     ...(config.onDrift === undefined ? {} : { onDrift: config.onDrift }),
     ...(values.scope === undefined ? {} : { scope: values.scope.split(',') }),
     ...concurrencyOf(values, config),
+    ...stallWarningOf(values, config),
     ...(prompt === undefined
       ? {}
       : {
@@ -127,6 +128,12 @@ export function runSettings(
           },
         }),
   };
+}
+
+/** `--stall-warning-ticks N` (or the config file's `stallWarningTicks`), when given (a count: at least 1). */
+function stallWarningOf(values: RunFlagValues, config: Config): { stallWarningTicks?: number } {
+  const given = numberFlag(values, 'stall-warning-ticks') ?? config.stallWarningTicks;
+  return given === undefined ? {} : { stallWarningTicks: given };
 }
 
 /** `--concurrency N` (or the config file's `concurrency`), when given (a count: at least 1). */

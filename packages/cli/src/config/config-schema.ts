@@ -28,6 +28,11 @@ export const ConfigSchema = z.strictObject({
   strictQuestions: z.boolean().optional(),
   /** Slices of a wave that run at once, each in its own git worktree; `--concurrency` overrides it. */
   concurrency: z.int().positive().optional(),
+  /**
+   * Flat ticks in a row before the stall warning is shown (the upstream loop's `stall_warning_ticks`, default 1);
+   * `--stall-warning-ticks` overrides it.
+   */
+  stallWarningTicks: z.int().positive().optional(),
   /** What resume does when the working tree changed since the last tick. */
   onDrift: z.enum(['reverify', 'reset', 'stop']).optional(),
   /**
