@@ -84,7 +84,7 @@ describe('--scope bounds every phase', { timeout: 300_000 }, () => {
       agent,
       `import { copyFileSync, writeFileSync } from 'node:fs';
 copyFileSync(process.argv[2], ${JSON.stringify(join(outside, 'prompt.md'))});
-writeFileSync(process.argv[3], JSON.stringify({ phase: 'weed', clean: true, divergences: [], summary: 'clean' }));
+writeFileSync(process.argv[3], JSON.stringify({ phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' }));
 `,
     );
     const run = await cli(

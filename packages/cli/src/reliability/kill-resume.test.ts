@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseLedger } from '@allium-loop/ledger';
+import { decodeLedger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
 import {
   DRIFT_GOAL,
@@ -105,7 +105,7 @@ const KNOWN_BUG = process.env['RELIABILITY_TOLERATE_REPEATS'] === '1';
 async function checkInvariants(dir: string): Promise<number> {
   const text = await readFile(join(dir, '.allium-loop', `${DRIFT_SLUG}.json`), 'utf8').catch(() => undefined);
   if (text !== undefined) {
-    const parsed = parseLedger(JSON.parse(text));
+    const parsed = decodeLedger(JSON.parse(text));
     expect(parsed.ok, parsed.ok ? '' : parsed.issues.join('; ')).toBe(true);
   }
   const journal = await readJournal(dir, DRIFT_SLUG).catch(() => [] as LooseJson[]);

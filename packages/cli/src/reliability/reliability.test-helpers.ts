@@ -1,7 +1,7 @@
 import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseLedger } from '@allium-loop/ledger';
+import { decodeLedger } from '@allium-loop/ledger';
 import {
   TALLY_PROJECT,
   readJournal,
@@ -175,7 +175,7 @@ export async function killAndResume(
     const run = await done;
     const text = await readFile(join(dir, '.allium-loop', `${slug}.json`), 'utf8').catch(() => undefined);
     if (text !== undefined) {
-      const parsed = parseLedger(JSON.parse(text));
+      const parsed = decodeLedger(JSON.parse(text));
       if (!parsed.ok) throw new Error(`the ledger does not parse after a kill: ${parsed.issues.join('; ')}`);
     }
     if (run.signal !== 'SIGKILL') return { run, kills: killed, resumes };

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseLedger } from '@allium-loop/ledger';
+import { decodeLedger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
 import { makeProject, readJournal, runCli, startCli, writeScript } from '../e2e/e2e.test-helpers.js';
 import { seeded, waitForJournal } from './reliability.test-helpers.js';
@@ -120,7 +120,7 @@ describe('--stories: kill -9 at a random moment, then resume in a fresh process'
         kills += 1;
         // The ledger is whole after every kill.
         const text = await readFile(join(dir, '.allium-loop', `${(await slugOf(dir))!}.json`), 'utf8');
-        expect(parseLedger(JSON.parse(text)).ok, dir).toBe(true);
+        expect(decodeLedger(JSON.parse(text)).ok, dir).toBe(true);
       }
       const state = await finalState(dir);
       expect(state, dir).toEqual(baseline);
