@@ -44,11 +44,14 @@ rule RingBell {
 }
 `;
 
-/** Rule, function, from and to state of each slice. */
+/**
+ * Rule, function, from and to state and entity of each slice, in the plan's slice order (Bell, Door, Lamp); each
+ * slice's test names its rule and its entity, so the witness finds every obligation of the slice covered.
+ */
 export const FUNCTIONS = [
-  ['SwitchOn', 'switchOn', 'off', 'on'],
-  ['OpenDoor', 'openDoor', 'shut', 'open'],
-  ['RingBell', 'ringBell', 'quiet', 'ringing'],
+  ['RingBell', 'ringBell', 'quiet', 'ringing', 'Bell'],
+  ['OpenDoor', 'openDoor', 'shut', 'open', 'Door'],
+  ['SwitchOn', 'switchOn', 'off', 'on', 'Lamp'],
 ] as const;
 
 /** The propagated test of one slice. */
@@ -57,10 +60,11 @@ export const testFile = ([
   fn,
   from,
   to,
+  entity,
 ]: (typeof FUNCTIONS)[number]) => `import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as house from '../src/house.js';
-test('${rule} moves ${from} to ${to}', () => { const x = { status: '${from}' }; house.${fn}(x); assert.equal(x.status, '${to}'); });
+test('${rule} moves ${entity}.status from ${from} to ${to}', () => { const x = { status: '${from}' }; house.${fn}(x); assert.equal(x.status, '${to}'); });
 `;
 
 /** The house code with the first `count` slices implemented. */
@@ -123,7 +127,7 @@ export function houseSteps(
   ];
   FUNCTIONS.forEach((entry, index) => {
     const path = `test/${entry[1]}.test.js`;
-    steps.push(propagateStep({ [path]: testFile(entry) }, { [path]: [entry[0]] }, entry[0]));
+    steps.push(propagateStep({ [path]: testFile(entry) }, { [path]: [entry[0], entry[4]] }, entry[0]));
     if (index === options.hangInSlice)
       steps.push(implementStep(index, { delayMs: 600_000, description: 'hangs until Ctrl-C' }));
     steps.push(implementStep(index + 1), CLEAN_WEED);
