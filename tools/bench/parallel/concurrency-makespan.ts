@@ -7,21 +7,15 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
+import { makespanArgs } from './makespan-args.js';
 
 const exec = promisify(execFile);
-const { values } = parseArgs({
-  options: {
-    reps: { type: 'string', default: '3' },
-    'latency-ms': { type: 'string', default: '3000' },
-    width: { type: 'string', default: '4' },
-    keep: { type: 'boolean', default: false },
-  },
-});
-const REPS = Number(values.reps);
-const LATENCY = Number(values['latency-ms']);
-const WIDTH = Number(values.width);
-const NAMES = ['Lamp', 'Door', 'Bell', 'Fan', 'Tap', 'Gate', 'Vent', 'Blind'].slice(0, WIDTH);
+const ARGS = makespanArgs();
+const REPS = ARGS.reps;
+const LATENCY = ARGS.latencyMs;
+const NAMES = ARGS.names;
+const WIDTH = NAMES.length;
 const MAIN = fileURLToPath(new URL('../../../packages/cli/src/main.ts', import.meta.url));
 const TSX = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const AGENT = fileURLToPath(new URL('./latency-agent.mjs', import.meta.url));
@@ -135,7 +129,7 @@ async function once(concurrency: number, work: string): Promise<Run> {
   }
   const start = Math.min(...goals.map((g) => firstCall(String(g['id']))));
   const integration = firstCall('integration');
-  if (!values.keep) await rm(dir, { recursive: true, force: true });
+  if (!ARGS.keep) await rm(dir, { recursive: true, force: true });
   return {
     waveMs: integration - start,
     sliceMs,
@@ -190,7 +184,7 @@ for (let rep = 1; rep <= REPS; rep += 1) {
         .join(', ')}`,
     );
   } finally {
-    if (!values.keep) await rm(work, { recursive: true, force: true });
+    if (!ARGS.keep) await rm(work, { recursive: true, force: true });
   }
 }
 const at4 = median(rows.map((r) => r.at4));

@@ -7,25 +7,18 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   makeOrigin,
   runMatrixFlow,
   type JobRun,
 } from '../../../packages/cli/src/e2e/matrix-flow.test-helpers.js';
+import { makespanArgs } from './makespan-args.js';
 
-const { values } = parseArgs({
-  options: {
-    reps: { type: 'string', default: '3' },
-    'latency-ms': { type: 'string', default: '3000' },
-    width: { type: 'string', default: '4' },
-    keep: { type: 'boolean', default: false },
-  },
-});
-const REPS = Number(values.reps);
-const LATENCY = Number(values['latency-ms']);
-const WIDTH = Number(values.width);
-const NAMES = ['Lamp', 'Door', 'Bell', 'Fan', 'Tap', 'Gate', 'Vent', 'Blind'].slice(0, WIDTH);
+const ARGS = makespanArgs();
+const REPS = ARGS.reps;
+const LATENCY = ARGS.latencyMs;
+const NAMES = ARGS.names;
+const WIDTH = NAMES.length;
 
 /**
  * WIDTH independent lifecycles (wave 1: `Thing` with one rule each), then `Tally`, created by a rule that reads
@@ -192,7 +185,7 @@ async function once(maxParallel: number): Promise<Measure> {
         .reduce((a, b) => a + b, 0);
     return { makespanMs: span(flowJobs), criticalMs, sliceJobs };
   } finally {
-    if (values.keep !== true) await rm(work, { recursive: true, force: true });
+    if (!ARGS.keep) await rm(work, { recursive: true, force: true });
   }
 }
 
