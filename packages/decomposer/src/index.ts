@@ -18,3 +18,4 @@ export { normaliseQuestion, rollUp } from './roll-up.js';
 export { renderPlanMermaid } from './render-plan-mermaid.js';
 export { renderPlanText } from './render-plan-text.js';
 export { touchedFromDiff } from './touched-from-diff.js';
+export { planChange } from './plan-change.js';

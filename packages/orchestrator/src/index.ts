@@ -17,7 +17,7 @@ export type {
   WitnessRequest,
 } from './driver/loop-ports.js';
 export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
-export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree } from './project/git.js';
+export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree, specSourcesAt } from './project/git.js';
 export {
   blockingQuestionTexts,
   createProjectPorts,

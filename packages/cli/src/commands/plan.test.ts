@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createRecordingIo } from '../cli-io.js';
 import { planCommand } from './plan.js';
 
@@ -35,6 +37,9 @@ async function project(files: Record<string, string>): Promise<string> {
   }
   return root;
 }
+
+const git = async (cwd: string, ...args: string[]) =>
+  (await promisify(execFile)('git', args, { cwd })).stdout;
 
 async function plan(cwd: string, args: string[]) {
   const io = createRecordingIo(cwd);
@@ -143,11 +148,68 @@ describe('allium-loop plan', () => {
     expect(err).toContain(message);
   });
 
+  it('with --since, plans only what the spec change since that revision touched, as a run plans it', async () => {
+    // The shop had orders; the change adds invoices. The whole spec has two slices, the change only one.
+    const before =
+      SHOP.slice(0, SHOP.indexOf('entity Invoice')) +
+      SHOP.slice(SHOP.indexOf('rule PlaceOrder'), SHOP.indexOf('rule IssueInvoice'));
+    const cwd = await project({ 'spec/shop.allium': before });
+    await git(cwd, 'init', '--quiet');
+    await git(cwd, 'add', '-A');
+    await git(cwd, '-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '--quiet', '-m', 'orders');
+    await writeFile(join(cwd, 'spec/shop.allium'), SHOP);
+    const whole = JSON.parse((await plan(cwd, ['--json'])).out) as { plan: { slices: { id: string }[] } };
+    expect(whole.plan.slices.map((s) => s.id)).toEqual([
+      'entity-lifecycle:Order',
+      'entity-lifecycle:Invoice',
+    ]);
+    const changed = await plan(cwd, ['--since', 'HEAD', '--json']);
+    expect(changed.code, changed.err).toBe(0);
+    const json = JSON.parse(changed.out) as { plan: { slices: { id: string; constructs: string[] }[] } };
+    expect(json.plan.slices.map((s) => s.id)).toEqual(['entity-lifecycle:Invoice']);
+    expect(json.plan.slices[0]!.constructs).toEqual(['entity:Invoice', 'rule:IssueInvoice']);
+    // Nothing changed since the revision: nothing to plan, said plainly.
+    await git(cwd, 'add', '-A');
+    await git(
+      cwd,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@localhost',
+      'commit',
+      '--quiet',
+      '-m',
+      'invoices',
+    );
+    const none = await plan(cwd, ['--since', 'HEAD']);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('the spec change since HEAD touches no construct; there is nothing to plan');
+  });
+
+  it('with --since, names a revision that does not exist and changes nothing', async () => {
+    const cwd = await project({ 'spec/shop.allium': SHOP });
+    await git(cwd, 'init', '--quiet');
+    const { code, err, out } = await plan(cwd, [
+      '--since',
+      'no-such-branch',
+      '--plan-out',
+      'p.json',
+      '--goal',
+      'g',
+    ]);
+    expect(code).toBe(2);
+    expect(err).toContain("'no-such-branch' does not name a commit");
+    expect(err).toContain('--since origin/main');
+    expect(out).toBe('');
+    await expect(readFile(join(cwd, 'p.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(cwd, 'spec/shop.allium'), 'utf8')).toBe(SHOP);
+  });
+
   it('prints its help with --help', async () => {
     const { code, out } = await plan(await project({}), ['--help']);
     expect(code).toBe(0);
     expect(out).toContain(
-      'Usage: allium-loop plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
+      'Usage: allium-loop plan [--goal "..."] [--since <rev>] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
     );
   });
 });

@@ -1,9 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { planSlices, renderPlanMermaid, renderPlanText, type Plan } from '@allium-loop/decomposer';
+import {
+  planChange,
+  planSlices,
+  renderPlanMermaid,
+  renderPlanText,
+  type Plan,
+} from '@allium-loop/decomposer';
 import { detectEntry, type EntryDecision } from '@allium-loop/entry';
-import { AlliumLoopError } from '@allium-loop/errors';
+import { AlliumLoopError, formatError } from '@allium-loop/errors';
 import { createRedactor } from '@allium-loop/ledger/redact';
 import { analyzeSpecs, type SpecAnalysis, type SpecSource } from '@allium-loop/allium';
 import { discoverTestCommand, findSpecFiles, probeProject } from '@allium-loop/verify';
@@ -16,23 +22,27 @@ import { ExitCode } from '../exit-codes.js';
  * questions a stored plan records.
  */
 export type GraphAnalysis = Pick<SpecAnalysis, 'graph' | 'diagnostics'> &
-  Partial<Pick<SpecAnalysis, 'openQuestions'>>;
+  Partial<Pick<SpecAnalysis, 'openQuestions' | 'inventory'>>;
 
 /** What the plan command needs besides its arguments and io: the spec analysis (real one by default). */
 export interface PlanDeps {
   readonly analyze: (sources: readonly SpecSource[]) => GraphAnalysis;
 }
 
-const SYNOPSIS = 'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]';
+const SYNOPSIS =
+  'plan [--goal "..."] [--since <rev>] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]';
 
 const HELP = [
   `Usage: allium-loop ${SYNOPSIS}`,
   '',
   'Show how the spec in this directory would be split into slices and in which order, without running anything.',
   'The plan covers the whole spec; during a run the first gather tick narrows it to what the goal touches.',
+  'With --since, the plan covers only what the spec change since that git revision touched, as a run plans it.',
   '',
   'Options:',
   '  --goal "<text>"  Also say where a run with this goal would start (entry detection).',
+  '  --since REV      Plan only the constructs the spec change since REV (branch, tag, commit) added, changed',
+  '                   or removed, with the spec now as the graph.',
   '  --json           Print the plan (and the entry decision) as one JSON document.',
   '  --mermaid        Print the slice graph as a Mermaid flowchart.',
   '  --github-matrix  Print the GitHub Actions matrix of one wave: {"include":[{"wave":1,"slice":…,"key":…}]}',
@@ -48,6 +58,7 @@ interface PlanArgs {
   readonly format: 'text' | 'json' | 'mermaid' | 'github-matrix';
   readonly wave: number;
   readonly planOut: string | undefined;
+  readonly since: string | undefined;
   readonly help: boolean;
 }
 
@@ -62,6 +73,7 @@ function parsePlanArgs(args: readonly string[]): PlanArgs | string {
         'github-matrix': { type: 'boolean' },
         wave: { type: 'string' },
         'plan-out': { type: 'string' },
+        since: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -79,11 +91,13 @@ function parsePlanArgs(args: readonly string[]): PlanArgs | string {
     if (values['plan-out'] !== undefined && values.goal === undefined)
       return '--plan-out needs --goal "<the goal the slices work on>"';
     if (values['plan-out']?.trim() === '') return '--plan-out needs a file name';
+    if (values.since?.trim() === '') return '--since needs a git revision (a branch, tag or commit)';
     return {
       goal: values.goal,
       format: formats[0] ?? 'text',
       wave,
       planOut: values['plan-out'],
+      since: values.since,
       help: values.help === true,
     };
   } catch (error) {
@@ -119,6 +133,22 @@ function render(
   return `${header}Spec: ${files.join(', ')}\n${renderPlanText(plan)}`;
 }
 
+/** The plan of the spec change since `rev` (`undefined`: it touched nothing); throws for an unknown revision. */
+async function planSince(
+  rev: string,
+  analysis: GraphAnalysis,
+  io: CliIo,
+  deps: PlanDeps,
+): Promise<Plan | undefined> {
+  const { specSourcesAt } = await import('@allium-loop/orchestrator');
+  const before = deps.analyze(await specSourcesAt(io.cwd, rev));
+  const none = { constructs: [] };
+  return planChange(
+    { inventory: before.inventory ?? none },
+    { graph: analysis.graph, inventory: analysis.inventory ?? none },
+  );
+}
+
 async function runPlan(args: readonly string[], io: CliIo, deps: PlanDeps): Promise<number> {
   const parsed = parsePlanArgs(args);
   if (typeof parsed === 'string') {
@@ -147,7 +177,23 @@ async function runPlan(args: readonly string[], io: CliIo, deps: PlanDeps): Prom
       `allium-loop plan: the spec has ${errors} error${errors === 1 ? '' : 's'}; the plan may be incomplete ` +
         `(see allium-loop spec check).\n`,
     );
-  const plan = planSlices(analysis.graph);
+  let plan: Plan | undefined;
+  try {
+    plan =
+      parsed.since === undefined
+        ? planSlices(analysis.graph)
+        : await planSince(parsed.since, analysis, io, deps);
+  } catch (error) {
+    if (!AlliumLoopError.is(error) || error.code !== 'git.unknown_revision') throw error;
+    io.stderr(`allium-loop plan: ${formatError(error)}\n`);
+    return ExitCode.usage;
+  }
+  if (plan === undefined) {
+    io.stderr(
+      `allium-loop plan: the spec change since ${parsed.since!} touches no construct; there is nothing to plan.\n`,
+    );
+    return ExitCode.failure;
+  }
   if (parsed.format === 'github-matrix' || parsed.planOut !== undefined) {
     const { githubMatrix, gitHead, storePlan, writeStoredPlan } = await import('@allium-loop/orchestrator');
     const stored = storePlan({

@@ -109,6 +109,8 @@ export interface MatrixFlowOptions {
   /** Slice jobs of one wave at once (GitHub's `max-parallel`); unlimited when absent. */
   readonly maxParallel?: number;
   readonly runId?: string;
+  /** The workflow's `since` input: plan only what the spec change since this revision touched. */
+  readonly since?: string;
 }
 
 /** What {@link runMatrixFlow} did: the plan job's outputs and stored plan, every job, and the roll-up. */
@@ -148,6 +150,7 @@ export async function runMatrixFlow(options: MatrixFlowOptions): Promise<MatrixF
     GOAL: goal,
     RUN_ID: runId,
     MAX_WAVES: '3',
+    PLAN_SINCE: options.since ?? '',
     RUNNER_TEMP: join(work, 'temp', job),
     GITHUB_OUTPUT: join(work, 'temp', job, 'output'),
     ...extra,
@@ -240,8 +243,8 @@ export async function runMatrixFlow(options: MatrixFlowOptions): Promise<MatrixF
 }
 
 /**
- * A bare origin repository holding the files of `copyFrom` (when given) and `files` (path → text) in one commit;
- * returns its path.
+ * A bare origin repository holding the files of `copyFrom` (when given) in one commit and `files` (path → text) in
+ * the next; returns its path.
  */
 export async function makeOrigin(
   work: string,
@@ -249,14 +252,22 @@ export async function makeOrigin(
   copyFrom?: string,
 ): Promise<string> {
   const seed = join(work, 'seed');
-  if (copyFrom !== undefined) await cp(copyFrom, seed, { recursive: true });
+  await mkdir(seed, { recursive: true });
+  const commit = (message: string) =>
+    git(seed, '-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '--quiet', '-m', message);
+  await git(work, 'init', '--quiet', seed);
+  if (copyFrom !== undefined) {
+    // The project before the goal first, then the goal's spec change: `plan --since HEAD~1` sees what it touched.
+    await cp(copyFrom, seed, { recursive: true });
+    await git(seed, 'add', '-A');
+    await commit('project');
+  }
   for (const [path, text] of Object.entries(files)) {
     await mkdir(join(seed, path, '..'), { recursive: true });
     await writeFile(join(seed, path), text);
   }
-  await git(work, 'init', '--quiet', seed);
   await git(seed, 'add', '-A');
-  await git(seed, '-c', 'user.name=t', '-c', 'user.email=t@localhost', 'commit', '--quiet', '-m', 'spec');
+  await commit('spec');
   const origin = join(work, 'origin.git');
   await git(work, 'clone', '--quiet', '--bare', seed, origin);
   return origin;

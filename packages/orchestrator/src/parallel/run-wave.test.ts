@@ -187,6 +187,16 @@ async function runRooms(options: {
   await store.save(lease, ledger);
   const calls: string[] = [];
   const main = portsIn(options.dir, options.script, calls);
+  // The witness runs in the main tree only at merges and at the end: each slice's scope as it asked for it.
+  const witnessedInMain: { slice?: string; constructs?: readonly string[] }[] = [];
+  const witness = main.witness;
+  main.witness = async (request) => {
+    witnessedInMain.push({
+      ...(request.slice === undefined ? {} : { slice: request.slice }),
+      ...(request.constructs === undefined ? {} : { constructs: request.constructs }),
+    });
+    return witness(request);
+  };
   const final = await runLoop({
     store,
     lease,
@@ -202,7 +212,7 @@ async function runRooms(options: {
     },
   });
   const journal = (await store.readJournal(SLUG)).events;
-  return { final, journal, calls, stored: await store.load(SLUG) };
+  return { final, journal, calls, witnessedInMain, stored: await store.load(SLUG) };
 }
 
 const parallelNotes = (journal: readonly JournalEvent[]) =>
@@ -254,8 +264,21 @@ describe('--concurrency: slices at once in worktrees', () => {
         if (request.phase === 'propagate') meeting.mark(name);
         if (request.phase === 'implement') await meeting.waitFor(name === 'kitchen' ? 'hall' : 'kitchen');
       });
-      const { final, journal } = await runRooms({ dir, slices: plan(['kitchen', 'hall']), script });
+      const { final, journal, witnessedInMain } = await runRooms({
+        dir,
+        slices: plan(['kitchen', 'hall']),
+        script,
+      });
       expect(final.terminal?.state).toBe('converged');
+      // The witness after each merge counts only the merged slice's own constructs, as in its worktree.
+      expect(
+        witnessedInMain
+          .filter((w) => w.slice?.startsWith('room:'))
+          .sort((a, b) => a.slice!.localeCompare(b.slice!)),
+      ).toEqual([
+        { slice: 'room:hall', constructs: ['entity:hall'] },
+        { slice: 'room:kitchen', constructs: ['entity:kitchen'] },
+      ]);
       expect(final.subGoals.map((g) => [g.id, g.status])).toEqual([
         ['room:kitchen', 'converged'],
         ['room:hall', 'converged'],

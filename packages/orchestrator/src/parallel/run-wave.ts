@@ -389,7 +389,14 @@ async function supervise<O extends SliceLoopOptions>(
       await shared.update((l) => promoteTests(l, id, tests));
       const state = readLoopState(shared.ledger, id);
       const { recorded: _recorded, ...claim } = witnessClaim(state!, input.sliceConfig);
-      const witness = await options.ports.witness({ slice: id, claim, signal: options.signal });
+      // The slice's coverage counts only its own constructs' obligations, as its witness in the worktree did.
+      const constructs = shared.ledger.subGoals.find((goal) => goal.id === id)?.slice.constructs;
+      const witness = await options.ports.witness({
+        slice: id,
+        ...(constructs === undefined ? {} : { constructs }),
+        claim,
+        signal: options.signal,
+      });
       if (witness.result.verdict === 'PASS') {
         await parallel.workspaces.setMerged(outcome.commit);
         const c = outcome.commit;

@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { AlliumLoopError } from '@allium-loop/errors';
 
 /** The repository root enclosing `cwd`, or `undefined` outside git. */
 export async function gitRoot(cwd: string): Promise<string | undefined> {
@@ -13,6 +14,49 @@ export async function gitRoot(cwd: string): Promise<string | undefined> {
 export async function gitHead(cwd: string): Promise<string | null> {
   const result = await execa('git', ['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd, reject: false });
   return result.exitCode === 0 ? result.stdout.trim() : null;
+}
+
+/**
+ * The files under `cwd` that HEAD holds (paths relative to `cwd`): what was committed before the run began, since a
+ * run never commits to the branch it works on. Empty outside git or before the first commit.
+ */
+export async function filesAtHead(cwd: string): Promise<Set<string>> {
+  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', '.'], {
+    cwd,
+    reject: false,
+  });
+  return new Set(listed.exitCode === 0 ? listed.stdout.split('\0').filter((p) => p !== '') : []);
+}
+
+/**
+ * The `.allium` files under `cwd` as they were at revision `rev` (`{ path, text }`, paths relative to `cwd`): the
+ * spec before a change, for planning only what the change touched. Throws `git.unknown_revision` when `rev` does not
+ * name a commit here.
+ */
+export async function specSourcesAt(cwd: string, rev: string): Promise<{ path: string; text: string }[]> {
+  const commit = await execa(
+    'git',
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    {
+      cwd,
+      reject: false,
+    },
+  );
+  if (commit.exitCode !== 0)
+    throw new AlliumLoopError(`'${rev}' does not name a commit in the repository at ${cwd}.`, {
+      code: 'git.unknown_revision',
+      context: { cwd, rev },
+      hint: 'Give a branch, tag or commit that holds the spec before the change, e.g. --since origin/main.',
+    });
+  const sha = commit.stdout.trim();
+  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', sha, '--', '.'], { cwd });
+  const paths = listed.stdout.split('\0').filter((p) => p.endsWith('.allium'));
+  return Promise.all(
+    paths.map(async (path) => ({
+      path,
+      text: (await execa('git', ['show', `${sha}:./${path}`], { cwd, stripFinalNewline: false })).stdout,
+    })),
+  );
 }
 
 /** A hash of the working copy and the HEAD it was taken against (`null` before the first commit). */

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
-import { planSlices, touchedFromDiff } from '@allium-loop/decomposer';
+import { planChange } from '@allium-loop/decomposer';
 import { writeFileAtomic, type Ledger } from '@allium-loop/ledger';
-import { analyzeSpecs, diffInventory } from '@allium-loop/allium';
+import { analyzeSpecs } from '@allium-loop/allium';
 import { measureProject, runTests, type HarnessRecord, type TestCommand } from '@allium-loop/verify';
 import {
   applyReverts,
@@ -285,9 +285,6 @@ async function planFromBaseline(cwd: string, slug: string): Promise<PlannedSlice
   const beforeFiles = await listProjectFiles(baseline);
   const before = analyzeSpecs(await readSpecSources(baseline, beforeFiles.spec));
   const after = analyzeSpecs(await readSpecSources(cwd, (await listProjectFiles(cwd)).spec));
-  const diff = diffInventory(before.inventory, after.inventory);
-  const nodes = new Set(after.graph.nodes.map((n) => n.id));
-  const touched = new Set(touchedFromDiff(diff).filter((id) => nodes.has(id)));
-  if (touched.size === 0) return [];
-  return plannedSlices(planSlices(after.graph, touched));
+  const plan = planChange(before, after);
+  return plan === undefined ? [] : plannedSlices(plan);
 }

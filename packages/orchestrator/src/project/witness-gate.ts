@@ -5,6 +5,7 @@ import { witness, type GeneratedTestHash, type WitnessEvidence } from '@allium-l
 import { writeFileAtomic, type ProtectedTest } from '@allium-loop/ledger';
 import { measureProject, type ProjectMeasurement, type TestCommand } from '@allium-loop/verify';
 import { createSpecReader, declaredCoverage, sha256, sliceObligations } from '@allium-loop/workers';
+import { filesAtHead } from './git.js';
 import { listProjectFiles, readSpecSources } from './project-files.js';
 import type { WitnessClaim, WitnessReport } from '../driver/loop-ports.js';
 
@@ -118,9 +119,11 @@ export async function runWitnessGate(options: WitnessGateOptions): Promise<Witne
 }
 
 /**
- * The witness's own reconciliation of the spec's test obligations with every generated test as it is on disk now
- * (upstream `N obligations, M covered, K uncovered`): an obligation is covered when a generated test file that
- * still exists declares a test naming its id or its construct (`checkObligationClaims`). In a slice, only the
+ * The witness's own reconciliation of the spec's test obligations with the tests as they are on disk now (upstream
+ * `N obligations, M covered, K uncovered`): an obligation is covered when a test file that still exists declares a
+ * test naming its id or its construct (`checkObligationClaims`). The test files that count are the run's generated
+ * tests and the test files HEAD already held when the run began (the user's, or earlier slices' merged work when a
+ * slice runs as its own job); a test file another phase of this run created does not count. In a slice, only the
  * obligations of the slice's constructs count. Uncovered obligations keep the reason propagate reported, if any.
  */
 export async function reconcileAtGate(
@@ -133,10 +136,12 @@ export async function reconcileAtGate(
   const all = createSpecReader().read(await readSpecSources(cwd, files.spec)).obligations ?? [];
   const obligations = sliceObligations(all, constructs);
   const ids = obligations.map((o) => o.id);
+  const committed = await filesAtHead(cwd);
+  const paths = new Set([...tests.map((t) => t.path), ...files.tests.filter((p) => committed.has(p))]);
   const claims = await Promise.all(
-    tests.map(async (test) => {
-      const source = await readFile(join(cwd, test.path), 'utf8').catch(() => '');
-      return declaredCoverage(test.path, source, ids);
+    [...paths].map(async (path) => {
+      const source = await readFile(join(cwd, path), 'utf8').catch(() => '');
+      return declaredCoverage(path, source, ids);
     }),
   );
   const reconciled = checkObligationClaims(
