@@ -1,58 +1,81 @@
 #!/usr/bin/env node
-// The bench's agent, run by the `command` adapter: every call waits <latencyMs>, then answers by phase and slice
-// (the slice is read from the result file's path, `…/slices/<key>/…`), never by call order, so slices may run in
-// any interleaving:
+// The bench's agent, run by the `command` adapter: every call waits <latencyMs> (a timer: it waits, it does not
+// burn CPU), then answers by phase and slice (the slice is read from the result file's path, `…/slices/<key>/…`),
+// never by call order, so slices may run in any interleaving:
 //   node latency-agent.mjs <latencyMs> <spec file> {phase} {result_file}
-// tend copies <spec file> to specs/things.allium; a slice's propagate writes its failing test, implement its code,
-// weed is clean; the integration pass (or an unsplit goal) writes one test that passes.
+// tend copies <spec file> to specs/things.allium; a slice's propagate writes its failing test (an upstream
+// propagate record, naming the slice's rule and entity so the witness's coverage counts them), implement its code,
+// weed is clean; the integration pass writes one test over every rule and entity of the spec.
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 const [latency, specFile, phase, resultFile] = process.argv.slice(2);
 await new Promise((resolve) => setTimeout(resolve, Number(latency)));
+
+const spec = readFileSync(specFile, 'utf8');
 const write = (path, text) => {
   mkdirSync(dirname(join(process.cwd(), path)), { recursive: true });
   writeFileSync(join(process.cwd(), path), text);
 };
 const result = (value) => writeFileSync(resultFile, `${JSON.stringify(value, null, 2)}\n`);
+// The engine-side record beside the result: which obligations each generated test covers.
+const loop = (value) =>
+  writeFileSync(resultFile.replace(/\.json$/, '.loop.json'), `${JSON.stringify(value, null, 2)}\n`);
+const sha = (path) =>
+  `sha256:${createHash('sha256')
+    .update(readFileSync(join(process.cwd(), path)))
+    .digest('hex')}`;
+const propagated = (covers, summary) => {
+  const paths = Object.keys(covers);
+  result({
+    phase: 'propagate',
+    obligations: { total: paths.length, covered: paths.length, uncovered: 0 },
+    uncovered_obligations: [],
+    generated_tests: paths.map((path) => ({ path, hash: sha(path) })),
+    summary,
+  });
+  loop({ covers: paths.map((path) => ({ path, obligations: covers[path] })) });
+};
+
 const key = /\/slices\/([^/]+)\//.exec(resultFile)?.[1];
-const slice = key !== undefined && key !== 'integration' ? key : undefined;
-const fn = (k) => k.replace(/[^A-Za-z0-9]/g, '_');
+// The slice's entity is the last word of its key (`cycle-entity-lifecycle-Lamp`); Tally's rule is CountStarted.
+const entity = key === undefined || key === 'integration' ? undefined : /-([A-Za-z]+)$/.exec(key)?.[1];
+const rule = entity === undefined ? undefined : entity === 'Tally' ? 'CountStarted' : `Start${entity}`;
+const fn = entity === undefined ? undefined : `make${entity}`;
 
 if (phase === 'tend') {
-  write('specs/things.allium', readFileSync(specFile, 'utf8'));
-  result({ phase: 'tend', specFiles: ['specs/things.allium'], openQuestions: [], summary: 'things' });
-} else if (phase === 'propagate' && slice !== undefined) {
-  const path = `test/${slice}.test.js`;
+  write('specs/things.allium', spec);
+  result({ phase: 'tend', spec_path: 'specs/things.allium', open_questions: [], summary: 'things' });
+} else if (phase === 'propagate' && entity !== undefined) {
+  const path = `test/${entity.toLowerCase()}.test.js`;
   write(
     path,
     `import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ${fn(slice)} } from '../src/${slice}.js';
-test('${slice} works', () => assert.equal(${fn(slice)}(), 'done'));
+import { ${fn} } from '../src/${entity.toLowerCase()}.js';
+test('${rule} makes a ${entity}', () => assert.equal(${fn}().kind, '${entity}'));
 `,
   );
-  result({ phase: 'propagate', testFiles: [{ path, covers: [slice] }], summary: slice });
+  propagated({ [path]: [rule, entity] }, rule);
 } else if (phase === 'propagate') {
+  const names = [...spec.matchAll(/^(?:entity|rule) (\w+)/gm)].map((m) => m[1]);
   write(
     'test/integration.test.js',
     `import assert from 'node:assert/strict';
 import { test } from 'node:test';
-test('together', () => assert.ok(true));
+test('${names.join(', ')} together', () => assert.ok(true));
 `,
   );
-  result({
-    phase: 'propagate',
-    testFiles: [{ path: 'test/integration.test.js', covers: ['together'] }],
-    summary: 'together',
-  });
-} else if (phase === 'implement' && slice !== undefined) {
-  write(`src/${slice}.js`, `export function ${fn(slice)}() { return 'done'; }\n`);
-  result({ phase: 'implement', filesChanged: [`src/${slice}.js`], contestedTests: [], summary: slice });
+  propagated({ 'test/integration.test.js': names }, 'together');
+} else if (phase === 'implement' && entity !== undefined) {
+  const path = `src/${entity.toLowerCase()}.js`;
+  write(path, `export function ${fn}() { return { kind: '${entity}' }; }\n`);
+  result({ phase: 'implement', files_changed: [path], contested_tests: [], summary: rule });
 } else if (phase === 'implement') {
-  result({ phase: 'implement', filesChanged: [], contestedTests: [], summary: 'nothing to do' });
+  result({ phase: 'implement', files_changed: [], contested_tests: [], summary: 'nothing to do' });
 } else if (phase === 'weed') {
-  result({ phase: 'weed', clean: true, divergences: [], summary: 'clean' });
+  result({ phase: 'weed', verdict: 'clean', divergences: [], summary: 'clean' });
 } else {
   process.stderr.write(`latency-agent: no answer for phase ${phase}\n`);
   process.exit(3);
