@@ -1,5 +1,6 @@
 import type { TestTerm, WeedTerm, WitnessResult } from '@allium-loop/evaluator';
 import type { JournalEvent, ProtectedTest, Question } from '@allium-loop/ledger';
+import type { ProjectMeasurement } from '@allium-loop/verify';
 import type { LoopObservation, PhaseFocus } from '../decide/loop-action.js';
 import type { LoopPhase, Reconciliation, RedBeforeGreen } from '../decide/loop-state.js';
 
@@ -129,6 +130,11 @@ export interface WitnessRequest {
   readonly constructs?: readonly string[];
   readonly claim: WitnessClaim;
   readonly signal: AbortSignal;
+  /**
+   * A measurement of this very tree already taken (a slice's own witness, when its merge left the tree exactly as
+   * it was): the witness reads it instead of running the tests again; every other check runs as always.
+   */
+  readonly measured?: ProjectMeasurement;
 }
 
 /** The witness's verdict, the tests its re-run saw failing, and generated tests whose hash changed. */
@@ -139,6 +145,8 @@ export interface WitnessReport {
   readonly failing: readonly string[];
   /** Protected tests whose content no longer matches the hash propagate recorded. */
   readonly tampered: readonly ProtectedTest[];
+  /** The measurement the witness read (absent from witnesses that keep none). */
+  readonly measured?: ProjectMeasurement;
 }
 
 /** One slice of a decomposed goal, as the driver runs it. */

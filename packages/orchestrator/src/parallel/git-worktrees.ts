@@ -19,7 +19,15 @@ export interface SliceWorkspace {
 
 /** A merge of a finished slice into the merged base: the new merged commit, or the files that conflict. */
 export type MergeOutcome =
-  | { readonly ok: true; readonly commit: string }
+  | {
+      readonly ok: true;
+      readonly commit: string;
+      /**
+       * The merged tree is exactly the slice's own tree (nothing was merged since the slice started): what the
+       * slice's witness saw in its worktree is what the main tree now holds.
+       */
+      readonly unchanged: boolean;
+    }
   | { readonly ok: false; readonly conflicts: readonly string[] };
 
 /** The effects of running slices at once: worktrees, commits, merges, and the main tree. */
@@ -164,9 +172,15 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
         IDENTITY,
       );
       // The slice's records (result files, transcripts, the engine's copies of its generated tests) outlive it.
+      // Its test runs' output is scratch, and the main tree's own test run (a merge's) may be writing there now.
       const records = join(workspace.cwd, '.allium-loop', slug);
+      const scratch = join(records, 'test-runs');
       if ((await stat(records).catch(() => undefined)) !== undefined)
-        await cp(records, join(cwd, '.allium-loop', slug), { recursive: true, force: true });
+        await cp(records, join(cwd, '.allium-loop', slug), {
+          recursive: true,
+          force: true,
+          filter: (source) => source !== scratch && !source.startsWith(`${scratch}/`),
+        });
       return git(workspace.dir, ['rev-parse', 'HEAD']);
     },
     async merge(merged, commit, sliceId) {
@@ -188,7 +202,7 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
         ['commit-tree', tree.trim(), '-p', merged, '-p', commit, '-m', `allium-loop: merge slice ${sliceId}`],
         IDENTITY,
       );
-      return { ok: true, commit: made.trim() };
+      return { ok: true, commit: made.trim(), unchanged: tree.trim() === (await treeOf(commit)) };
     },
     async showInMain(commit) {
       const current = await gitWorkingTree(cwd);

@@ -1,4 +1,5 @@
 import type { JournalEvent, Lease, Ledger, LedgerStore, SubGoal } from '@allium-loop/ledger';
+import type { ProjectMeasurement } from '@allium-loop/verify';
 import type { SliceFocus } from '../decide/loop-action.js';
 import type { LoopCaps, LoopConfig } from '../decide/loop-state.js';
 import type { TerminalState } from '../terminal-state.js';
@@ -86,10 +87,13 @@ export async function runSlicesAtOnce<O extends SliceLoopOptions>(input: WaveInp
       [note(`removed ${String(leftovers.length)} worktree(s) left by a stopped run`, { removed: leftovers })],
     );
   const goals = shared.ledger.subGoals.filter((g) => g.id !== 'integration');
+  /** Worktree removals of finished slices, under way in the background. */
+  const removals = new Map<string, Promise<void>>();
   try {
     await prepare(shared, goals, parallel.workspaces, note);
-    return await supervise(input, shared, goals, note);
+    return await supervise(input, shared, goals, note, removals);
   } finally {
+    await Promise.allSettled(removals.values());
     await parallel.workspaces.removeAll();
   }
 }
@@ -265,29 +269,44 @@ function refused(phase: PhaseReport['observation']['phase']): PhaseReport {
   };
 }
 
-interface Running {
-  readonly workspace: SliceWorkspace;
-  readonly done: Promise<{ readonly id: string; readonly ledger: Ledger }>;
-}
+/** What woke the supervisor: a slice loop ended, a finished slice was committed, or the merge in flight ended. */
+type Wake =
+  | { readonly kind: 'ended'; readonly id: string }
+  | { readonly kind: 'committed'; readonly id: string }
+  | { readonly kind: 'merged' };
+
 
 async function supervise<O extends SliceLoopOptions>(
   input: WaveInput<O>,
   shared: SharedLedger,
   goals: readonly SubGoal[],
   note: (message: string, data?: Record<string, unknown>) => JournalEvent,
+  removals: Map<string, Promise<void>>,
 ): Promise<WaveOutcome> {
   const { parallel, options } = input;
   const caps = input.sliceConfig.caps;
   const gate = new SpendGate(caps, () => shared.ledger.spent.usd ?? 0);
   const worst = caps.maxCallUsd ?? caps.reserveUsd;
   const slices: SchedSlice[] = goals.map((g) => ({ id: g.id, dependsOn: g.dependsOn }));
-  const running = new Map<string, Running>();
+  /** Slices whose loop runs, or that ended and are being committed: neither waiting nor finished. */
+  const running = new Map<string, SliceWorkspace>();
+  /** What the supervisor waits on: slice loops (`run:<id>`), commits (`commit:<id>`), the one merge (`merge`). */
+  const tasks = new Map<string, Promise<Wake>>();
+  /** Each slice's last witness measurement in its worktree, reused when its merge leaves that very tree. */
+  const measuredIn = new Map<string, ProjectMeasurement>();
   const failed = new Map<string, { state: TerminalState; reason: string }>();
   const record = () => specRecord(shared.ledger).parallel!;
   let held: string | undefined;
+  // The timings the wave's journal notes carry (read by tools/bench/parallel), on the run's clock.
+  const clock = () => input.now().getTime();
+  const since = (from: number) => clock() - from;
 
   const launch = async (goal: SubGoal): Promise<void> => {
+    // A slice sent round again gets a new worktree where its old one was: the old one's removal ends first.
+    await removals.get(goal.id);
+    const began = clock();
     const workspace = await parallel.workspaces.create(goal.id, record().merged);
+    const worktreeMs = since(began);
     const start = shared.ledger;
     let view = start;
     const store = shared.sliceStore(goal.id, start);
@@ -303,6 +322,12 @@ async function supervise<O extends SliceLoopOptions>(
           gate.release(goal.id);
         }
       },
+      witness: async (request) => {
+        const report = await base.witness(request);
+        if (report.measured === undefined) measuredIn.delete(goal.id);
+        else measuredIn.set(goal.id, report.measured);
+        return report;
+      },
     };
     const ownSpent = () => readLoopState(view, goal.id)?.spentUsd ?? 0;
     const liveCaps: LoopCaps =
@@ -313,6 +338,8 @@ async function supervise<O extends SliceLoopOptions>(
             get: () => gate.budgetFor(goal.id, ownSpent()),
           });
     const slice: SliceFocus = { id: goal.id, constructs: goal.slice.constructs, integration: false };
+    running.set(goal.id, workspace);
+    measuredIn.delete(goal.id);
     await shared.update(
       (l) => l,
       [
@@ -320,45 +347,51 @@ async function supervise<O extends SliceLoopOptions>(
           event: 'slice_started',
           slice: goal.id,
           base: record().merged,
+          worktreeMs,
         }),
       ],
     );
     input.progress(`[${goal.id}] started in its own worktree`);
-    const done = input
-      .runLoop({
-        ...options,
-        store,
-        ledger: start,
-        config: { ...input.sliceConfig, caps: liveCaps },
-        slice,
-        ports,
-        onLedger: (next: Ledger) => {
-          view = next;
-        },
-      })
-      .then((ledger) => ({ id: goal.id, ledger }));
-    running.set(goal.id, { workspace, done });
+    tasks.set(
+      `run:${goal.id}`,
+      input
+        .runLoop({
+          ...options,
+          store,
+          ledger: start,
+          config: { ...input.sliceConfig, caps: liveCaps },
+          slice,
+          ports,
+          onLedger: (next: Ledger) => {
+            view = next;
+          },
+        })
+        .then(() => ({ kind: 'ended', id: goal.id })),
+    );
   };
 
-  const finish = async (id: string): Promise<void> => {
-    const entry = running.get(id)!;
-    running.delete(id);
+  /** A slice loop ended: commit its worktree (converged) or record it failed; its worktree goes in the background. */
+  const commit = async (id: string): Promise<void> => {
+    const workspace = running.get(id)!;
     const state = readLoopState(shared.ledger, id);
     const terminal = state?.terminal;
     try {
       if (terminal?.state === 'converged') {
-        const commit = await parallel.workspaces.commit(entry.workspace);
+        const began = clock();
+        const made = await parallel.workspaces.commit(workspace);
+        const commitMs = since(began);
         await shared.update(
           (l) =>
             withParallel(l, {
               ...specRecord(l).parallel!,
-              commits: { ...specRecord(l).parallel!.commits, [id]: commit },
+              commits: { ...specRecord(l).parallel!.commits, [id]: made },
             }),
           [
-            note(`slice ${id} finished in its worktree as ${commit.slice(0, 12)}`, {
+            note(`slice ${id} finished in its worktree as ${made.slice(0, 12)}`, {
               event: 'slice_finished',
               slice: id,
-              commit,
+              commit: made,
+              commitMs,
             }),
           ],
         );
@@ -373,30 +406,39 @@ async function supervise<O extends SliceLoopOptions>(
         );
       }
     } finally {
-      await parallel.workspaces.remove(entry.workspace);
+      // Nothing waits for the removal but a new worktree of the same slice and the wave's end.
+      removals.set(id, removeWorktree(parallel.workspaces, workspace, shared, note, clock));
     }
   };
 
   const merge = async (id: string): Promise<void> => {
     const current = record();
     const commit = current.commits[id]!;
+    const began = clock();
     const outcome = await parallel.workspaces.merge(current.merged, commit, id);
     let why: string | undefined;
     if (!outcome.ok) why = `merge conflict in ${outcome.conflicts.join(', ') || 'the tree'}`;
     else {
       await parallel.workspaces.showInMain(outcome.commit);
+      const mergeMs = since(began);
       const tests = current.pendingTests?.[id] ?? [];
       await shared.update((l) => promoteTests(l, id, tests));
       const state = readLoopState(shared.ledger, id);
       const { recorded: _recorded, ...claim } = witnessClaim(state!, input.sliceConfig);
       // The slice's coverage counts only its own constructs' obligations, as its witness in the worktree did.
       const constructs = shared.ledger.subGoals.find((goal) => goal.id === id)?.slice.constructs;
+      // Merged onto an unmoved base, the tree is the one the slice's own witness just ran the tests on: that run
+      // stands; the witness's other checks run against the run's ledger as always.
+      const measured = outcome.unchanged ? measuredIn.get(id) : undefined;
+      const witnessBegan = clock();
       const witness = await options.ports.witness({
         slice: id,
         ...(constructs === undefined ? {} : { constructs }),
         claim,
         signal: options.signal,
+        ...(measured === undefined ? {} : { measured }),
       });
+      const witnessMs = since(witnessBegan);
       if (witness.result.verdict === 'PASS') {
         await parallel.workspaces.setMerged(outcome.commit);
         const c = outcome.commit;
@@ -407,11 +449,17 @@ async function supervise<O extends SliceLoopOptions>(
             return withParallel(l, { ...p, merged: c, mergedSlices: [...p.mergedSlices, id], commits });
           },
           [
-            note(`merged slice ${id} (${c.slice(0, 12)}); ${witness.result.summary}`, {
-              event: 'slice_merged',
-              slice: id,
-              commit: c,
-            }),
+            note(
+              `merged slice ${id} (${c.slice(0, 12)}); ${witness.result.summary}${measured === undefined ? '' : ' (the tree its own witness tested: tests not run again)'}`,
+              {
+                event: 'slice_merged',
+                slice: id,
+                commit: c,
+                mergeMs,
+                witnessMs,
+                testsRun: measured === undefined,
+              },
+            ),
           ],
         );
         input.progress(`[${id}] merged; tests green on the merged tree`);
@@ -447,15 +495,19 @@ async function supervise<O extends SliceLoopOptions>(
       failed.set(id, { state: 'failed', reason: `${why!} after ${String(MAX_MERGE_ROUNDS)} more round(s)` });
   };
 
+  // Event-driven: every time a slice loop ends, a commit is made or the merge ends, the scheduler decides again at
+  // once. Slices start before the next merge begins (a dependant starts the moment its last dependency is merged);
+  // commits run beside the merge in flight, so a finished slice is mergeable as soon as it can be; one merge at a
+  // time (they build on each other on the main tree).
   for (;;) {
     const current = record();
-    const merged = new Set(current.mergedSlices);
+    const merging = tasks.has('merge');
     const decision = schedule(
       slices,
       {
         running: new Set(running.keys()),
         finished: new Set(Object.keys(current.commits)),
-        merged,
+        merged: new Set(current.mergedSlices),
         failed: new Set(failed.keys()),
       },
       {
@@ -467,16 +519,30 @@ async function supervise<O extends SliceLoopOptions>(
         elapsedMs: input.elapsedMs(),
       },
     );
-    if (decision.merge !== undefined && !options.signal.aborted) {
-      await merge(decision.merge);
-      continue;
+    if (!options.signal.aborted) {
+      await Promise.all(decision.start.map((id) => launch(goals.find((g) => g.id === id)!)));
+      if (decision.merge !== undefined && !merging) {
+        const id = decision.merge;
+        tasks.set(
+          'merge',
+          merge(id).then(() => ({ kind: 'merged' })),
+        );
+      }
     }
-    if (!options.signal.aborted)
-      for (const id of decision.start) await launch(goals.find((g) => g.id === id)!);
     held = decision.held;
-    if (running.size === 0) break;
-    const next = await Promise.race([...running.values()].map((r) => r.done));
-    await finish(next.id);
+    if (tasks.size === 0) break;
+    const wake = await Promise.race(tasks.values());
+    if (wake.kind === 'merged') tasks.delete('merge');
+    else if (wake.kind === 'ended') {
+      tasks.delete(`run:${wake.id}`);
+      tasks.set(
+        `commit:${wake.id}`,
+        commit(wake.id).then(() => ({ kind: 'committed', id: wake.id })),
+      );
+    } else {
+      tasks.delete(`commit:${wake.id}`);
+      running.delete(wake.id);
+    }
   }
 
   const ledger = shared.ledger;
@@ -493,4 +559,26 @@ async function supervise<O extends SliceLoopOptions>(
   if (held === 'wall_clock')
     return { ledger, terminal: { state: 'timed_out', reason: 'wall-clock cap reached' } };
   return { ledger, terminal: { state: 'failed', reason: 'slices left unmerged' } };
+}
+
+/** Removes a finished slice's worktree and branch, and journals how long that took. */
+async function removeWorktree(
+  workspaces: SliceWorkspaces,
+  workspace: SliceWorkspace,
+  shared: SharedLedger,
+  note: (message: string, data?: Record<string, unknown>) => JournalEvent,
+  clock: () => number,
+): Promise<void> {
+  const began = clock();
+  await workspaces.remove(workspace);
+  await shared.update(
+    (l) => l,
+    [
+      note(`worktree of slice ${workspace.sliceId} removed`, {
+        event: 'slice_worktree_removed',
+        slice: workspace.sliceId,
+        removeMs: clock() - began,
+      }),
+    ],
+  );
 }

@@ -250,6 +250,7 @@ async function witnessProject(options: ProjectPortsOptions, request: WitnessRequ
     protectedTests: ledger.protectedTests,
     blockingQuestions: blockingQuestionTexts(ledger),
     claim: request.claim,
+    ...(request.measured === undefined ? {} : { measured: request.measured }),
   });
 }
 

@@ -115,6 +115,7 @@ export async function runWitnessGate(options: WitnessGateOptions): Promise<Witne
     result,
     failing: tests.counts === 'known' ? tests.failing : [],
     tampered: options.protectedTests.filter((t) => changed.has(t.path)),
+    measured,
   };
 }
 
