@@ -9,6 +9,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { makespanArgs } from './makespan-args.js';
+import {
+  criticalPath,
+  integrationStart,
+  makespanBreakdown,
+  waveTimeline,
+  type Json,
+  type SliceTimeline,
+} from './wave-timeline.js';
 
 const exec = promisify(execFile);
 const ARGS = makespanArgs();
@@ -35,15 +43,8 @@ function spec(): string {
   return `-- allium: 3\n\nentity House {\n    name: String\n}\n\n${things.join('\n')}\nentity Tally {\n    count: Integer\n}\n\nrule CountStarted {\n    when: CountStarted(${first})\n    requires: ${first}.status = on\n    ensures: Tally.created(count: 1)\n}\n`;
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- journal lines read loosely
-
 interface Run {
-  /** First slice call → first call of the integration pass: the slices, and (at once) their merges. */
-  readonly waveMs: number;
-  /** Each slice's own time: its first call → its witness. */
-  readonly sliceMs: Record<string, number>;
-  /** Each merge's own time (the merge and the tests and witness on the merged tree); none one at a time. */
-  readonly mergeMs: Record<string, number>;
+  readonly journal: readonly Json[];
   readonly dependsOn: Record<string, readonly string[]>;
 }
 
@@ -95,63 +96,33 @@ async function once(concurrency: number, work: string): Promise<Run> {
   const goals = (ledger['subGoals'] as Json[]).filter((g) => g['id'] !== 'integration');
   if (goals.length !== WIDTH + 1)
     throw new Error(`expected ${String(WIDTH + 1)} slices, the plan has ${String(goals.length)} (${dir})`);
-  const t = (e: Json) => Date.parse(String(e['at']));
-  const firstCall = (id: string) =>
-    Math.min(
-      ...journal
-        .filter((e) => e['type'] === 'intent_begun' && String(e['key']).startsWith(`slice:${id}/`))
-        .map(t),
-    );
-  const sliceMs: Record<string, number> = {};
-  const mergeMs: Record<string, number> = {};
-  for (const goal of goals) {
-    const id = String(goal['id']);
-    const witnessed = journal
-      .filter((e) => e['type'] === 'x-loop.witness' && e['data']?.['slice'] === id)
-      .map(t);
-    sliceMs[id] = Math.max(...witnessed) - firstCall(id);
-  }
-  // A merge's own time: from when it could start (its slice finished, the previous merge done) to its end.
-  let previous = 0;
-  for (const event of journal) {
-    const kind = event['data']?.['event'];
-    if (kind !== 'slice_merged' && kind !== 'slice_round_again') continue;
-    const id = String(event['data']['slice']);
-    const finished = Math.max(
-      ...journal
-        .filter(
-          (e) => e['data']?.['event'] === 'slice_finished' && e['data']['slice'] === id && t(e) <= t(event),
-        )
-        .map(t),
-    );
-    mergeMs[id] = t(event) - Math.max(finished, previous);
-    previous = t(event);
-  }
-  const start = Math.min(...goals.map((g) => firstCall(String(g['id']))));
-  const integration = firstCall('integration');
   if (!ARGS.keep) await rm(dir, { recursive: true, force: true });
   return {
-    waveMs: integration - start,
-    sliceMs,
-    mergeMs,
+    journal,
     dependsOn: Object.fromEntries(
       goals.map((g) => [String(g['id']), (g['dependsOn'] as string[]).filter((d) => d !== 'integration')]),
     ),
   };
 }
 
-/** The longest dependency chain, each slice weighing its uncontended time plus its merge's. */
-function criticalPath(weight: (id: string) => number, dependsOn: Record<string, readonly string[]>): number {
-  const memo = new Map<string, number>();
-  const finish = (id: string): number => {
-    const known = memo.get(id);
-    if (known !== undefined) return known;
-    const value =
-      Math.max(0, ...(dependsOn[id] ?? []).filter((d) => d in dependsOn).map(finish)) + weight(id);
-    memo.set(id, value);
-    return value;
-  };
-  return Math.max(...Object.keys(dependsOn).map(finish));
+/**
+ * One at a time: each slice's own work, uncontended (its first call to the next slice's first call, or to the
+ * integration pass's), and the makespan (the first slice call to the integration pass's first call).
+ */
+function oneAtATime(run: Run): { readonly makespanMs: number; readonly work: Record<string, number> } {
+  const firsts = Object.keys(run.dependsOn)
+    .map((id) => {
+      const first = run.journal.find(
+        (e) => e['type'] === 'intent_begun' && String(e['key']).startsWith(`slice:${id}/`),
+      );
+      if (first === undefined) throw new Error(`slice ${id} made no call`);
+      return { id, at: Date.parse(String(first['at'])) };
+    })
+    .sort((a, b) => a.at - b.at);
+  const end = integrationStart(run.journal);
+  const work: Record<string, number> = {};
+  firsts.forEach((f, i) => (work[f.id] = (firsts[i + 1]?.at ?? end) - f.at));
+  return { makespanMs: end - firsts[0]!.at, work };
 }
 
 const median = (xs: readonly number[]) => {
@@ -160,36 +131,94 @@ const median = (xs: readonly number[]) => {
 };
 const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-const rows: { at4: number; at1: number; critical: number }[] = [];
+interface Row {
+  readonly load: string;
+  readonly at4: number;
+  readonly at1: number;
+  /** The critical path of the at-once run's own slice and merge-witness times: what the engine's scheduling adds. */
+  readonly critical: number;
+  /** The same with each slice's uncontended time (one at a time): what this machine's CPU contention adds too. */
+  readonly criticalAlone: number;
+  readonly parts: Record<string, number>;
+  readonly totals: Record<string, number>;
+}
+
+const rows: Row[] = [];
 for (let rep = 1; rep <= REPS; rep += 1) {
   const work = await mkdtemp(join(tmpdir(), 'allium-loop-bench-concurrency-'));
   try {
-    const load = loadavg()[0]!.toFixed(1);
+    const load = loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
     const four = await once(4, work);
-    const one = await once(1, work);
-    // Uncontended slice times (one at a time) plus the merges' own time (at once): the ideal with enough cores.
-    const critical = criticalPath((id) => (one.sliceMs[id] ?? 0) + (four.mergeMs[id] ?? 0), four.dependsOn);
-    rows.push({ at4: four.waveMs, at1: one.waveMs, critical });
+    const one = oneAtATime(await once(1, work));
+    const wave = waveTimeline(four.journal, four.dependsOn);
+    const s = (id: string) => wave.slices.get(id)!;
+    const own = criticalPath(
+      four.dependsOn,
+      (id) => s(id).loopEndMs - s(id).firstCallMs,
+      (id) => s(id).mergeWitnessMs,
+    );
+    const alone = criticalPath(
+      four.dependsOn,
+      (id) => one.work[id] ?? 0,
+      (id) => s(id).mergeWitnessMs,
+    );
+    const all = [...wave.slices.values()];
+    const sum = (f: (x: SliceTimeline) => number) => all.reduce((acc, x) => acc + f(x), 0);
+    const totals = {
+      'idle before starts (sum)': sum((x) => x.launchMs - x.readyMs),
+      'worktree creation (sum)': sum((x) => x.worktreeMs),
+      'worktree removal (sum, in the background)': sum((x) => x.removeMs),
+      'commits (sum)': sum((x) => x.commitMs),
+      'git merges (sum)': sum((x) => x.mergeGitMs),
+      'merge witnesses (sum)': sum((x) => x.mergeWitnessMs),
+      'between calls in slices (sum: own test runs, engine)': sum(
+        (x) => x.loopEndMs - x.firstCallMs - x.agentMs,
+      ),
+    };
+    const parts = makespanBreakdown(wave);
+    rows.push({
+      load,
+      at4: wave.makespanMs,
+      at1: one.makespanMs,
+      critical: own.ms,
+      criticalAlone: alone.ms,
+      parts,
+      totals,
+    });
     console.log(
-      `rep ${String(rep)} (load ${load}): --concurrency 4 ${sec(four.waveMs)}, --concurrency 1 ${sec(one.waveMs)}, critical path ${sec(critical)} → ${(four.waveMs / critical).toFixed(2)}× critical path, ${(one.waveMs / four.waveMs).toFixed(2)}× speed-up`,
+      `rep ${String(rep)} (load ${load}): --concurrency 4 ${sec(wave.makespanMs)}, --concurrency 1 ${sec(one.makespanMs)}; critical path ${sec(own.ms)} (${own.chain.join(' → ')}) → ${(wave.makespanMs / own.ms).toFixed(2)}×; uncontended critical path ${sec(alone.ms)} → ${(wave.makespanMs / alone.ms).toFixed(2)}×; speed-up ${(one.makespanMs / wave.makespanMs).toFixed(2)}×`,
     );
     console.log(
-      `  slices (1 at a time): ${Object.entries(one.sliceMs)
+      `  along the chain that ended the wave: ${Object.entries(parts)
         .map(([k, v]) => `${k} ${sec(v)}`)
         .join(', ')}`,
     );
     console.log(
-      `  merges (at once): ${Object.entries(four.mergeMs)
+      `  over all slices: ${Object.entries(totals)
         .map(([k, v]) => `${k} ${sec(v)}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `  merges: ${all
+        .sort((a, b) => a.mergedMs - b.mergedMs)
+        .map(
+          (x) =>
+            `${x.id} at ${sec(x.mergedMs)} (witness ${sec(x.mergeWitnessMs)}${x.mergeTestsRun ? '' : ', tests reused'})`,
+        )
         .join(', ')}`,
     );
   } finally {
     if (!ARGS.keep) await rm(work, { recursive: true, force: true });
   }
 }
-const at4 = median(rows.map((r) => r.at4));
-const at1 = median(rows.map((r) => r.at1));
-const critical = median(rows.map((r) => r.critical));
+const med = (f: (r: Row) => number) => median(rows.map(f));
 console.log(
-  `median of ${String(REPS)} (${String(availableParallelism())} cores, latency ${String(LATENCY)} ms, width ${String(WIDTH)}): --concurrency 4 ${sec(at4)}, --concurrency 1 ${sec(at1)}, critical path ${sec(critical)}; ratio ${median(rows.map((r) => r.at4 / r.critical)).toFixed(2)}× (target ≤ 1.1×), speed-up ${median(rows.map((r) => r.at1 / r.at4)).toFixed(2)}×`,
+  `median of ${String(REPS)} (${String(availableParallelism())} cores, latency ${String(LATENCY)} ms, width ${String(WIDTH)}, load at the starts ${rows.map((r) => r.load).join(' / ')}): --concurrency 4 ${sec(med((r) => r.at4))}, --concurrency 1 ${sec(med((r) => r.at1))}, critical path ${sec(med((r) => r.critical))}, uncontended ${sec(med((r) => r.criticalAlone))}; ratio ${med((r) => r.at4 / r.critical).toFixed(2)}× the critical path (target ≤ 1.1×), ${med((r) => r.at4 / r.criticalAlone).toFixed(2)}× the uncontended one; speed-up ${med((r) => r.at1 / r.at4).toFixed(2)}×`,
+);
+console.log(
+  `  median along the chain: ${Object.keys(rows[0]!.parts)
+    .map((k) => `${k} ${sec(med((r) => r.parts[k]!))}`)
+    .join(', ')}`,
 );

@@ -457,6 +457,7 @@ async function supervise<O extends SliceLoopOptions>(
                 commit: c,
                 mergeMs,
                 witnessMs,
+                totalMs: since(began),
                 testsRun: measured === undefined,
               },
             ),
