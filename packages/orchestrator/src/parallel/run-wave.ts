@@ -275,7 +275,6 @@ type Wake =
   | { readonly kind: 'committed'; readonly id: string }
   | { readonly kind: 'merged' };
 
-
 async function supervise<O extends SliceLoopOptions>(
   input: WaveInput<O>,
   shared: SharedLedger,

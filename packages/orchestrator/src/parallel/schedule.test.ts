@@ -101,6 +101,33 @@ describe('schedule: which slices start and which merges next', () => {
     expect(schedule(slices, noneWaiting, caps).merge).toBe('a');
   });
 
+  it('holds a merge nobody waits for while a slice others wait for still runs', () => {
+    const slices = [
+      { id: 'a', dependsOn: [] },
+      { id: 'b', dependsOn: [] },
+      { id: 'c', dependsOn: ['b'] },
+    ];
+    const caps = { concurrency: 3, spentUsd: 0, elapsedMs: 0 };
+    expect(schedule(slices, state({ finished: ['a'], running: ['b'] }), caps).merge).toBeUndefined();
+    expect(schedule(slices, state({ finished: ['a', 'b'] }), caps).merge).toBe('b');
+    // Nobody waits for a running slice any more (c already runs): merges go on.
+    expect(schedule(slices, state({ finished: ['a'], merged: ['b'], running: ['c'] }), caps).merge).toBe('a');
+    // x ends at 18, y (which z waits for) at 20, merges take 5: x's merge waits, so y merges at once and z
+    // starts at 25 instead of 28.
+    const run = simulate(
+      [
+        { id: 'x', dependsOn: [], durationMs: 18 },
+        { id: 'y', dependsOn: [], durationMs: 20 },
+        { id: 'z', dependsOn: ['y'], durationMs: 10 },
+      ],
+      { concurrency: 3 },
+      5,
+    );
+    expect(run.runs.find((r) => r.id === 'z')?.startMs).toBe(25);
+    expect(run.mergeOrder).toEqual(['y', 'x', 'z']);
+    expect(run.makespanMs).toBe(40);
+  });
+
   it('never starts a slice whose producer failed, and reports it blocked; the others go on', () => {
     const decision = schedule(PLAN, state({ failed: ['a'] }), { concurrency: 4, spentUsd: 0, elapsedMs: 0 });
     expect(decision.start).toEqual(['d', 'e']);
@@ -111,7 +138,8 @@ describe('schedule: which slices start and which merges next', () => {
     );
     expect(run.failed).toEqual(['a']);
     expect(run.blocked).toEqual(['b', 'c']);
-    expect(run.mergeOrder).toEqual(['e', 'd']);
+    // d and e finish while a (which b waits for) runs: their merges wait for it, then go in plan order.
+    expect(run.mergeOrder).toEqual(['d', 'e']);
   });
 });
 

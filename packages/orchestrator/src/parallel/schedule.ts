@@ -78,7 +78,8 @@ function blockedBy(slices: readonly SchedSlice[], failed: ReadonlySet<string>): 
 /**
  * Decides the next step. Finished slices merge one at a time, once every slice they depend on is merged
  * (topological order: a dependant is never merged before its producer); one that a waiting slice depends on goes
- * first, otherwise plan order. Waiting slices start in plan order
+ * first, otherwise plan order, and none that nobody waits for while a slice that others wait for is still running.
+ * Waiting slices start in plan order
  * when all their dependencies are merged, while fewer than `concurrency` run, the wall clock has time left and the
  * budget fits one more call in flight. `slices` must be in the plan's (topological) order.
  */
@@ -98,7 +99,11 @@ export function schedule(slices: readonly SchedSlice[], state: SchedState, caps:
         !state.failed.has(s.id) &&
         (deps.get(s.id) ?? []).includes(id),
     );
-  const merge = (mergeable.find((s) => awaited(s.id)) ?? mergeable[0])?.id;
+  // A merge nobody waits for is held while a slice that others wait for still runs: merges go one at a time, so
+  // one begun now could make that slice, when it ends, wait for it, and its dependants with it. The held merges
+  // run later, beside the dependants' work.
+  const criticalRunning = [...state.running].some((id) => awaited(id));
+  const merge = (mergeable.find((s) => awaited(s.id)) ?? (criticalRunning ? undefined : mergeable[0]))?.id;
   const waiting = slices.filter(
     (s) =>
       !state.running.has(s.id) &&
@@ -191,6 +196,12 @@ export function simulate(
       { running: new Set(running.keys()), finished, merged, failed },
       { ...caps, spentUsd: spent, elapsedMs: now },
     );
+    // Starts first, then the merge (as the supervisor does): a slice does not wait for a merge it does not need.
+    for (const id of decision.start) {
+      running.set(id, now + byId.get(id)!.durationMs);
+      runs.push({ id, startMs: now, endMs: now + byId.get(id)!.durationMs });
+    }
+    maxInFlight = Math.max(maxInFlight, running.size);
     if (decision.merge !== undefined) {
       finished.delete(decision.merge);
       merged.add(decision.merge);
@@ -198,11 +209,6 @@ export function simulate(
       now += mergeMs;
       continue;
     }
-    for (const id of decision.start) {
-      running.set(id, now + byId.get(id)!.durationMs);
-      runs.push({ id, startMs: now, endMs: now + byId.get(id)!.durationMs });
-    }
-    maxInFlight = Math.max(maxInFlight, running.size);
     if (running.size === 0) {
       if (decision.held === 'budget' || decision.held === 'wall_clock') stoppedBy = decision.held;
       return {
