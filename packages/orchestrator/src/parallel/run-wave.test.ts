@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
 import { createLedger, createMemoryLedgerStore, type JournalEvent, type Ledger } from '@allium-loop/ledger';
+import type { ProjectMeasurement } from '@allium-loop/verify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
 import type {
@@ -150,6 +151,8 @@ function portsIn(cwd: string, script: Script, calls: string[]): LoopPorts {
         },
         failing,
         tampered: [],
+        // What a real witness keeps of its test run: here, where it ran.
+        measured: (request.measured ?? { ranIn: cwd }) as unknown as ProjectMeasurement,
       };
     },
     restoreTests: async () => [],
@@ -189,8 +192,15 @@ async function runRooms(options: {
   const main = portsIn(options.dir, options.script, calls);
   // The witness runs in the main tree only at merges and at the end: each slice's scope as it asked for it.
   const witnessedInMain: { slice?: string; constructs?: readonly string[] }[] = [];
+  /** The merges whose witness was handed the slice's own test run (the tree it saw in its worktree). */
+  const reusedInMain: { slice?: string; ranIn: unknown }[] = [];
   const witness = main.witness;
   main.witness = async (request) => {
+    if (request.measured !== undefined)
+      reusedInMain.push({
+        ...(request.slice === undefined ? {} : { slice: request.slice }),
+        ranIn: (request.measured as unknown as { ranIn: unknown }).ranIn,
+      });
     witnessedInMain.push({
       ...(request.slice === undefined ? {} : { slice: request.slice }),
       ...(request.constructs === undefined ? {} : { constructs: request.constructs }),
@@ -212,7 +222,7 @@ async function runRooms(options: {
     },
   });
   const journal = (await store.readJournal(SLUG)).events;
-  return { final, journal, calls, witnessedInMain, stored: await store.load(SLUG) };
+  return { final, journal, calls, witnessedInMain, reusedInMain, stored: await store.load(SLUG) };
 }
 
 const parallelNotes = (journal: readonly JournalEvent[]) =>
@@ -264,7 +274,7 @@ describe('--concurrency: slices at once in worktrees', () => {
         if (request.phase === 'propagate') meeting.mark(name);
         if (request.phase === 'implement') await meeting.waitFor(name === 'kitchen' ? 'hall' : 'kitchen');
       });
-      const { final, journal, witnessedInMain } = await runRooms({
+      const { final, journal, witnessedInMain, reusedInMain } = await runRooms({
         dir,
         slices: plan(['kitchen', 'hall']),
         script,
@@ -309,7 +319,12 @@ describe('--concurrency: slices at once in worktrees', () => {
       ]);
       const record = final.modeState.kind === 'spec' ? final.modeState : undefined;
       expect(Object.keys(record?.slices ?? {}).sort()).toEqual(['integration', 'room:hall', 'room:kitchen']);
-      expect([...(record?.parallel?.mergedSlices ?? [])].sort()).toEqual(['room:hall', 'room:kitchen']);
+      const mergedSlices = record?.parallel?.mergedSlices ?? [];
+      expect([...mergedSlices].sort()).toEqual(['room:hall', 'room:kitchen']);
+      // The first merge left the slice's own tree: the witness there was handed the test run its witness made in
+      // its worktree. The second merge's tree holds both slices: its tests ran again.
+      const first = mergedSlices[0]!.replace(/^room:/, '');
+      expect(reusedInMain).toEqual([{ slice: mergedSlices[0], ranIn: cwds.get(first) }]);
       expect(
         final.intents
           .filter((i) => i.key.startsWith('slice:room:'))
