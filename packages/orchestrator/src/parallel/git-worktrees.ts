@@ -45,8 +45,12 @@ export interface SliceWorkspaces {
   commit(workspace: SliceWorkspace): Promise<string>;
   /** Merges `commit` into `merged` without touching any working tree; conflicts are reported, never resolved. */
   merge(merged: string, commit: string, sliceId: string): Promise<MergeOutcome>;
-  /** Makes the main working tree hold exactly the files of `commit` (the state folder aside); true if it changed. */
-  showInMain(commit: string): Promise<boolean>;
+  /**
+   * Makes the main working tree hold exactly the files of `commit` (the state folder aside); true if it changed.
+   * `from`: the commit the main tree is known to hold now (the merged base the supervisor put there); only its
+   * difference to `commit` is applied, and when that does not apply cleanly the tree is measured and moved as without.
+   */
+  showInMain(commit: string, from?: string): Promise<boolean>;
   /** Removes a slice's worktree and its branch. */
   remove(workspace: SliceWorkspace): Promise<void>;
   /** Removes every worktree and branch of this run (left by a crash, or still there at the end); their paths. */
@@ -156,15 +160,14 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       return workspace;
     },
     async commit(workspace) {
-      await git(workspace.dir, ['add', '-A', '--', '.']);
       await git(workspace.dir, [
-        'rm',
-        '-r',
-        '--cached',
-        '--quiet',
-        '--ignore-unmatch',
+        '-c',
+        'advice.addIgnoredFile=false',
+        'add',
+        '-A',
         '--',
-        ...NOT_COMMITTED,
+        '.',
+        ...NOT_COMMITTED.map((path) => `:(exclude)${path}`),
       ]);
       await git(
         workspace.dir,
@@ -184,6 +187,13 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       return git(workspace.dir, ['rev-parse', 'HEAD']);
     },
     async merge(merged, commit, sliceId) {
+      // The slice started from `merged` and nothing was merged since: its commit is the merge (a fast-forward).
+      const parent = await execa('git', ['rev-parse', '--verify', '--quiet', `${commit}^1`], {
+        cwd: root,
+        reject: false,
+      });
+      if (parent.exitCode === 0 && parent.stdout.trim() === merged)
+        return { ok: true, commit, unchanged: true };
       const result = await execa('git', ['merge-tree', '--write-tree', '--name-only', merged, commit], {
         cwd: root,
         reject: false,
@@ -204,7 +214,20 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       );
       return { ok: true, commit: made.trim(), unchanged: tree.trim() === (await treeOf(commit)) };
     },
-    async showInMain(commit) {
+    async showInMain(commit, from) {
+      if (from !== undefined) {
+        const patch = await execa('git', ['diff', '--binary', '--full-index', from, commit], {
+          cwd: root,
+          stripFinalNewline: false,
+        });
+        if (patch.stdout.trim() === '') return false;
+        const applied = await execa('git', ['apply', '--whitespace=nowarn', '-'], {
+          cwd: root,
+          input: patch.stdout,
+          reject: false,
+        });
+        if (applied.exitCode === 0) return true;
+      }
       const current = await gitWorkingTree(cwd);
       const target = await treeOf(commit);
       if (current === null || current === target) return false;

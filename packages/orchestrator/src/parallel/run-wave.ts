@@ -418,7 +418,8 @@ async function supervise<O extends SliceLoopOptions>(
     let why: string | undefined;
     if (!outcome.ok) why = `merge conflict in ${outcome.conflicts.join(', ') || 'the tree'}`;
     else {
-      await parallel.workspaces.showInMain(outcome.commit);
+      // The main tree holds the merged base: the supervisor put it there and nothing else moves it.
+      await parallel.workspaces.showInMain(outcome.commit, current.merged);
       const mergeMs = since(began);
       const tests = current.pendingTests?.[id] ?? [];
       await shared.update((l) => promoteTests(l, id, tests));
@@ -466,7 +467,7 @@ async function supervise<O extends SliceLoopOptions>(
         return;
       }
       why = `red after merge: ${witness.result.summary}`;
-      await parallel.workspaces.showInMain(current.merged);
+      await parallel.workspaces.showInMain(current.merged, outcome.commit);
       const paths = new Set(tests.map((t) => t.path));
       await shared.update((l) => ({
         ...l,
