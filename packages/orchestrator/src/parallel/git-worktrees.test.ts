@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -29,7 +29,14 @@ async function setUp() {
   const base = await workspaces.snapshot();
   const workspace = await workspaces.create('s:1', base);
   await writeFile(join(workspace.cwd, 'a.txt'), 'two\n');
+  // The slice loop's state folder (ignored) is never committed.
+  await mkdir(join(workspace.cwd, '.allium-loop', 'slug'), { recursive: true });
+  await writeFile(join(workspace.cwd, '.allium-loop', 'slug', 'result.json'), '{}\n');
   const commit = await workspaces.commit(workspace);
+  expect((await git(dir, 'ls-tree', '-r', '--name-only', commit)).split('\n').sort()).toEqual([
+    '.gitignore',
+    'a.txt',
+  ]);
   await workspaces.remove(workspace);
   return { dir, workspaces, base, commit };
 }

@@ -160,14 +160,15 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       return workspace;
     },
     async commit(workspace) {
+      await git(workspace.dir, ['add', '-A', '--', '.']);
       await git(workspace.dir, [
-        '-c',
-        'advice.addIgnoredFile=false',
-        'add',
-        '-A',
+        'rm',
+        '-r',
+        '--cached',
+        '--quiet',
+        '--ignore-unmatch',
         '--',
-        '.',
-        ...NOT_COMMITTED.map((path) => `:(exclude)${path}`),
+        ...NOT_COMMITTED,
       ]);
       await git(
         workspace.dir,
