@@ -6,37 +6,14 @@
 // tend copies <spec file> to specs/things.allium; a slice's propagate writes its failing test (an upstream
 // propagate record, naming the slice's rule and entity so the witness's coverage counts them), implement its code,
 // weed is clean; the integration pass writes one test over every rule and entity of the spec.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { agentRecords } from '../../../packages/cli/src/reliability/fixtures/agent-records.mjs';
 
 const [latency, specFile, phase, resultFile] = process.argv.slice(2);
 await new Promise((resolve) => setTimeout(resolve, Number(latency)));
 
 const spec = readFileSync(specFile, 'utf8');
-const write = (path, text) => {
-  mkdirSync(dirname(join(process.cwd(), path)), { recursive: true });
-  writeFileSync(join(process.cwd(), path), text);
-};
-const result = (value) => writeFileSync(resultFile, `${JSON.stringify(value, null, 2)}\n`);
-// The engine-side record beside the result: which obligations each generated test covers.
-const loop = (value) =>
-  writeFileSync(resultFile.replace(/\.json$/, '.loop.json'), `${JSON.stringify(value, null, 2)}\n`);
-const sha = (path) =>
-  `sha256:${createHash('sha256')
-    .update(readFileSync(join(process.cwd(), path)))
-    .digest('hex')}`;
-const propagated = (covers, summary) => {
-  const paths = Object.keys(covers);
-  result({
-    phase: 'propagate',
-    obligations: { total: paths.length, covered: paths.length, uncovered: 0 },
-    uncovered_obligations: [],
-    generated_tests: paths.map((path) => ({ path, hash: sha(path) })),
-    summary,
-  });
-  loop({ covers: paths.map((path) => ({ path, obligations: covers[path] })) });
-};
+const { write, result, propagated } = agentRecords(resultFile);
 
 const key = /\/slices\/([^/]+)\//.exec(resultFile)?.[1];
 // The slice's entity is the last word of its key (`cycle-entity-lifecycle-Lamp`); Tally's rule is CountStarted.
