@@ -65,8 +65,12 @@ export {
   type CliInvocation,
 } from './cli-agent-runner.js';
 export {
+  ALLIUM_PLUGIN_PHASES,
   buildClaudeArgs,
   claudeOptionsSchema,
+  DEFAULT_PHASE_AGENTS,
+  PHASE_AGENT_CHOICES,
+  PHASE_AGENT_KINDS,
   createClaudeAgentRunner,
   type ClaudeOptions,
 } from './claude-agent.js';
