@@ -5,7 +5,12 @@ import { findPrintedRecord } from './printed-record.js';
 const WEED = {
   verdict: 'dirty',
   divergences: [
-    { subject: 'GiveBack', classification: 'code-bug', spec: 'rule GiveBack { ensures x }', code: 'if (a) {' },
+    {
+      subject: 'GiveBack',
+      classification: 'code-bug',
+      spec: 'rule GiveBack { ensures x }',
+      code: 'if (a) {',
+    },
   ],
   summary: '1 divergence',
 };
@@ -83,5 +88,10 @@ describe('findPrintedRecord', () => {
     const noise = `${'{"a": "'.repeat(20_000)}\n${'```\n'.repeat(5_000)}${'````x\n'.repeat(5_000)}`;
     const found = findPrintedRecord('weed', `${noise}\n\n${fenced(WEED)}`);
     expect(JSON.parse(found!.text)).toEqual(WEED);
+  });
+
+  it('searches only the last MiB of the message', () => {
+    expect(findPrintedRecord('weed', `${fenced(WEED)}${'.'.repeat(1024 * 1024)}`)).toBeUndefined();
+    expect(findPrintedRecord('weed', `${'.'.repeat(1024 * 1024)}${fenced(WEED)}`)).toBeDefined();
   });
 });

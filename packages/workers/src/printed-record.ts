@@ -75,10 +75,7 @@ function splitFences(text: string): { blocks: { language: string; body: string }
   for (let i = 0; i < lines.length; i += 1) {
     const opener = /^[ \t]*(`{3,}|~{3,})[ \t]*([\w-]*)/.exec(lines[i]!);
     const fence = opener?.[1];
-    const close =
-      fence === undefined || unclosed.has(fence)
-        ? -1
-        : closingLine(lines, i + 1, fence);
+    const close = fence === undefined || unclosed.has(fence) ? -1 : closingLine(lines, i + 1, fence);
     if (fence !== undefined && close === -1) unclosed.add(fence);
     if (opener === null || close === -1) {
       prose.push(lines[i]!);

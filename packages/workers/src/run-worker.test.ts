@@ -692,7 +692,13 @@ describe('a record the agent printed instead of writing the result file', () => 
   async function printing(project: Project, steps: readonly ScriptStep[], finalText: string) {
     const deps = await projectDeps(project, steps);
     const agent = deps.agent;
-    return { ...deps, agent: { name: agent.name, run: async (r: Parameters<typeof agent.run>[0]) => ({ ...(await agent.run(r)), finalText }) } };
+    return {
+      ...deps,
+      agent: {
+        name: agent.name,
+        run: async (r: Parameters<typeof agent.run>[0]) => ({ ...(await agent.run(r)), finalText }),
+      },
+    };
   }
 
   it.each([
@@ -718,7 +724,11 @@ describe('a record the agent printed instead of writing the result file', () => 
       divergences: [{ subject: 'GiveBack', classification: 'code-bug', spec: 'shelved', code: 'kept out' }],
       summary: 'file',
     };
-    const deps = await printing(project, [{ op: 'result', json: dirty }], `\`\`\`json\n${JSON.stringify(CLEAN)}\n\`\`\``);
+    const deps = await printing(
+      project,
+      [{ op: 'result', json: dirty }],
+      `\`\`\`json\n${JSON.stringify(CLEAN)}\n\`\`\``,
+    );
     const outcome = await runWorker('weed', projectContext(project), deps);
     expect(outcome.result).toMatchObject({ verdict: 'dirty', summary: 'file' });
     expect(JSON.parse(await readFile(join(project.cwd, RESULT_FILE), 'utf8'))).toEqual(dirty);
@@ -749,7 +759,9 @@ describe('a record the agent printed instead of writing the result file', () => 
       await printing(project, [], 'I looked at the spec and the code; they agree.'),
     );
     expect(outcome.status === 'failed' && outcome.reason).toBe('no_result_file');
-    expect(outcome.status === 'failed' && outcome.detail).toContain("no weed record in the agent's final message");
+    expect(outcome.status === 'failed' && outcome.detail).toContain(
+      "no weed record in the agent's final message",
+    );
   });
 
   it('a printed propagate record is guarded and checked as a written one: its tests run and are protected', async () => {
@@ -764,7 +776,11 @@ describe('a record the agent printed instead of writing the result file', () => 
     const outcome = await runWorker(
       'propagate',
       projectContext(project),
-      await printing(project, [{ op: 'write', path, text: GIVE_BACK_TEST }], `\`\`\`json\n${JSON.stringify(record)}\n\`\`\``),
+      await printing(
+        project,
+        [{ op: 'write', path, text: GIVE_BACK_TEST }],
+        `\`\`\`json\n${JSON.stringify(record)}\n\`\`\``,
+      ),
     );
     expect(outcome.violations).toEqual([]);
     expect(outcome.status === 'ok' || outcome.detail).toBe(true);

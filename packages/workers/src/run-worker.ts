@@ -259,7 +259,8 @@ async function verifyResult<P extends WorkerPhase>(
   }
   const parsed = parseWorkerResult(phase, text);
   if (!parsed.ok) {
-    const where = observed.resultSource === 'printed' ? "the record printed in the agent's final message: " : '';
+    const where =
+      observed.resultSource === 'printed' ? "the record printed in the agent's final message: " : '';
     return { failures: [{ reason: 'result_invalid', detail: `${where}${parsed.issues.join('; ')}` }] };
   }
   const loop = observed.loopText === undefined ? undefined : parseLoopRecord(observed.loopText);

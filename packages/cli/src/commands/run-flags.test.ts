@@ -50,7 +50,11 @@ const EDGES: readonly [string, readonly string[], RegExp][] = [
   ['a repeated flag', ['--max-ticks', '3', '--max-ticks', '30'], /--max-ticks was given twice; give it once/],
   ['a repeated flag, once as --flag=value', ['--max-ticks=3', '--max-ticks', '3'], /--max-ticks was given/],
   ['a repeated switch, short and long', ['-q', '--quiet'], /--quiet was given twice \(-q and --quiet\)/],
-  ['a value outside --phase-agents’ choices', ['--phase-agents', 'plugin'], /--phase-agents takes one of own, allium, not 'plugin'/],
+  [
+    'a value outside --phase-agents’ choices',
+    ['--phase-agents', 'plugin'],
+    /--phase-agents takes one of own, allium, not 'plugin'/,
+  ],
   ['a zero count', ['--max-ticks', '0'], /--max-ticks takes a positive whole number, not '0'/],
   ['a negative count', ['--max-ticks=-2'], /--max-ticks takes a positive whole number, not '-2'/],
   ['a fractional count', ['--no-progress-ticks', '1.5'], /--no-progress-ticks takes a positive whole number/],
@@ -178,7 +182,9 @@ describe('--phase-agents', { timeout: 120_000 }, () => {
       ['resume', 'add-a-thing', '--agent', 'codex', '--phase-agents', 'allium'],
     ]) {
       const { code, out, err } = await cli(args, project);
-      expect(err, args.join(' ')).toMatch(/--phase-agents allium needs an agent that has the Allium plugin's agents/);
+      expect(err, args.join(' ')).toMatch(
+        /--phase-agents allium needs an agent that has the Allium plugin's agents/,
+      );
       expect(out).toBe('');
       expect(code).toBe(2);
     }

@@ -55,7 +55,11 @@ export function agentFromFlags(values: RunFlagValues, configured: Config['agent'
     setPhaseAgents(
       base,
       phaseAgents,
-      values.agent !== undefined ? '--agent' : implied !== undefined ? `--agent-${implied}` : 'allium-loop.yaml',
+      values.agent !== undefined
+        ? '--agent'
+        : implied !== undefined
+          ? `--agent-${implied}`
+          : 'allium-loop.yaml',
     );
   if (script !== undefined) base['script'] = resolve(cwd, script);
   if (command !== undefined) base['argv'] = splitCommand(command);
