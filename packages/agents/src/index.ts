@@ -25,7 +25,7 @@ export {
   type AgentRuntime,
   type CommonAgentOptions,
 } from './agent-options.js';
-export { decideOutcome, type AgentOutputParser, type AgentReport } from './agent-report.js';
+export { decideOutcome, parseJsonObject, type AgentOutputParser, type AgentReport } from './agent-report.js';
 export {
   DEFAULT_CAPTURE_LIMITS,
   MAX_TIMEOUT_MS,

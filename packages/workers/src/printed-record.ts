@@ -1,3 +1,4 @@
+import { parseJsonObject } from '@allium-loop/agents';
 import type { z } from 'zod';
 import { RESULT_SCHEMAS } from './result-schemas.js';
 import type { WorkerPhase } from './worker-phase.js';
@@ -56,7 +57,8 @@ const MAX_SCAN_CHARS = 32 * MAX_MESSAGE_CHARS;
 function jsonCandidates(message: string): Candidate[] {
   const { blocks, prose } = splitFences(message.slice(-MAX_MESSAGE_CHARS));
   const fenced = blocks.flatMap((block) => {
-    const value = block.language === '' || block.language === 'json' ? parseObject(block.body) : undefined;
+    const value =
+      block.language === '' || block.language === 'json' ? parseJsonObject(block.body) : undefined;
     return value === undefined ? [] : [{ value, form: 'fenced' as const }];
   });
   return [...fenced, ...bareObjects(prose).map((value) => ({ value, form: 'bare' as const }))];
@@ -99,7 +101,7 @@ function bareObjects(text: string): Record<string, unknown>[] {
   let i = text.indexOf('{');
   while (i !== -1 && budget.left > 0) {
     const end = closingBrace(text, i, budget);
-    const value = end === undefined ? undefined : parseObject(text.slice(i, end + 1));
+    const value = end === undefined ? undefined : parseJsonObject(text.slice(i, end + 1));
     if (value !== undefined) found.push(value);
     // After an object, look past it; after a brace that opens none, try the next brace.
     i = text.indexOf('{', value !== undefined && end !== undefined ? end + 1 : i + 1);
@@ -124,15 +126,4 @@ function closingBrace(text: string, start: number, budget: { left: number }): nu
     }
   }
   return undefined;
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
