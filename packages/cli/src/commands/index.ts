@@ -85,8 +85,7 @@ export const COMMANDS: readonly Command[] = [
     {
       name: 'spec',
       synopsis: 'spec check|analyse|model|plan|graph|questions [paths]',
-      summary:
-        'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
+      summary: 'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
     },
     async () => (await import('./spec.js')).specCommand,
   ),
