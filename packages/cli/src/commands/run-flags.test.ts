@@ -1,12 +1,19 @@
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MAX_TIMEOUT_MS } from '@allium-loop/agents';
+import { writeFile } from 'node:fs/promises';
+import {
+  DEFAULT_PHASE_AGENTS,
+  MAX_TIMEOUT_MS,
+  PHASE_AGENT_CHOICES,
+  PHASE_AGENT_KINDS,
+} from '@allium-loop/agents';
 import { ENTRY_POINTS } from '@allium-loop/entry';
 import { describe, expect, it } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
 import { makeProject } from '../e2e/e2e.test-helpers.js';
 import { runCli } from '../run-cli.js';
 import { FlagError, MAX_TIMER_MS, parseRunFlags, RUN_FLAG_SCHEMA } from './run-flags.js';
+import { agentFromFlags } from './run-options.js';
 
 async function cli(args: readonly string[], cwd: string) {
   const io = createRecordingIo(cwd, { PATH: process.env['PATH'] });
@@ -43,6 +50,11 @@ const EDGES: readonly [string, readonly string[], RegExp][] = [
   ['a repeated flag', ['--max-ticks', '3', '--max-ticks', '30'], /--max-ticks was given twice; give it once/],
   ['a repeated flag, once as --flag=value', ['--max-ticks=3', '--max-ticks', '3'], /--max-ticks was given/],
   ['a repeated switch, short and long', ['-q', '--quiet'], /--quiet was given twice \(-q and --quiet\)/],
+  [
+    'a value outside --phase-agents’ choices',
+    ['--phase-agents', 'plugin'],
+    /--phase-agents takes one of own, allium, not 'plugin'/,
+  ],
   ['a zero count', ['--max-ticks', '0'], /--max-ticks takes a positive whole number, not '0'/],
   ['a negative count', ['--max-ticks=-2'], /--max-ticks takes a positive whole number, not '-2'/],
   ['a fractional count', ['--no-progress-ticks', '1.5'], /--no-progress-ticks takes a positive whole number/],
@@ -113,8 +125,90 @@ describe('parseRunFlags', () => {
     for (const [, flag] of EDGES) expect(() => parseRunFlags(['g', ...flag], 'run')).toThrow(FlagError);
   });
 
-  it('the schema’s facts are the engine’s: entry points, the longest timer', () => {
+  it('the schema’s facts are the engine’s: entry points, the longest timer, phase agents', () => {
     expect(RUN_FLAG_SCHEMA.entry.choices).toEqual([...ENTRY_POINTS]);
     expect(MAX_TIMER_MS).toBe(MAX_TIMEOUT_MS);
+    expect(RUN_FLAG_SCHEMA['phase-agents'].choices).toEqual([...PHASE_AGENT_CHOICES]);
+    expect(RUN_FLAG_SCHEMA['phase-agents'].default).toBe(DEFAULT_PHASE_AGENTS);
+    expect(PHASE_AGENT_KINDS).toEqual(['claude']);
+  });
+});
+
+describe('--phase-agents', { timeout: 120_000 }, () => {
+  const flags = (args: readonly string[]) => parseRunFlags(['g', ...args], 'run').values;
+
+  it('sets phaseAgents on the claude agent: the default agent, --agent claude, or the config file’s claude', () => {
+    expect(agentFromFlags(flags(['--phase-agents', 'allium']), undefined, '/p')).toEqual({
+      kind: 'claude',
+      phaseAgents: 'allium',
+    });
+    expect(agentFromFlags(flags(['--agent', 'claude', '--phase-agents=own']), undefined, '/p')).toEqual({
+      kind: 'claude',
+      phaseAgents: 'own',
+    });
+    // The flag overrides the config file's setting and keeps the rest of it.
+    const configured = { kind: 'claude', model: 'opus', phaseAgents: 'own' } as const;
+    expect(agentFromFlags(flags(['--phase-agents', 'allium']), configured, '/p')).toEqual({
+      ...configured,
+      phaseAgents: 'allium',
+    });
+    // Not given: the config file's setting stands.
+    expect(agentFromFlags(flags([]), configured, '/p')).toEqual(configured);
+  });
+
+  it('own is what every other agent does anyway: accepted, nothing set', () => {
+    expect(agentFromFlags(flags(['--agent', 'codex', '--phase-agents', 'own']), undefined, '/p')).toEqual({
+      kind: 'codex',
+    });
+  });
+
+  it.each([
+    [['--agent', 'codex'], /the agent is codex \(--agent\), which has none/],
+    [['--agent', 'opencode'], /the agent is opencode \(--agent\), which has none/],
+    [['--agent-command', 'node a.mjs {prompt_file}'], /the agent is command \(--agent-command\)/],
+  ])('allium with %j is a usage error', (agent, message) => {
+    const values = flags([...agent, '--phase-agents', 'allium']);
+    expect(() => agentFromFlags(values, undefined, '/p')).toThrow(FlagError);
+    expect(() => agentFromFlags(values, undefined, '/p')).toThrow(message);
+    expect(() => agentFromFlags(values, undefined, '/p')).toThrow(
+      "--phase-agents allium needs an agent that has the Allium plugin's agents (claude)",
+    );
+  });
+
+  it('allium for an agent without plugin agents: exit 2 on run and resume, nothing written', async () => {
+    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+    for (const args of [
+      ['run', 'add a thing', '--agent', 'gemini', '--phase-agents', 'allium'],
+      ['resume', 'add-a-thing', '--agent', 'codex', '--phase-agents', 'allium'],
+    ]) {
+      const { code, out, err } = await cli(args, project);
+      expect(err, args.join(' ')).toMatch(
+        /--phase-agents allium needs an agent that has the Allium plugin's agents/,
+      );
+      expect(out).toBe('');
+      expect(code).toBe(2);
+    }
+    // The config file's agent counts as well.
+    await writeFile(join(project, 'allium-loop.yaml'), 'agent:\n  kind: aider\n');
+    const configured = await cli(['run', 'add a thing', '--phase-agents', 'allium'], project);
+    expect(configured.err).toMatch(/the agent is aider \(allium-loop.yaml\), which has none/);
+    expect(configured.code).toBe(2);
+    expect(await exists(join(project, '.allium-loop'))).toBe(false);
+  });
+
+  it('belongs to the spec loop: refused with a loop mode', async () => {
+    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+    const { code, err } = await cli(['run', 'g', '--verify', 'true', '--phase-agents', 'allium'], project);
+    expect(err).toContain('--phase-agents belongs to the spec loop; it does not apply with --verify.');
+    expect(code).toBe(2);
+    expect(await exists(join(project, '.allium-loop'))).toBe(false);
+  });
+
+  it('is listed in run and resume help with its default', async () => {
+    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+    for (const command of ['run', 'resume']) {
+      const { out } = await cli([command, '--help'], project);
+      expect(out).toMatch(/--phase-agents own\|allium.*\(default: own\)/s);
+    }
   });
 });

@@ -207,6 +207,15 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'all',
     group: 'Agent',
   },
+  'phase-agents': {
+    type: 'string',
+    arg: 'own|allium',
+    choices: ['own', 'allium'],
+    help: "allium: distill, tend, propagate and weed run as the Allium plugin's agents (allium:<phase>; Claude Code with the plugin installed)",
+    default: 'own',
+    scope: 'spec',
+    group: 'Agent',
+  },
   'agent-script': {
     type: 'string',
     arg: 'PATH',
