@@ -212,3 +212,58 @@ describe('--phase-agents', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('the /al arguments after --state-file are flags of the one schema', () => {
+  it('workdir= is --state-file <dir>/.al-state.json and max= is --max-ticks; other words stay the goal', () => {
+    const parsed = parseRunFlags(['list the fruits', '--state-file', 'workdir=work', 'max=5'], 'run');
+    expect(parsed.loop).toBe('state-file');
+    expect(parsed.positionals).toEqual(['list the fruits']);
+    expect(parsed.values).toMatchObject({ 'state-file': join('work', '.al-state.json'), 'max-ticks': '5' });
+    // Outside --state-file such words are nothing special: the goal of another loop.
+    expect(parseRunFlags(['max=5'], 'run').positionals).toEqual(['max=5']);
+  });
+
+  const BAD_AL: readonly [string, readonly string[], string][] = [
+    ['a zero max=', ['max=0'], "max= takes a positive whole number, not '0'."],
+    ['a max= that is no number', ['max=two'], "max= takes a positive whole number, not 'two'."],
+    ['a fractional max=', ['max=2.5'], "max= takes a positive whole number, not '2.5'."],
+    ['an empty max=', ['max='], "max= takes a positive whole number, not ''."],
+    ['an empty workdir=', ['workdir='], "workdir= needs a directory, not ''."],
+    ['max= given twice', ['max=3', 'max=4'], 'max= was given twice; give it once.'],
+    ['workdir= given twice', ['workdir=a', 'workdir=b'], 'workdir= was given twice; give it once.'],
+    [
+      'max= beside --max-ticks',
+      ['max=3', '--max-ticks', '4'],
+      'max= is the tick cap; give it or --max-ticks, not both.',
+    ],
+    [
+      'max= beside --max-iterations',
+      ['max=3', '--max-iterations', '3'],
+      'max= is the tick cap; give it or --max-iterations, not both.',
+    ],
+    [
+      'workdir= beside a --state-file path',
+      ['--state-file=state/al.json', 'workdir=work'],
+      'workdir= names the directory of .al-state.json; give it or a --state-file path, not both.',
+    ],
+  ];
+
+  for (const [what, words, message] of BAD_AL)
+    it(`${what}: exit 2, a clear message, nothing written`, async () => {
+      const args = [
+        'run',
+        'list the fruits',
+        ...(words[0]?.startsWith('--state-file') ? [] : ['--state-file']),
+        ...words,
+      ];
+      expect(() => parseRunFlags(args.slice(1), 'run')).toThrow(FlagError);
+      const project = await makeProject({ 'README.md': 'fruits\n' });
+      const { code, out, err } = await cli([...args, '--agent-command', 'true'], project);
+      expect(err).toContain(`allium-loop run: ${message}`);
+      expect(out).toBe('');
+      expect(code).toBe(2);
+      // Refused before anything starts: no state directory, no state file anywhere.
+      expect((await readdir(project)).sort()).toEqual(['.git', 'README.md']);
+      expect(await exists(join(project, 'work'))).toBe(false);
+    });
+});
