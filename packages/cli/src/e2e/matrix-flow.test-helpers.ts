@@ -194,7 +194,7 @@ export async function runMatrixFlow(options: MatrixFlowOptions): Promise<MatrixF
       await cp(planFile, join(temp, 'plan.json'));
       const env = jobEnv(`slice-${key}`, {
         SLICE: slice,
-        KEY: key,
+        SLICE_SLUG: key,
         PLAN_FILE: join(temp, 'plan.json'),
         LEDGER_FILE: join(temp, `ledger-${key}.json`),
         AGENT_SCRIPT: scripts[key] ?? '',
