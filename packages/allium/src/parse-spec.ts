@@ -208,7 +208,7 @@ function readVersion(
 ): { version: number | undefined; diagnostics: Diagnostic[] } {
   let version: number | undefined;
   // Line by line up to the first non-blank one (not `split`: that would copy every line of a big spec).
-  for (let from = 0; from <= text.length; ) {
+  for (let from = 0; from <= text.length;) {
     const end = text.indexOf('\n', from);
     const line = text.slice(from, end === -1 ? text.length : end).trim();
     from = end === -1 ? text.length + 1 : end + 1;

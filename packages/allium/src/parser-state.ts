@@ -60,7 +60,11 @@ export class ParserState {
     const counts = this.nameCounts;
     for (let i = this.settled; i < end; i += 1) {
       const token = this.tokens[i];
-      if (token !== undefined && this.dropped[i] !== 1 && (token.kind === 'ident' || token.kind === 'keyword'))
+      if (
+        token !== undefined &&
+        this.dropped[i] !== 1 &&
+        (token.kind === 'ident' || token.kind === 'keyword')
+      )
         counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
       this.tokens[i] = undefined;
     }
