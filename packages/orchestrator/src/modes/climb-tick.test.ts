@@ -12,7 +12,7 @@ describe('hill-climb ticks', () => {
     const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
     const best = await createCheckpoint(scope, climbRefs('demo').best, 'best');
     await writeFiles(dir, { 'src.txt': 'line\nthe user adds a line between ticks\n' });
-    const open = await openTick(scope, 'demo', 1, best!.commit);
+    const open = (await openTick(scope, 'demo', 1, best!.commit))!;
     expect(await gitOut(dir, 'rev-parse', climbRefs('demo').pending)).toBe(open.before);
     await writeFiles(dir, {
       'score.txt': '5\n',
