@@ -40,7 +40,9 @@ function median(values: number[]): number {
 
 async function bench(files: number): Promise<void> {
   const dir = makeRepo(files);
-  const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'bench', 'git-index'), { cover: 'repository' });
+  const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'bench', 'git-index'), {
+    cover: 'repository',
+  });
   const create: number[] = [];
   const tick: number[] = [];
   try {

@@ -9,7 +9,9 @@ import { gitOut, makeGitRepo, writeFiles } from './git-checkpoint.test-helpers.j
 describe('hill-climb ticks', () => {
   it("a revert undoes only the tick's own edits: the user's edit of the same file before the tick and a log written after the call stay", async () => {
     const dir = await makeGitRepo({ 'score.txt': '10\n', 'src.txt': 'line\n' });
-    const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'demo', 'git-index'), { cover: 'repository' });
+    const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'demo', 'git-index'), {
+      cover: 'repository',
+    });
     const best = await git.checkpoint('demo', 'best');
     await writeFiles(dir, { 'src.txt': 'line\nthe user adds a line between ticks\n' });
     const open = await openTick(git, 'demo', 1, best!.object);
@@ -41,7 +43,9 @@ describe('hill-climb ticks', () => {
 
   it('puts back refs that do not name what the ledger recorded (moved or deleted), and reports each', async () => {
     const dir = await makeGitRepo({ 'a.txt': 'a\n' });
-    const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'demo', 'git-index'), { cover: 'repository' });
+    const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'demo', 'git-index'), {
+      cover: 'repository',
+    });
     const refs = climbRefs('demo');
     const tick0 = await git.checkpoint('demo', 'tick-0');
     await writeFiles(dir, { 'a.txt': 'b\n' });

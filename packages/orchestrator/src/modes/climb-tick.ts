@@ -35,7 +35,12 @@ export function climbRefs(slug: string) {
 }
 
 /** Snapshots the tree before the agent's call (under `…/pending`) and opens the tick. */
-export async function openTick(git: GitSnapshots, slug: string, tick: number, best: string): Promise<OpenTick> {
+export async function openTick(
+  git: GitSnapshots,
+  slug: string,
+  tick: number,
+  best: string,
+): Promise<OpenTick> {
   const made = await git.snapshot(`allium-loop ${slug} before tick ${String(tick)}`);
   if (made === undefined) throw new Error(`cannot open tick ${String(tick)}: not in a git work tree`);
   await git.pointRef(climbRefs(slug).pending, made.object);
@@ -45,7 +50,8 @@ export async function openTick(git: GitSnapshots, slug: string, tick: number, be
 /** Snapshots the tree now and names the paths changed since the tick opened (the engine's own log left out). */
 export async function tickEdits(git: GitSnapshots, slug: string, open: OpenTick): Promise<TickEdits> {
   const after = await git.snapshot(`allium-loop ${slug} tick ${String(open.tick)}, reverted`);
-  if (after === undefined) throw new Error(`cannot snapshot tick ${String(open.tick)}: not in a git work tree`);
+  if (after === undefined)
+    throw new Error(`cannot snapshot tick ${String(open.tick)}: not in a git work tree`);
   return { after: after.object, paths: await touchedPaths(git, open.before, after.object) };
 }
 

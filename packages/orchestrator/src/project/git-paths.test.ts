@@ -53,7 +53,11 @@ describe('git snapshots and path restores (the loop modes)', () => {
   });
 
   it('covers the whole work tree from a sub-folder, or only the folder, leaving out the state directory and named paths', async () => {
-    const dir = await makeGitRepo({ 'pkg/a.txt': 'a\n', 'other/b.txt': 'b\n', 'pkg/.allium-loop/t.json': '{}' });
+    const dir = await makeGitRepo({
+      'pkg/a.txt': 'a\n',
+      'other/b.txt': 'b\n',
+      'pkg/.allium-loop/t.json': '{}',
+    });
     await writeFiles(dir, {
       'pkg/a.txt': 'a2\n',
       'other/b.txt': 'b2\n',

@@ -8,7 +8,9 @@ import { execa } from 'execa';
 
 /** The paths whose content or mode differs between two commits. */
 export async function changedPaths(top: string, from: string, to: string): Promise<string[]> {
-  const out = await execa('git', ['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to], { cwd: top });
+  const out = await execa('git', ['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to], {
+    cwd: top,
+  });
   return out.stdout.split('\0').filter((path) => path !== '');
 }
 
@@ -18,7 +20,9 @@ export async function changedPaths(top: string, from: string, to: string): Promi
  * written — is left as it is, and so are the user's index and HEAD. Throws when git fails.
  */
 export async function restorePaths(top: string, commit: string, paths: readonly string[]): Promise<void> {
-  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', '--full-tree', commit], { cwd: top });
+  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', '--full-tree', commit], {
+    cwd: top,
+  });
   const held = new Set(listed.stdout.split('\0').filter((path) => path !== ''));
   // Deletions first: a file the commit holds may sit where the tick left a folder.
   for (const path of paths.filter((p) => !held.has(p))) {

@@ -248,11 +248,15 @@ async function dropPaths(
 ): Promise<void> {
   const paths = leaveOut.map((path) => relative(top, path)).filter((p) => p !== '' && !p.startsWith('..'));
   if (paths.length === 0) return;
-  await execa('git', ['--literal-pathspecs', 'rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...paths], {
-    cwd: top,
-    env,
-    reject: false,
-  });
+  await execa(
+    'git',
+    ['--literal-pathspecs', 'rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...paths],
+    {
+      cwd: top,
+      env,
+      reject: false,
+    },
+  );
 }
 
 /** The tree of the working copy from a fresh temporary index (read-tree, add, rm, write-tree): the slow way. */
@@ -282,7 +286,11 @@ async function hashAfresh(
  * The git work of a run on `cwd`, keeping its index files in `stateDir` (the run's own folder, which the hashes
  * leave out only when it lies under `.allium-loop/`). One process at a time per `stateDir`.
  */
-export function createGitSnapshots(cwd: string, stateDir: string, options: SnapshotOptions = {}): GitSnapshots {
+export function createGitSnapshots(
+  cwd: string,
+  stateDir: string,
+  options: SnapshotOptions = {},
+): GitSnapshots {
   return new GitSession(cwd, stateDir, options.cover === 'repository' ? ':/' : '.');
 }
 
@@ -379,12 +387,17 @@ class GitSession implements GitSnapshots {
   }
 
   async deleteRef(ref: string): Promise<void> {
-    await execa('git', ['update-ref', '-d', ref], { cwd: await this.requireTop(`delete ${ref}`), reject: false });
+    await execa('git', ['update-ref', '-d', ref], {
+      cwd: await this.requireTop(`delete ${ref}`),
+      reject: false,
+    });
   }
 
   async listRefs(prefix: string): Promise<Map<string, string>> {
     const top = await this.requireTop(`list ${prefix}`);
-    const out = await execa('git', ['for-each-ref', '--format=%(refname) %(objectname)', prefix], { cwd: top });
+    const out = await execa('git', ['for-each-ref', '--format=%(refname) %(objectname)', prefix], {
+      cwd: top,
+    });
     const refs = new Map<string, string>();
     for (const line of out.stdout.split('\n')) {
       const [ref, object] = line.split(' ');
