@@ -100,6 +100,32 @@ export async function runLoop(options: RunLoopOptions): Promise<Ledger> {
 /** How the slices ended when one of them (or the wave) did not converge: the run's terminal state and why. */
 type SlicesEnd = NonNullable<Extract<LoopObservation, { kind: 'slices_done' }>['terminal']>;
 
+/**
+ * A phase's questions and protected tests in the ledger: the questions it raised that the ledger does not hold yet
+ * (returned as `raised`), the ones it applied marked so, and the protected tests it reported.
+ */
+function withPhaseQuestions(
+  ledger: Ledger,
+  request: PhaseRequest,
+  report: PhaseReport,
+): { ledger: Ledger; raised: Question[] } {
+  const known = new Set(ledger.questions.map((q) => q.id));
+  const raised = report.questions
+    .filter((q) => !known.has(q.id))
+    .map((q): Question => ({ ...q, raisedAtTick: request.tick, phase: request.phase }));
+  const applied = new Set(report.appliedQuestions ?? []);
+  return {
+    raised,
+    ledger: {
+      ...ledger,
+      questions: [...ledger.questions, ...raised].map((q) =>
+        applied.has(q.id) ? { ...q, status: 'applied' as const } : q,
+      ),
+      ...(report.protectedTests === undefined ? {} : { protectedTests: [...report.protectedTests] }),
+    },
+  };
+}
+
 class LoopDriver {
   private ledger: Ledger;
   private state: LoopState;
@@ -429,18 +455,7 @@ class LoopDriver {
     this.observedCall = request.key;
     // After every agent phase, so that resume can tell the loop's own edits from drift made by someone else.
     ledger = await this.checkpoint(ledger, request.tick, 'after-last-phase');
-    const known = new Set(ledger.questions.map((q) => q.id));
-    const raised = report.questions
-      .filter((q) => !known.has(q.id))
-      .map((q): Question => ({ ...q, raisedAtTick: request.tick, phase: request.phase }));
-    const applied = new Set(report.appliedQuestions ?? []);
-    ledger = {
-      ...ledger,
-      questions: [...ledger.questions, ...raised].map((q) =>
-        applied.has(q.id) ? { ...q, status: 'applied' as const } : q,
-      ),
-      ...(report.protectedTests === undefined ? {} : { protectedTests: [...report.protectedTests] }),
-    };
+    const { ledger: next, raised } = withPhaseQuestions(ledger, request, report);
     const journal: JournalEvent[] = [
       ...report.events.map((event) => ({ ...event, ...stamp }) as JournalEvent),
       ...raised.map((question): JournalEvent => ({ type: 'question_raised', ...stamp, question })),
@@ -454,7 +469,7 @@ class LoopDriver {
         detail: report.observation.detail,
       }),
     ];
-    await this.persist(ledger, alreadyJournaled ? [] : journal);
+    await this.persist(next, alreadyJournaled ? [] : journal);
     return report.observation;
   }
 

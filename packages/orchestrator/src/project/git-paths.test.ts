@@ -155,4 +155,24 @@ describe('git snapshots and path restores (the loop modes)', () => {
       code: 'git.not_a_work_tree',
     });
   });
+
+  it('writes a checkpoint ref only when it names another commit; refs the session moves or deletes are written again', async () => {
+    const dir = await makeGitRepo({ 'a.txt': 'a\n' });
+    const git = session(dir);
+    const ref = 'refs/allium-loop/r/after-last-phase';
+    const first = await git.checkpoint('r', 'after-last-phase');
+    expect(await git.checkpoint('r', 'after-last-phase')).toEqual(first);
+    expect(await gitOut(dir, 'rev-parse', ref)).toBe(first!.object);
+    const head = (await gitHead(dir))!;
+    await git.pointRef(ref, head);
+    expect(await git.checkpoint('r', 'after-last-phase')).toEqual(first);
+    expect(await gitOut(dir, 'rev-parse', ref)).toBe(first!.object);
+    await git.deleteRef(ref);
+    await git.checkpoint('r', 'after-last-phase');
+    expect(await gitOut(dir, 'rev-parse', ref)).toBe(first!.object);
+    await writeFiles(dir, { 'a.txt': 'edited\n' });
+    const next = await git.checkpoint('r', 'after-last-phase');
+    expect(next!.object).not.toBe(first!.object);
+    expect(await gitOut(dir, 'rev-parse', ref)).toBe(next!.object);
+  });
 });

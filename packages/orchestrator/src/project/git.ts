@@ -115,7 +115,8 @@ export interface GitSnapshots {
   ): Promise<Snapshot | undefined>;
   /**
    * Records the working copy as a commit object under `refs/allium-loop/<slug>/<name>` — never on the user's
-   * branch. `known` (a hash taken moments ago) is reused instead of hashing again. `undefined` outside git.
+   * branch. `known` (a hash taken moments ago) is reused instead of hashing again; a ref this session last
+   * pointed at the same commit is not written again. `undefined` outside git.
    */
   checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined>;
   /** Points `ref` at an existing commit. Throws outside git or when git fails. */
@@ -307,6 +308,8 @@ class GitSession implements GitSnapshots {
   private base: BaseIndex | undefined;
   private copies = 0;
   private lastCommit: Snapshot | undefined;
+  /** The commit this session last pointed each ref at (a checkpoint under a name already there is not rewritten). */
+  private readonly pointed = new Map<string, string>();
 
   /** `cover` is the pathspec every hash adds: `.` (the folder) or `:/` (the whole work tree). */
   constructor(
@@ -378,15 +381,19 @@ class GitSession implements GitSnapshots {
     );
     if (made === undefined) return undefined;
     const ref = `refs/allium-loop/${slug}/${name}`;
-    await this.pointRef(ref, made.object);
+    // `after-last-phase` after a phase that edited nothing already names this commit: no `update-ref` for it.
+    if (this.pointed.get(ref) !== made.object) await this.pointRef(ref, made.object);
     return { ref, object: made.object };
   }
 
   async pointRef(ref: string, object: string): Promise<void> {
+    this.pointed.delete(ref);
     await execa('git', ['update-ref', ref, object], { cwd: await this.requireTop(`point ${ref}`) });
+    this.pointed.set(ref, object);
   }
 
   async deleteRef(ref: string): Promise<void> {
+    this.pointed.delete(ref);
     await execa('git', ['update-ref', '-d', ref], {
       cwd: await this.requireTop(`delete ${ref}`),
       reject: false,
