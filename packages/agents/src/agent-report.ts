@@ -16,6 +16,8 @@ export interface AgentReport {
   readonly authFailure?: true;
   /** The CLI's own words on a failure. */
   readonly detail?: string;
+  /** The agent's final message text, where the CLI reports one (see `AgentRunResult.finalText`). */
+  readonly finalText?: string;
 }
 
 /** Reads one CLI's stdout as it streams, then reports once the process has ended. */
@@ -102,6 +104,7 @@ export function buildReport(fields: {
   rateLimitResetAt?: number | undefined;
   authFailure?: true | undefined;
   detail?: string | undefined;
+  finalText?: string | undefined;
 }): AgentReport {
   return Object.fromEntries(
     Object.entries(fields).filter(([, v]) => v !== undefined),

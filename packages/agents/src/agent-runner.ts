@@ -81,6 +81,12 @@ export interface AgentRunResult {
   readonly authFailure?: true;
   /** The agent's process id, which is also its process group id; absent when no process was started. */
   readonly pid?: number;
+  /**
+   * The agent's final message, redacted: Claude's result text, Codex's last agent message, Gemini's response.
+   * Absent when the CLI reports none (Aider, opencode, the command and replay agents). Workers read a phase record
+   * from it when the agent printed the record instead of writing the result file (an official Allium agent).
+   */
+  readonly finalText?: string;
   /** Output volume; absent for runners that start no process (the fake). */
   readonly output?: OutputStats;
 }

@@ -1,8 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { REDACTED } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
 import { buildClaudeArgs, claudeOutcome, createClaudeAgentRunner } from './claude-agent.js';
 import {
   describeAgentRunner,
   prepareFakeCall,
+  UNRELATED_SECRET,
   type RunnerSetup,
 } from './describe-agent-runner.test-helpers.js';
 
@@ -142,4 +145,24 @@ describe('claude adapter outcomes against the fake CLI', () => {
       costUsd: 0.0123,
     });
   });
+
+  it.each(['stream-json', 'json'] as const)(
+    'reports the final message (%s) as finalText, redacted: where an official agent returns its record',
+    async (outputFormat) => {
+      const record = { verdict: 'clean', divergences: [], summary: `checked with ${UNRELATED_SECRET.value}` };
+      const resultText = `Weed is done.\n\n\`\`\`json\n${JSON.stringify(record)}\n\`\`\``;
+      const call = await prepareFakeCall({
+        behaviour: 'success',
+        create: (s) => create(s, { outputFormat, phaseAgents: 'allium' }),
+        authEnv: 'ANTHROPIC_API_KEY',
+        extraScenario: { resultText },
+      });
+      const result = await call.runner.run({ ...call.request, phase: 'weed' });
+      expect(result.outcome).toBe('ok');
+      expect(result.finalText).toBe(resultText.replace(UNRELATED_SECRET.value, REDACTED));
+      expect(result.finalText).not.toContain(UNRELATED_SECRET.value);
+      const recorded = JSON.parse(await readFile(call.recordFile, 'utf8')) as { argv: string[] };
+      expect(recorded.argv).toEqual(expect.arrayContaining(['--agent', 'allium:weed']));
+    },
+  );
 });

@@ -17,6 +17,17 @@ import {
 import type { AgentOutcome, AgentRunner, AgentRunRequest } from './agent-runner.js';
 import { createCliAgentRunner, type CliAdapterSpec } from './cli-agent-runner.js';
 
+/**
+ * Who runs the phases the Allium plugin has agents for: `own` (the engine's prompts only, the default) or
+ * `allium` (the plugin's `allium:<phase>` agents). The one list of values and the one default; the CLI's
+ * `--phase-agents` flag names the same (a test keeps them equal).
+ */
+export const PHASE_AGENT_CHOICES = ['own', 'allium'] as const;
+/** The default of `phaseAgents`. */
+export const DEFAULT_PHASE_AGENTS: (typeof PHASE_AGENT_CHOICES)[number] = 'own';
+/** The agent kinds that can run the Allium plugin's agents: Claude Code, by agent name (`--agent allium:<phase>`). */
+export const PHASE_AGENT_KINDS: readonly string[] = ['claude'];
+
 /** Options of the `claude` adapter (Claude Code in print mode). */
 export const claudeOptionsSchema = commonAgentOptionsSchema.extend({
   kind: z.literal('claude'),
@@ -38,7 +49,7 @@ export const claudeOptionsSchema = commonAgentOptionsSchema.extend({
    * the plugin must be installed in Claude Code); elicit and implement, which it has no agent for, and every phase
    * with `own` (the default) run with the engine's own prompt only.
    */
-  phaseAgents: z.enum(['own', 'allium']).optional(),
+  phaseAgents: z.enum(PHASE_AGENT_CHOICES).optional(),
 });
 
 /** The phases the Allium plugin ships an agent for (`allium:<phase>`). */
@@ -76,7 +87,7 @@ export function buildClaudeArgs(options: ClaudeOptions, request: AgentRunRequest
   const args = ['-p', '--output-format', format];
   if (format === 'stream-json') args.push('--verbose');
   args.push('--permission-mode', options.permissionMode ?? 'acceptEdits');
-  if (options.phaseAgents === 'allium' && ALLIUM_PLUGIN_PHASES.has(request.phase))
+  if ((options.phaseAgents ?? DEFAULT_PHASE_AGENTS) === 'allium' && ALLIUM_PLUGIN_PHASES.has(request.phase))
     args.push('--agent', `allium:${request.phase}`);
   if (options.model !== undefined) args.push('--model', options.model);
   if (options.maxTurns !== undefined) args.push('--max-turns', String(options.maxTurns));
@@ -156,6 +167,7 @@ function readClaudeResult(
     sessionId: stringOrUndefined(result['session_id']) ?? initSession,
     rateLimitResetAt: outcome === 'rate_limited' ? (resetTime(text ?? '') ?? retryResetAt) : undefined,
     authFailure: authFailed ? true : undefined,
+    finalText: text,
     detail: authFailed
       ? authFailureDetail(statusText, CLAUDE_AUTH_HINT)
       : outcome === undefined

@@ -108,8 +108,12 @@ async function runCall(
     installHint: spec.installHint,
   });
   const parsed = parser.finish(run);
-  const report: AgentReport =
-    parsed.detail === undefined ? parsed : { ...parsed, detail: redactor.text(parsed.detail) };
+  // The CLI's words leave the adapter redacted: a detail is journaled, a final message may become a result file.
+  const report: AgentReport = {
+    ...parsed,
+    ...(parsed.detail === undefined ? {} : { detail: redactor.text(parsed.detail) }),
+    ...(parsed.finalText === undefined ? {} : { finalText: redactor.text(parsed.finalText) }),
+  };
   const outcome = decideOutcome(run, report);
   const sections = (await spec.readSections?.(files)) ?? {};
   const text = renderTranscript(
@@ -156,6 +160,7 @@ function usageFields(report: AgentReport): Partial<AgentRunResult> {
   if (report.sessionId !== undefined) fields.sessionId = report.sessionId;
   if (report.rateLimitResetAt !== undefined) fields.rateLimitResetAt = report.rateLimitResetAt;
   if (report.detail !== undefined) fields.detail = report.detail;
+  if (report.finalText !== undefined) fields.finalText = report.finalText;
   if (report.authFailure === true && report.outcome === 'api_error') fields.authFailure = true;
   return fields;
 }

@@ -108,5 +108,7 @@ describe('codex adapter against the fake CLI', () => {
     const { readFile } = await import('node:fs/promises');
     expect(await readFile(result.transcriptPath, 'utf8')).toContain('All done: greeting implemented.');
     expect(result.sessionId).toBe('fake-codex-thread');
+    // The final message is the last agent_message item.
+    expect(result.finalText).toBe('All done.');
   });
 });

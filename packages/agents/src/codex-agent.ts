@@ -70,6 +70,7 @@ export function createCodexParser(
   /** An `error` event not (yet) followed by a completed turn: Codex prints one per retry it makes itself. */
   let pendingError: string | undefined;
   let sessionId: string | undefined;
+  let lastMessage: string | undefined;
   return {
     onLine(line) {
       const event = parseJsonObject(line);
@@ -85,6 +86,9 @@ export function createCodexParser(
       if (type === 'turn.failed')
         failure = stringOrUndefined(objectOrEmpty(event['error'])['message']) ?? 'turn failed';
       if (type === 'error') pendingError ??= stringOrUndefined(event['message']);
+      const item = objectOrEmpty(event['item']);
+      if (type === 'item.completed' && item['type'] === 'agent_message')
+        lastMessage = stringOrUndefined(item['text']) ?? lastMessage;
       if (activity === undefined) return;
       const update = readCodexActivity(event);
       // Codex names no model in its events: the configured one prices the estimate, as it prices the report.
@@ -108,6 +112,7 @@ export function createCodexParser(
         turns: turns > 0 ? turns : undefined,
         sessionId,
         authFailure: authFailed ? true : undefined,
+        finalText: lastMessage,
         detail: authFailed && failed !== undefined ? authFailureDetail(failed, CODEX_AUTH_HINT) : failed,
       });
     },

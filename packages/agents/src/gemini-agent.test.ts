@@ -54,4 +54,11 @@ describe('gemini adapter against the fake CLI', () => {
     expect(result.outcome).toBe(outcome);
     if (behaviour === 'max-turns') expect(result.exitCode).toBe(53);
   });
+
+  it('reports the response as the final message', async () => {
+    const call = await prepareFakeCall({ behaviour: 'success', create, authEnv: 'GEMINI_API_KEY' });
+    const result = await call.runner.run(call.request);
+    expect(result.outcome).toBe('ok');
+    expect(result.finalText).toBe('Done.');
+  });
 });

@@ -99,6 +99,7 @@ function readGeminiBody(body: Record<string, unknown>, prices: PriceTable): Agen
     tokens: usage.tokens,
     costUsd: usage.costUsd,
     sessionId: stringOrUndefined(body['session_id']),
+    finalText: stringOrUndefined(body['response']),
     detail: message,
   });
 }

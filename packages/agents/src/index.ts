@@ -25,7 +25,7 @@ export {
   type AgentRuntime,
   type CommonAgentOptions,
 } from './agent-options.js';
-export { decideOutcome, type AgentOutputParser, type AgentReport } from './agent-report.js';
+export { decideOutcome, parseJsonObject, type AgentOutputParser, type AgentReport } from './agent-report.js';
 export {
   DEFAULT_CAPTURE_LIMITS,
   MAX_TIMEOUT_MS,
@@ -65,8 +65,12 @@ export {
   type CliInvocation,
 } from './cli-agent-runner.js';
 export {
+  ALLIUM_PLUGIN_PHASES,
   buildClaudeArgs,
   claudeOptionsSchema,
+  DEFAULT_PHASE_AGENTS,
+  PHASE_AGENT_CHOICES,
+  PHASE_AGENT_KINDS,
   createClaudeAgentRunner,
   type ClaudeOptions,
 } from './claude-agent.js';

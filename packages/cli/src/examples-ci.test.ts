@@ -60,7 +60,7 @@ describe('examples/ci: the slices of a goal as jobs', () => {
     });
     expect(workflow.jobs['wave2']!.strategy!.matrix).toBe('${{ fromJSON(needs.plan.outputs.wave2) }}');
     const text = await readFile(SLICES, 'utf8');
-    expect(text).toMatch(/plan --github-matrix --wave/);
+    expect(text).toMatch(/plan \$\{PLAN_SINCE:\+--since "\$PLAN_SINCE"\} --github-matrix --wave/);
     expect(text).toMatch(/run --slice "\$SLICE" --plan "\$PLAN_FILE" --ledger-out "\$LEDGER_FILE"/);
     expect(text).toMatch(/merge-ledgers --plan "\$PLAN_FILE"/);
   });

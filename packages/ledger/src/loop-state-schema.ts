@@ -314,10 +314,13 @@ export const VerifyModeStateSchema = z.object({
   lastOutput: z.string(),
   fingerprint: CommandFingerprintSchema.nullable(),
   /**
-   * Hill-climb: the tick under way, with the tree it started from and the best commit it is judged against, so a
-   * tick a crash interrupted is rolled back on resume. Absent between ticks.
+   * The tick under way (plain verify and hill-climb), with the tree it started from and, climbing, the best commit
+   * it is judged against, so a tick a crash interrupted is rolled back on resume. `null` (or absent) between ticks.
    */
-  pending: z.object({ tick: Count, before: z.string(), best: z.string() }).nullable().exactOptional(),
+  pending: z
+    .object({ tick: Count, before: z.string(), best: z.string().exactOptional() })
+    .nullable()
+    .exactOptional(),
 });
 
 /** `--stories`. */

@@ -41,6 +41,7 @@ export {
 } from './detect-violations.js';
 export { findSuppressions, newSuppressions, type SpecSuppression } from './find-suppressions.js';
 export { parseLegacyResult, parseLoopRecord, parseWorkerResult } from './parse-result.js';
+export { findPrintedRecord, type PrintedRecord } from './printed-record.js';
 export type {
   FailingTest,
   LoopMode,

@@ -12,6 +12,7 @@ import {
   type Project,
 } from './project-fixture.test-helpers.js';
 import { runWorker } from './run-worker.js';
+import { sha256 } from './take-snapshot.js';
 import type { ScriptStep } from './scripted-agent.test-helpers.js';
 import { TOOL_LIBRARY_SPEC } from './spec-fixtures.test-helpers.js';
 import type { WorkerPhase } from './worker-phase.js';
@@ -680,5 +681,109 @@ describe('runWorker claim verification', () => {
     await writeFile(stale, JSON.stringify(implementResult.json));
     const outcome = await runWorker('implement', projectContext(project), await projectDeps(project, [FIX]));
     expect(outcome.status === 'failed' && outcome.reason).toBe('no_result_file');
+  });
+});
+
+describe('a record the agent printed instead of writing the result file', () => {
+  const CLEAN = { verdict: 'clean', divergences: [], summary: 'spec and code agree' };
+  const RESULT_FILE = '.allium-loop/tools/results/2-weed.json';
+
+  /** The scripted agent, with `finalText` as its final message (what an official Allium agent returns). */
+  async function printing(project: Project, steps: readonly ScriptStep[], finalText: string) {
+    const deps = await projectDeps(project, steps);
+    const agent = deps.agent;
+    return {
+      ...deps,
+      agent: {
+        name: agent.name,
+        run: async (r: Parameters<typeof agent.run>[0]) => ({ ...(await agent.run(r)), finalText }),
+      },
+    };
+  }
+
+  it.each([
+    ['a fenced ```json block', `Weed is done.\n\n\`\`\`json\n${JSON.stringify(CLEAN, null, 2)}\n\`\`\`\n`],
+    ['a bare JSON object', `Weed is done: ${JSON.stringify({ phase: 'weed', ...CLEAN })}`],
+  ])('reads %s as the result file, and writes it there', async (_form, finalText) => {
+    const project = await createProject();
+    const outcome = await runWorker('weed', projectContext(project), await printing(project, [], finalText));
+    expect(outcome.status).toBe('ok');
+    expect(outcome.status === 'ok' && outcome.result).toMatchObject({ phase: 'weed', verdict: 'clean' });
+    expect(outcome.resultFile).toBe(RESULT_FILE);
+    expect(JSON.parse(await readFile(join(project.cwd, RESULT_FILE), 'utf8'))).toMatchObject(CLEAN);
+    expect(outcome.events).toContainEqual(
+      expect.objectContaining({ type: 'note', data: { phase: 'weed', reason: 'record_printed' } }),
+    );
+  });
+
+  it('the result file wins over a printed record', async () => {
+    const project = await createProject();
+    const dirty = {
+      phase: 'weed',
+      verdict: 'dirty',
+      divergences: [{ subject: 'GiveBack', classification: 'code-bug', spec: 'shelved', code: 'kept out' }],
+      summary: 'file',
+    };
+    const deps = await printing(
+      project,
+      [{ op: 'result', json: dirty }],
+      `\`\`\`json\n${JSON.stringify(CLEAN)}\n\`\`\``,
+    );
+    const outcome = await runWorker('weed', projectContext(project), deps);
+    expect(outcome.result).toMatchObject({ verdict: 'dirty', summary: 'file' });
+    expect(JSON.parse(await readFile(join(project.cwd, RESULT_FILE), 'utf8'))).toEqual(dirty);
+    expect(outcome.events.some((e) => e.type === 'note' && e.data.reason === 'record_printed')).toBe(false);
+  });
+
+  it('a printed record that fails the schema fails as a bad result file does, and says where it was', async () => {
+    const project = await createProject();
+    const bad = { phase: 'weed', verdict: 'clean', divergences: [{}], summary: '' };
+    const outcome = await runWorker(
+      'weed',
+      projectContext(project),
+      await printing(project, [], `\`\`\`json\n${JSON.stringify(bad)}\n\`\`\``),
+    );
+    expect(outcome.status === 'failed' && outcome.reason).toBe('result_invalid');
+    expect(outcome.status === 'failed' && outcome.detail).toMatch(
+      /^the record printed in the agent's final message: divergences\.0\.subject: /,
+    );
+    // On disk as printed, for the user to see.
+    expect(JSON.parse(await readFile(join(project.cwd, RESULT_FILE), 'utf8'))).toEqual(bad);
+  });
+
+  it('no record printed and no file: no_result_file, naming both places', async () => {
+    const project = await createProject();
+    const outcome = await runWorker(
+      'weed',
+      projectContext(project),
+      await printing(project, [], 'I looked at the spec and the code; they agree.'),
+    );
+    expect(outcome.status === 'failed' && outcome.reason).toBe('no_result_file');
+    expect(outcome.status === 'failed' && outcome.detail).toContain(
+      "no weed record in the agent's final message",
+    );
+  });
+
+  it('a printed propagate record is guarded and checked as a written one: its tests run and are protected', async () => {
+    const project = await createProject();
+    const path = 'test/give-back.test.mjs';
+    const record = {
+      obligations: { total: 1, covered: 1, uncovered: 0 },
+      uncovered_obligations: [],
+      generated_tests: [{ path, hash: `sha256:${sha256(GIVE_BACK_TEST)}` }],
+      summary: '1 obligations, 1 covered, 0 uncovered',
+    };
+    const outcome = await runWorker(
+      'propagate',
+      projectContext(project),
+      await printing(
+        project,
+        [{ op: 'write', path, text: GIVE_BACK_TEST }],
+        `\`\`\`json\n${JSON.stringify(record)}\n\`\`\``,
+      ),
+    );
+    expect(outcome.violations).toEqual([]);
+    expect(outcome.status === 'ok' || outcome.detail).toBe(true);
+    expect(outcome.protectedTests.map((t) => t.path)).toContain(path);
   });
 });

@@ -1,4 +1,5 @@
 import type { AgentRunResult } from '@allium-loop/agents';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import { checkHarness } from '@allium-loop/verify';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,7 @@ import {
   type WorkspaceSnapshot,
 } from './detect-violations.js';
 import { parseLoopRecord, parseWorkerResult } from './parse-result.js';
+import { findPrintedRecord } from './printed-record.js';
 import { loopRecordPath } from './result-file-path.js';
 import type { PhaseContext } from './phase-context.js';
 import { mergeProtectedTests, recordProtectedTests } from './protect-tests.js';
@@ -104,6 +106,17 @@ function allowedEvents(phase: WorkerPhase, observed: PhaseObservation): WorkerEv
   }));
 }
 
+function printedEvents(phase: WorkerPhase, observed: PhaseObservation): WorkerEvent[] {
+  if (observed.resultSource !== 'printed') return [];
+  return [
+    {
+      type: 'note',
+      message: `the ${phase} record was read from the agent's final message and written to ${observed.resultFile}`,
+      data: { phase, reason: 'record_printed' },
+    },
+  ];
+}
+
 /** What the engine observed around the agent call. */
 interface PhaseObservation {
   readonly agent: AgentRunResult;
@@ -116,8 +129,13 @@ interface PhaseObservation {
   readonly reverts: readonly RevertOutcome[];
   /** Test weakenings the user allowed (`allowTestChanges`), journaled as notes. */
   readonly allowed: readonly AllowedTestChange[];
-  /** The result file's text as the agent left it, read before any revert. */
+  /**
+   * The result file's text as the agent left it, read before any revert; else the record the agent printed in its
+   * final message, which the engine wrote to the result file.
+   */
   readonly resultText: string | undefined;
+  /** Where the record came from: the result file, or the agent's final message (`printed`). */
+  readonly resultSource: 'file' | 'printed' | undefined;
   /** The engine-side record's text (`<tick>-<phase>.loop.json`), when the agent wrote one. */
   readonly loopText: string | undefined;
 }
@@ -171,7 +189,7 @@ async function observePhase(
     graph: specBefore.graph,
   });
   const after = await takeSnapshot(context.cwd, protectedPaths);
-  const resultText = await readResultText(join(context.cwd, call.resultFile));
+  const { resultText, resultSource } = await readRecord(phase, context.cwd, call.resultFile, call.agent);
   const loopText = await readResultText(join(context.cwd, loopRecordPath(call.resultFile)));
   const specAfter = deps.spec.read(specSources(after));
   const diff = deps.spec.diff(specBefore, specAfter);
@@ -198,8 +216,29 @@ async function observePhase(
     reverts,
     allowed: guard.allowed,
     resultText,
+    resultSource,
     loopText,
   };
+}
+
+/**
+ * The phase's record: the result file when the agent wrote one (it wins), else the record it printed in its final
+ * message (an official Allium agent returns its record), written to the result file so the record on disk is the
+ * one the engine read. The final message comes redacted from the agent runner; the file is checked as any other.
+ */
+async function readRecord(
+  phase: WorkerPhase,
+  cwd: string,
+  resultFile: string,
+  agent: AgentRunResult,
+): Promise<{ resultText: string | undefined; resultSource: PhaseObservation['resultSource'] }> {
+  const path = join(cwd, resultFile);
+  const written = await readResultText(path);
+  if (written !== undefined) return { resultText: written, resultSource: 'file' };
+  const printed = agent.finalText === undefined ? undefined : findPrintedRecord(phase, agent.finalText);
+  if (printed === undefined) return { resultText: undefined, resultSource: undefined };
+  await writeFileAtomic(path, printed.text);
+  return { resultText: printed.text, resultSource: 'printed' };
 }
 
 async function verifyResult<P extends WorkerPhase>(
@@ -215,10 +254,15 @@ async function verifyResult<P extends WorkerPhase>(
   }
   const text = observed.resultText;
   if (text === undefined) {
-    return { failures: [{ reason: 'no_result_file', detail: `no result file at ${observed.resultFile}` }] };
+    const detail = `no result file at ${observed.resultFile}, and no ${phase} record in the agent's final message`;
+    return { failures: [{ reason: 'no_result_file', detail }] };
   }
   const parsed = parseWorkerResult(phase, text);
-  if (!parsed.ok) return { failures: [{ reason: 'result_invalid', detail: parsed.issues.join('; ') }] };
+  if (!parsed.ok) {
+    const where =
+      observed.resultSource === 'printed' ? "the record printed in the agent's final message: " : '';
+    return { failures: [{ reason: 'result_invalid', detail: `${where}${parsed.issues.join('; ')}` }] };
+  }
   const loop = observed.loopText === undefined ? undefined : parseLoopRecord(observed.loopText);
   if (loop !== undefined && !loop.ok)
     return { failures: [{ reason: 'result_invalid', detail: `loop record: ${loop.issues.join('; ')}` }] };
@@ -363,6 +407,7 @@ function outcomeBase<P extends WorkerPhase>(
     events: [
       ...violationEvents(observed.violations, observed.reverts),
       ...allowedEvents(phase, observed),
+      ...printedEvents(phase, observed),
       ...notes,
     ],
   };

@@ -36,7 +36,7 @@ export type WorkerEvent =
       readonly message: string;
       readonly data: {
         readonly phase: WorkerPhase;
-        readonly reason: PhaseFailureReason | 'test_change_allowed';
+        readonly reason: PhaseFailureReason | 'test_change_allowed' | 'record_printed';
         readonly path?: string;
       };
     };

@@ -52,7 +52,8 @@ export const COMMANDS: readonly Command[] = [
   lazy(
     {
       name: 'plan',
-      synopsis: 'plan [--goal "..."] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
+      synopsis:
+        'plan [--goal "..."] [--since <rev>] [--json | --mermaid | --github-matrix [--wave N]] [--plan-out <file>]',
       summary: 'Show the decomposition into slices without running.',
     },
     async () => (await import('./plan.js')).planCommand(),
@@ -85,7 +86,8 @@ export const COMMANDS: readonly Command[] = [
     {
       name: 'spec',
       synopsis: 'spec check|analyse|model|plan|graph|questions [paths]',
-      summary: 'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
+      summary:
+        'Built-in spec tooling: diagnostics, findings, domain model, test obligations, graph, open questions.',
     },
     async () => (await import('./spec.js')).specCommand,
   ),

@@ -1,12 +1,19 @@
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MAX_TIMEOUT_MS } from '@allium-loop/agents';
+import { writeFile } from 'node:fs/promises';
+import {
+  DEFAULT_PHASE_AGENTS,
+  MAX_TIMEOUT_MS,
+  PHASE_AGENT_CHOICES,
+  PHASE_AGENT_KINDS,
+} from '@allium-loop/agents';
 import { ENTRY_POINTS } from '@allium-loop/entry';
 import { describe, expect, it } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
 import { makeProject } from '../e2e/e2e.test-helpers.js';
 import { runCli } from '../run-cli.js';
 import { FlagError, MAX_TIMER_MS, parseRunFlags, RUN_FLAG_SCHEMA } from './run-flags.js';
+import { agentFromFlags } from './run-options.js';
 
 async function cli(args: readonly string[], cwd: string) {
   const io = createRecordingIo(cwd, { PATH: process.env['PATH'] });
@@ -43,6 +50,11 @@ const EDGES: readonly [string, readonly string[], RegExp][] = [
   ['a repeated flag', ['--max-ticks', '3', '--max-ticks', '30'], /--max-ticks was given twice; give it once/],
   ['a repeated flag, once as --flag=value', ['--max-ticks=3', '--max-ticks', '3'], /--max-ticks was given/],
   ['a repeated switch, short and long', ['-q', '--quiet'], /--quiet was given twice \(-q and --quiet\)/],
+  [
+    'a value outside --phase-agents’ choices',
+    ['--phase-agents', 'plugin'],
+    /--phase-agents takes one of own, allium, not 'plugin'/,
+  ],
   ['a zero count', ['--max-ticks', '0'], /--max-ticks takes a positive whole number, not '0'/],
   ['a negative count', ['--max-ticks=-2'], /--max-ticks takes a positive whole number, not '-2'/],
   ['a fractional count', ['--no-progress-ticks', '1.5'], /--no-progress-ticks takes a positive whole number/],
@@ -113,8 +125,145 @@ describe('parseRunFlags', () => {
     for (const [, flag] of EDGES) expect(() => parseRunFlags(['g', ...flag], 'run')).toThrow(FlagError);
   });
 
-  it('the schema’s facts are the engine’s: entry points, the longest timer', () => {
+  it('the schema’s facts are the engine’s: entry points, the longest timer, phase agents', () => {
     expect(RUN_FLAG_SCHEMA.entry.choices).toEqual([...ENTRY_POINTS]);
     expect(MAX_TIMER_MS).toBe(MAX_TIMEOUT_MS);
+    expect(RUN_FLAG_SCHEMA['phase-agents'].choices).toEqual([...PHASE_AGENT_CHOICES]);
+    expect(RUN_FLAG_SCHEMA['phase-agents'].default).toBe(DEFAULT_PHASE_AGENTS);
+    expect(PHASE_AGENT_KINDS).toEqual(['claude']);
   });
+});
+
+describe('--phase-agents', { timeout: 120_000 }, () => {
+  const flags = (args: readonly string[]) => parseRunFlags(['g', ...args], 'run').values;
+
+  it('sets phaseAgents on the claude agent: the default agent, --agent claude, or the config file’s claude', () => {
+    expect(agentFromFlags(flags(['--phase-agents', 'allium']), undefined, '/p')).toEqual({
+      kind: 'claude',
+      phaseAgents: 'allium',
+    });
+    expect(agentFromFlags(flags(['--agent', 'claude', '--phase-agents=own']), undefined, '/p')).toEqual({
+      kind: 'claude',
+      phaseAgents: 'own',
+    });
+    // The flag overrides the config file's setting and keeps the rest of it.
+    const configured = { kind: 'claude', model: 'opus', phaseAgents: 'own' } as const;
+    expect(agentFromFlags(flags(['--phase-agents', 'allium']), configured, '/p')).toEqual({
+      ...configured,
+      phaseAgents: 'allium',
+    });
+    // Not given: the config file's setting stands.
+    expect(agentFromFlags(flags([]), configured, '/p')).toEqual(configured);
+  });
+
+  it('own is what every other agent does anyway: accepted, nothing set', () => {
+    expect(agentFromFlags(flags(['--agent', 'codex', '--phase-agents', 'own']), undefined, '/p')).toEqual({
+      kind: 'codex',
+    });
+  });
+
+  it.each([
+    [['--agent', 'codex'], /the agent is codex \(--agent\), which has none/],
+    [['--agent', 'opencode'], /the agent is opencode \(--agent\), which has none/],
+    [['--agent-command', 'node a.mjs {prompt_file}'], /the agent is command \(--agent-command\)/],
+  ])('allium with %j is a usage error', (agent, message) => {
+    const values = flags([...agent, '--phase-agents', 'allium']);
+    expect(() => agentFromFlags(values, undefined, '/p')).toThrow(FlagError);
+    expect(() => agentFromFlags(values, undefined, '/p')).toThrow(message);
+    expect(() => agentFromFlags(values, undefined, '/p')).toThrow(
+      "--phase-agents allium needs an agent that has the Allium plugin's agents (claude)",
+    );
+  });
+
+  it('allium for an agent without plugin agents: exit 2 on run and resume, nothing written', async () => {
+    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+    for (const args of [
+      ['run', 'add a thing', '--agent', 'gemini', '--phase-agents', 'allium'],
+      ['resume', 'add-a-thing', '--agent', 'codex', '--phase-agents', 'allium'],
+    ]) {
+      const { code, out, err } = await cli(args, project);
+      expect(err, args.join(' ')).toMatch(
+        /--phase-agents allium needs an agent that has the Allium plugin's agents/,
+      );
+      expect(out).toBe('');
+      expect(code).toBe(2);
+    }
+    // The config file's agent counts as well.
+    await writeFile(join(project, 'allium-loop.yaml'), 'agent:\n  kind: aider\n');
+    const configured = await cli(['run', 'add a thing', '--phase-agents', 'allium'], project);
+    expect(configured.err).toMatch(/the agent is aider \(allium-loop.yaml\), which has none/);
+    expect(configured.code).toBe(2);
+    expect(await exists(join(project, '.allium-loop'))).toBe(false);
+  });
+
+  it('belongs to the spec loop: refused with a loop mode', async () => {
+    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+    const { code, err } = await cli(['run', 'g', '--verify', 'true', '--phase-agents', 'allium'], project);
+    expect(err).toContain('--phase-agents belongs to the spec loop; it does not apply with --verify.');
+    expect(code).toBe(2);
+    expect(await exists(join(project, '.allium-loop'))).toBe(false);
+  });
+
+  it('is listed in run and resume help with its default', async () => {
+    const project = await makeProject({ 'specs/a.allium': '-- allium: 3\n' });
+    for (const command of ['run', 'resume']) {
+      const { out } = await cli([command, '--help'], project);
+      expect(out).toMatch(/--phase-agents own\|allium.*\(default: own\)/s);
+    }
+  });
+});
+
+describe('the /al arguments after --state-file are flags of the one schema', () => {
+  it('workdir= is --state-file <dir>/.al-state.json and max= is --max-ticks; other words stay the goal', () => {
+    const parsed = parseRunFlags(['list the fruits', '--state-file', 'workdir=work', 'max=5'], 'run');
+    expect(parsed.loop).toBe('state-file');
+    expect(parsed.positionals).toEqual(['list the fruits']);
+    expect(parsed.values).toMatchObject({ 'state-file': join('work', '.al-state.json'), 'max-ticks': '5' });
+    // Outside --state-file such words are nothing special: the goal of another loop.
+    expect(parseRunFlags(['max=5'], 'run').positionals).toEqual(['max=5']);
+  });
+
+  const BAD_AL: readonly [string, readonly string[], string][] = [
+    ['a zero max=', ['max=0'], "max= takes a positive whole number, not '0'."],
+    ['a max= that is no number', ['max=two'], "max= takes a positive whole number, not 'two'."],
+    ['a fractional max=', ['max=2.5'], "max= takes a positive whole number, not '2.5'."],
+    ['an empty max=', ['max='], "max= takes a positive whole number, not ''."],
+    ['an empty workdir=', ['workdir='], "workdir= needs a directory, not ''."],
+    ['max= given twice', ['max=3', 'max=4'], 'max= was given twice; give it once.'],
+    ['workdir= given twice', ['workdir=a', 'workdir=b'], 'workdir= was given twice; give it once.'],
+    [
+      'max= beside --max-ticks',
+      ['max=3', '--max-ticks', '4'],
+      'max= is the tick cap; give it or --max-ticks, not both.',
+    ],
+    [
+      'max= beside --max-iterations',
+      ['max=3', '--max-iterations', '3'],
+      'max= is the tick cap; give it or --max-iterations, not both.',
+    ],
+    [
+      'workdir= beside a --state-file path',
+      ['--state-file=state/al.json', 'workdir=work'],
+      'workdir= names the directory of .al-state.json; give it or a --state-file path, not both.',
+    ],
+  ];
+
+  for (const [what, words, message] of BAD_AL)
+    it(`${what}: exit 2, a clear message, nothing written`, async () => {
+      const args = [
+        'run',
+        'list the fruits',
+        ...(words[0]?.startsWith('--state-file') ? [] : ['--state-file']),
+        ...words,
+      ];
+      expect(() => parseRunFlags(args.slice(1), 'run')).toThrow(FlagError);
+      const project = await makeProject({ 'README.md': 'fruits\n' });
+      const { code, out, err } = await cli([...args, '--agent-command', 'true'], project);
+      expect(err).toContain(`allium-loop run: ${message}`);
+      expect(out).toBe('');
+      expect(code).toBe(2);
+      // Refused before anything starts: no state directory, no state file anywhere.
+      expect((await readdir(project)).sort()).toEqual(['.git', 'README.md']);
+      expect(await exists(join(project, 'work'))).toBe(false);
+    });
 });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /**
@@ -207,6 +208,15 @@ export const RUN_FLAG_SCHEMA = {
     scope: 'all',
     group: 'Agent',
   },
+  'phase-agents': {
+    type: 'string',
+    arg: 'own|allium',
+    choices: ['own', 'allium'],
+    help: "allium: distill, tend, propagate and weed run as the Allium plugin's agents (allium:<phase>; Claude Code with the plugin installed)",
+    default: 'own',
+    scope: 'spec',
+    group: 'Agent',
+  },
   'agent-script': {
     type: 'string',
     arg: 'PATH',
@@ -394,7 +404,52 @@ export function parseRunFlags(args: readonly string[], command: 'run' | 'resume'
     throw new FlagError('--state-file cannot be combined with --verify or --stories.');
   const loop = selected.includes('stories') ? 'stories' : (selected[0] ?? 'spec');
   checkScopes(values, loop, command);
+  if (loop === 'state-file') return { ...foldAlArguments(values, parsed.positionals), loop };
   return { values, positionals: parsed.positionals, loop };
+}
+
+/**
+ * The `/al` arguments (`/al <goal> [workdir=<path>] [max=<N>]`), words after `--state-file` that stand for flags
+ * of this schema: `max=N` is `--max-ticks N` (the same check), `workdir=DIR` is `--state-file DIR/.al-state.json`.
+ * Folded into the values here, so every later step sees only flags; one beside the flag it stands for, or given
+ * twice, is a {@link FlagError} (which one was meant cannot be guessed).
+ */
+function foldAlArguments(
+  values: RunFlagValues,
+  words: readonly string[],
+): Pick<ParsedRunFlags, 'values' | 'positionals'> {
+  const folded: { 'state-file'?: string; 'max-ticks'?: string } = {};
+  const positionals: string[] = [];
+  for (const word of words) {
+    const match = /^(workdir|max)=(.*)$/s.exec(word);
+    if (match === null) {
+      positionals.push(word);
+      continue;
+    }
+    const [, name, value] = match as unknown as [string, 'workdir' | 'max', string];
+    const flag = name === 'workdir' ? 'state-file' : 'max-ticks';
+    if (folded[flag] !== undefined) throw new FlagError(`${name}= was given twice; give it once.`);
+    if (name === 'workdir') {
+      if (value.trim() === '') throw new FlagError(`workdir= needs a directory, not ''.`);
+      if (values['state-file'] !== FLAG_DEFAULTS.stateFile)
+        throw new FlagError(
+          `workdir= names the directory of ${FLAG_DEFAULTS.stateFile}; give it or a --state-file path, not both.`,
+        );
+      folded['state-file'] = join(value, FLAG_DEFAULTS.stateFile);
+    } else {
+      if (values['max-ticks'] !== undefined || values['max-iterations'] !== undefined)
+        throw new FlagError(
+          `max= is the tick cap; give it or --${values['max-ticks'] === undefined ? 'max-iterations' : 'max-ticks'}, not both.`,
+        );
+      try {
+        numberFlag({ 'max-ticks': value }, 'max-ticks');
+      } catch {
+        throw new FlagError(`max= takes ${KIND_TEXT.count}, not '${value}'.`);
+      }
+      folded['max-ticks'] = value;
+    }
+  }
+  return { values: { ...values, ...folded }, positionals };
 }
 
 function checkScopes(values: RunFlagValues, loop: ParsedRunFlags['loop'], command: 'run' | 'resume'): void {

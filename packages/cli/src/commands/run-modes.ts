@@ -1,5 +1,5 @@
 import { terminalCauseLine } from '../render/render-report.js';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { AgentRunner } from '@allium-loop/agents';
 import { AlliumLoopError, formatError } from '@allium-loop/errors';
 import { createRedactor } from '@allium-loop/ledger';
@@ -8,7 +8,6 @@ import {
   loadPrd,
   openStore,
   recordedLoop,
-  parseAlArguments,
   readAlState,
   readLoopConfig,
   scopeBudgetsFor,
@@ -62,26 +61,8 @@ export const DEFAULT_STATE_FILE = FLAG_DEFAULTS.stateFile;
  * `allium-loop run` with flags already parsed by the one flag pipeline and naming a loop mode: builds the mode's
  * spec and settings and runs it, returning the exit code of its terminal state, or 2 on a usage error.
  */
-export async function runModeRun(flags: ParsedRunFlags, io: CliIo, deps: RunModeDeps = {}): Promise<number> {
-  let parsed = flags;
-  if (flags.loop === 'state-file') {
-    // The `/al` arguments: `allium-loop run "<goal>" --state-file workdir=<path> max=<N>`.
-    const al = parseAlArguments(flags.positionals);
-    const problem = al.problem ?? alConflict(flags.values, al);
-    if (problem !== undefined) {
-      io.stderr(`allium-loop run: ${problem}\n`);
-      return ExitCode.usage;
-    }
-    parsed = {
-      ...flags,
-      positionals: al.rest,
-      values: {
-        ...flags.values,
-        ...(al.workdir === undefined ? {} : { 'state-file': join(al.workdir, FLAG_DEFAULTS.stateFile) }),
-        ...(al.max === undefined ? {} : { 'max-ticks': String(al.max) }),
-      },
-    };
-  }
+export async function runModeRun(parsed: ParsedRunFlags, io: CliIo, deps: RunModeDeps = {}): Promise<number> {
+  // The `/al` arguments (`--state-file workdir=<path> max=<N>`) are flags by now: the flag pipeline folds them.
   if (parsed.positionals.length > 1) {
     io.stderr(
       `allium-loop run: one goal expected, got ${String(parsed.positionals.length)}: ${parsed.positionals.map((p) => `"${p}"`).join(' ')}\n`,
@@ -107,15 +88,6 @@ export async function runModeRun(flags: ParsedRunFlags, io: CliIo, deps: RunMode
     throw error;
   }
   return report(io, progress, () => startModeRun(plan.goal, plan.spec, plan.settings));
-}
-
-/** `workdir=` beside an explicit state-file path, or `max=` beside `--max-ticks`: which one counts is unclear. */
-function alConflict(values: RunFlagValues, al: ReturnType<typeof parseAlArguments>): string | undefined {
-  if (al.workdir !== undefined && values['state-file'] !== FLAG_DEFAULTS.stateFile)
-    return `workdir= names the directory of ${FLAG_DEFAULTS.stateFile}; give it or a --state-file path, not both.`;
-  if (al.max !== undefined && values['max-ticks'] !== undefined)
-    return 'max= is the tick cap; give it or --max-ticks, not both.';
-  return undefined;
 }
 
 /**

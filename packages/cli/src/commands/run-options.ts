@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseAgentConfig } from '@allium-loop/agents';
+import { parseAgentConfig, PHASE_AGENT_KINDS } from '@allium-loop/agents';
 import type { Caps } from '@allium-loop/ledger';
 import type { RunSettings } from '@allium-loop/orchestrator';
 import type { CliIo } from '../cli-io.js';
@@ -39,12 +39,28 @@ export function agentFromFlags(values: RunFlagValues, configured: Config['agent'
     throw new FlagError(`--agent-script is for --agent replay, not --agent ${String(kind)}.`);
   if (command !== undefined && kind !== 'command')
     throw new FlagError(`--agent-command is for --agent command, not --agent ${String(kind)}.`);
-  if (kind === undefined && values.model === undefined && values['permission-mode'] === undefined)
+  const phaseAgents = values['phase-agents'];
+  if (
+    kind === undefined &&
+    values.model === undefined &&
+    values['permission-mode'] === undefined &&
+    phaseAgents === undefined
+  )
     return configured;
   const base: Record<string, unknown> =
     kind === undefined ? { kind: 'claude' } : configured?.kind === kind ? { ...configured } : { kind };
   if (values.model !== undefined) base['model'] = values.model;
   if (values['permission-mode'] !== undefined) base['permissionMode'] = values['permission-mode'];
+  if (phaseAgents !== undefined)
+    setPhaseAgents(
+      base,
+      phaseAgents,
+      values.agent !== undefined
+        ? '--agent'
+        : implied !== undefined
+          ? `--agent-${implied}`
+          : 'allium-loop.yaml',
+    );
   if (script !== undefined) base['script'] = resolve(cwd, script);
   if (command !== undefined) base['argv'] = splitCommand(command);
   if (base['kind'] === 'replay' && base['script'] === undefined)
@@ -57,6 +73,24 @@ export function agentFromFlags(values: RunFlagValues, configured: Config['agent'
       `the agent setting is wrong (agent ${JSON.stringify(base['kind'])}): ${parsed.issues.join('; ')}`,
     );
   return parsed.value;
+}
+
+/**
+ * `--phase-agents` on the agent setting: `allium` only for a kind that can run the Allium plugin's agents
+ * (`PHASE_AGENT_KINDS`: Claude Code), else a {@link FlagError}; `own` is what every other kind does anyway, so it
+ * sets nothing there.
+ */
+function setPhaseAgents(base: Record<string, unknown>, value: string, source: string): void {
+  const kind = String(base['kind']);
+  if (PHASE_AGENT_KINDS.includes(kind)) {
+    base['phaseAgents'] = value;
+    return;
+  }
+  if (value === 'own') return;
+  throw new FlagError(
+    `--phase-agents ${value} needs an agent that has the Allium plugin's agents (${PHASE_AGENT_KINDS.join(', ')}); ` +
+      `the agent is ${kind} (${source}), which has none.`,
+  );
 }
 
 /** The caps that flags or the config file set (flags win); the engine's defaults fill in the rest. */

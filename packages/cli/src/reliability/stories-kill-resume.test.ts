@@ -2,8 +2,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeLedger } from '@allium-loop/ledger';
 import { describe, expect, it } from 'vitest';
-import { makeProject, readJournal, runCli, startCli, writeScript } from '../e2e/e2e.test-helpers.js';
-import { seeded, waitForJournal } from './reliability.test-helpers.js';
+import {
+  makeProject,
+  readJournal,
+  readLedger,
+  runCli,
+  startCli,
+  writeScript,
+  type LooseJson,
+} from '../e2e/e2e.test-helpers.js';
+import { recordFigure, seeded, waitForJournal, writePlan } from './reliability.test-helpers.js';
 
 const KILLS = Number(process.env['STORIES_KILLS'] ?? 4);
 const SEED = Number(process.env['RELIABILITY_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -130,6 +138,64 @@ describe('--stories: kill -9 at a random moment, then resume in a fresh process'
         .filter((e) => e['type'] === 'x-stories.verdict')
         .map((e) => `${String(e['data']?.['story'])}:${String(e['data']?.['verdict'])}`);
       expect(passes).toEqual(['US-1:PASS', 'US-2:PASS', 'US-3:PASS']);
+    },
+  );
+});
+
+describe('--stories: forced compaction right before the last story completes', () => {
+  it(
+    'the supervisor is killed -9 just after the evaluator passed the last story, before the engine recorded it: a fresh resume converges once, no story recorded, written or logged twice',
+    { timeout: 300_000 },
+    async () => {
+      const dir = await makeProject({ '.loop/prd.json': `${JSON.stringify(PRD, null, 2)}\n` });
+      // The third evaluation (US-3, the last story) writes its PASS and kills the supervisor that started it: the
+      // kill lands at that event, after the agent finished and before the engine read or recorded the verdict.
+      const pass = { result: { verdict: 'PASS' } };
+      const plan = await writePlan(dir, {
+        generate: [{ write: { 'src/export.js': 'export const csv = "id,amount";\n' } }],
+        evaluate: [pass, pass, { ...pass, killParent: true }, pass],
+      });
+      const killed = await runCli(
+        ['run', '--stories', '.loop/prd.json', '--agent', 'command', '--agent-command', plan.command],
+        dir,
+      );
+      expect(killed.signal, `${killed.stdout}${killed.stderr}`).toBe('SIGKILL');
+      const slug = (await slugOf(dir))!;
+      const cut = await finalState(dir);
+      // What the lost context leaves: two stories recorded and written, the last one not.
+      expect(cut.terminal).toBeUndefined();
+      expect(cut.iterations).toEqual(['US-1:PASS', 'US-2:PASS']);
+      expect(cut.progress).toEqual(['US-1:PASS', 'US-2:PASS']);
+      expect(JSON.parse(cut.prd).userStories.map((s: LooseJson) => s['passes'])).toEqual([true, true, false]);
+
+      const resumed = await runCli(['resume', slug], dir);
+      expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+      const state = await finalState(dir);
+      expect(state.terminal).toBe('converged');
+      expect(state.pending).toBeNull();
+      expect(state.iterations).toEqual(['US-1:PASS', 'US-2:PASS', 'US-3:PASS']);
+      expect(state.progress).toEqual(['US-1:PASS', 'US-2:PASS', 'US-3:PASS']);
+      expect(JSON.parse(state.prd).userStories.every((s: LooseJson) => s['passes'] === true)).toBe(true);
+      expect(resumed.stdout).toContain('3/3 stories complete');
+      const journal = await readJournal(dir, slug);
+      // Each story passed once, the run ended once.
+      expect(
+        journal
+          .filter((e) => e['type'] === 'x-stories.verdict')
+          .map((e) => `${String(e['data']?.['story'])}:${String(e['data']?.['verdict'])}`),
+      ).toEqual(['US-1:PASS', 'US-2:PASS', 'US-3:PASS']);
+      expect(journal.filter((e) => e['type'] === 'terminal').map((e) => e['state'])).toEqual(['converged']);
+      // The verdict the lost process never read is not taken on trust (its evaluator's edit check never ran): that
+      // call is journaled abandoned, and its iteration is worked again in a new tick, once.
+      const abandoned = journal.filter((e) => e['type'] === 'intent_ended' && e['status'] === 'abandoned');
+      expect(abandoned.map((e) => e['tick'])).toEqual([3]);
+      expect(await plan.calls()).toEqual({ generate: 4, evaluate: 4 });
+      const ledger = await readLedger(dir, slug);
+      expect(ledger['verdicts'].map((v: LooseJson) => v.tick)).toEqual([1, 2, 4]);
+      await recordFigure(
+        'stories-forced-compaction',
+        'kill -9 right after the evaluator passed the last story (before the engine recorded it), resume in a fresh process: converged once, 3 verdicts and 3 progress entries (none twice), the unread verdict abandoned and its story worked once more',
+      );
     },
   );
 });

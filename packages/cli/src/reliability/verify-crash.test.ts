@@ -1,4 +1,5 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import {
   startCli,
   type LooseJson,
 } from '../e2e/e2e.test-helpers.js';
-import { killAndResume, listFiles, recordFigure, seeded } from './reliability.test-helpers.js';
+import { killAndResume, listFiles, recordFigure, seeded, writePlan } from './reliability.test-helpers.js';
 
 const STEP_AGENT = fileURLToPath(new URL('./fixtures/step-agent.mjs', import.meta.url));
 const GOAL = 'take four steps';
@@ -169,6 +170,73 @@ describe('verify mode survives kill -9 and a cut context (issue 22 items 2-3)', 
     await recordFigure(
       'verify-forced-compaction',
       'kill -9 in the wait before the converging tick, resume in a fresh process: converged exactly once at tick 2, 2 agent calls, nothing measured twice',
+    );
+  });
+
+  it("kill -9 inside a plain verify tick (the agent's edit half done), resume in a fresh process: the half-done edit is rolled back, then the run converges exactly once", async () => {
+    const dir = await makeProject({ 'README.md': 'steps\n', 'steps.txt': '0\n' });
+    // Tick 1's agent gets half way (one file rewritten, one created, the counter bumped) and the supervisor dies
+    // under it, at that moment: the agent itself sends the SIGKILL, so no timing decides where the kill lands.
+    const plan = await writePlan(dir, {
+      step: [
+        {
+          write: {
+            'steps.txt': '1\n',
+            'README.md': 'steps, half rewritten\n',
+            'notes/half-done.txt': 'half done\n',
+          },
+          killParent: true,
+        },
+        { write: { 'steps.txt': '1\n' } },
+      ],
+    });
+    const args = [
+      'run',
+      GOAL,
+      '--verify',
+      'cat steps.txt; test "$(cat steps.txt)" -ge 1',
+      '--max-ticks',
+      '5',
+      '--interval',
+      '0',
+      '--agent',
+      'command',
+      '--agent-command',
+      plan.command,
+    ];
+    const killed = await runCli(args, dir);
+    expect(killed.signal, `${killed.stdout}${killed.stderr}`).toBe('SIGKILL');
+    expect(await readFile(join(dir, 'notes/half-done.txt'), 'utf8')).toBe('half done\n');
+    const open = (await readLedger(dir, SLUG))['modeState']['verify']['pending'] as LooseJson;
+    expect(open).toMatchObject({ tick: 1 });
+    expect(open['best']).toBeUndefined();
+
+    const resumed = await runCli(['resume', SLUG], dir);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    expect(resumed.stdout).toMatch(/tick 1 was interrupted before it was measured: rolled back 3 file\(s\)/);
+    // The half-done edit is gone: the created file (and its folder) removed, the rewritten ones back.
+    expect(existsSync(join(dir, 'notes'))).toBe(false);
+    expect(await readFile(join(dir, 'README.md'), 'utf8')).toBe('steps\n');
+    // ... and kept off every branch, under the run's ref.
+    expect(git(dir, 'show', `refs/allium-loop/${SLUG}/reverted-1:notes/half-done.txt`)).toBe('half done');
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', `refs/allium-loop/${SLUG}/pending`)).toBe('');
+    const journal = await readJournal(dir, SLUG);
+    const rolled = journal.filter((e) => e['type'] === 'x-verify.rolled_back');
+    expect(rolled.map((e) => [e['data'].tick, e['data'].why, [...e['data'].paths].sort()])).toEqual([
+      [1, 'interrupted', ['README.md', 'notes/half-done.txt', 'steps.txt']],
+    ]);
+    // Converged exactly once, by tick 2's own step, measured once; the interrupted tick 1 was never recorded.
+    expect(await plan.calls()).toEqual({ step: 2 });
+    const ledger = await readLedger(dir, SLUG);
+    expect(ledger['verdicts'].map((v: LooseJson) => [v.tick, v.converged])).toEqual([[2, true]]);
+    expect(ledger['modeState']['verify']['pending']).toBeNull();
+    expect(journal.filter((e) => e['type'] === 'x-verify.tick').map((e) => e['data'].tick)).toEqual([2]);
+    expect(await endings(dir)).toEqual(['CONVERGED', 'converged']);
+    expect(await readFile(join(dir, 'steps.txt'), 'utf8')).toBe('1\n');
+    expect(git(dir, 'diff', '--name-only')).toBe('steps.txt');
+    await recordFigure(
+      'verify-plain-rollback',
+      'kill -9 inside a plain verify tick (3 files half edited), resume in a fresh process: the 3 paths rolled back (kept under reverted-1), converged exactly once at tick 2, 2 agent calls',
     );
   });
 

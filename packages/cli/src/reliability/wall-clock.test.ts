@@ -19,6 +19,11 @@ import { exists, FAST_TALLY, recordFigure, waitFor, writePlan } from './reliabil
  * end within the test's limit at all; no assertion here depends on how fast the machine is.
  */
 const AGENT_TIMEOUT = ['--agent-timeout', '1200'];
+/**
+ * The cap: long enough for the run to reach its agent call (baseline, the tick's snapshot, the agent's start) on a
+ * loaded machine, since a cap that passes before the agent wrote its pids leaves nothing to check the kill of.
+ */
+const WALL_CLOCK_S = 20;
 
 /** The hanging agent's pid, its child's and its group (negative), once it wrote them; fails if the run ended first. */
 async function hangingAgentPids(pidFile: string, run: { done: Promise<CliRun> }): Promise<number[]> {
@@ -64,13 +69,16 @@ describe(
   { timeout: 300_000 },
   () => {
     it.each(CASES)(
-      '$name: --wall-clock 8 with an agent that never returns ends timed_out, the agent group killed',
+      `$name: --wall-clock ${String(WALL_CLOCK_S)} with an agent that never returns ends timed_out, the agent group killed`,
       async ({ name, phase, slug, args }) => {
         const dir = await makeProject(FAST_TALLY);
         const pidFile = `${dir}-hang-pids.json`;
         const plan = await writePlan(dir, { [phase]: [{ hang: true, pidFile }] });
         const agent = ['--agent', 'command', '--agent-command', plan.command];
-        const started = startCli([...args, ...agent, '--wall-clock', '8', ...AGENT_TIMEOUT], dir);
+        const started = startCli(
+          [...args, ...agent, '--wall-clock', String(WALL_CLOCK_S), ...AGENT_TIMEOUT],
+          dir,
+        );
         const pids = await hangingAgentPids(pidFile, started);
         const run = await started.done;
         const ledger = await readLedger(dir, slug);
@@ -81,7 +89,7 @@ describe(
         expect(journal.filter((e) => e['type'] === 'terminal').at(-1)).toMatchObject({ state: 'timed_out' });
         await recordFigure(
           `wall-clock-${phase}`,
-          `${name}, --wall-clock 8, agent hanging with a 20 min agent timeout: ended timed_out after ${String(Math.round(ledger['spent'].wallMs / 1000))} s of wall clock, the agent's group killed`,
+          `${name}, --wall-clock ${String(WALL_CLOCK_S)}, agent hanging with a 20 min agent timeout: ended timed_out after ${String(Math.round(ledger['spent'].wallMs / 1000))} s of wall clock, the agent's group killed`,
         );
       },
     );

@@ -14,7 +14,7 @@ describe('hill-climb ticks', () => {
     });
     const best = await git.checkpoint('demo', 'best');
     await writeFiles(dir, { 'src.txt': 'line\nthe user adds a line between ticks\n' });
-    const open = await openTick(git, 'demo', 1, best!.object);
+    const open = (await openTick(git, 'demo', 1, best!.object))!;
     expect(await gitOut(dir, 'rev-parse', climbRefs('demo').pending)).toBe(open.before);
     await writeFiles(dir, {
       'score.txt': '5\n',

@@ -4,14 +4,15 @@ import type { ModeSession } from './mode-session.js';
 import { touchedPaths } from './touched-paths.js';
 
 /**
- * A hill-climb tick under way, kept in the ledger from just before the agent's call until the tick's record is
- * saved: the tree the tick started from (`before`, a commit under `refs/allium-loop/<slug>/pending`) and the best
- * commit it is judged against. A tick a crash or a stop left open is rolled back from it.
+ * A verify tick under way, kept in the ledger from just before the agent's call until the tick's record is saved:
+ * the tree the tick started from (`before`, a commit under `refs/allium-loop/<slug>/pending`) and, climbing, the
+ * best commit it is judged against. A tick a crash or a stop left open is rolled back from it, plain or climbing.
  */
 export interface OpenTick {
   readonly tick: number;
   readonly before: string;
-  readonly best: string;
+  /** Hill-climb only: the best commit the tick is judged against (and `…/best` is put back to on a rollback). */
+  readonly best?: string;
 }
 
 /** What the agent changed in a tick: the paths it touched and a snapshot (`after`) holding their new content. */
@@ -34,17 +35,21 @@ export function climbRefs(slug: string) {
   };
 }
 
-/** Snapshots the tree before the agent's call (under `…/pending`) and opens the tick. */
+/**
+ * Snapshots the tree before the agent's call (under `…/pending`) and opens the tick. Outside a git work tree a
+ * plain tick (no `best`) has nothing to roll back to: `undefined`; a climb tick cannot be judged there: throws.
+ */
 export async function openTick(
   git: GitSnapshots,
   slug: string,
   tick: number,
-  best: string,
-): Promise<OpenTick> {
+  best?: string,
+): Promise<OpenTick | undefined> {
   const made = await git.snapshot(`allium-loop ${slug} before tick ${String(tick)}`);
+  if (made === undefined && best === undefined) return undefined;
   if (made === undefined) throw new Error(`cannot open tick ${String(tick)}: not in a git work tree`);
   await git.pointRef(climbRefs(slug).pending, made.object);
-  return { tick, before: made.object, best };
+  return { tick, before: made.object, ...(best === undefined ? {} : { best }) };
 }
 
 /** Snapshots the tree now and names the paths changed since the tick opened (the engine's own log left out). */
@@ -99,7 +104,7 @@ export async function rollBackOpenTick(
   const refs = climbRefs(slug);
   const edits = await tickEdits(git, slug, open);
   await revertTick(git, slug, open, edits, true);
-  await git.pointRef(refs.best, open.best);
+  if (open.best !== undefined) await git.pointRef(refs.best, open.best);
   const own = session.ledger.checkpoints.filter((c) => c.tick >= open.tick).map((c) => c.ref);
   for (const ref of new Set([refs.tick(open.tick), ...own])) await git.deleteRef(ref);
   await closeTick(git, slug);
@@ -113,10 +118,11 @@ export async function rollBackOpenTick(
       ...(edits.paths.length > 0 ? { kept: refs.reverted(open.tick) } : {}),
     }),
   ]);
+  const judged = open.best === undefined ? 'measured' : 'scored';
   session.say(
     edits.paths.length === 0
-      ? `tick ${String(open.tick)} was ${why} before it was scored; it had changed nothing`
-      : `tick ${String(open.tick)} was ${why} before it was scored: rolled back ${String(edits.paths.length)} file(s) (${edits.paths.slice(0, 5).join(', ')}${edits.paths.length > 5 ? ', …' : ''}); its edits are kept under ${refs.reverted(open.tick)}`,
+      ? `tick ${String(open.tick)} was ${why} before it was ${judged}; it had changed nothing`
+      : `tick ${String(open.tick)} was ${why} before it was ${judged}: rolled back ${String(edits.paths.length)} file(s) (${edits.paths.slice(0, 5).join(', ')}${edits.paths.length > 5 ? ', …' : ''}); its edits are kept under ${refs.reverted(open.tick)}`,
   );
   return edits;
 }

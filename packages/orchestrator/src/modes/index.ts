@@ -42,10 +42,8 @@ export {
   AlStateSchema,
   checkDoneClaim,
   initialAlState,
-  parseAlArguments,
   parseAlState,
   serializeAlState,
-  type AlArguments,
   type AlState,
 } from './state-file.js';
 export {

@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stateFilePrompt, stateTempFile } from './state-file-mode.js';
-import {
-  checkDoneClaim,
-  initialAlState,
-  namedFiles,
-  parseAlArguments,
-  parseAlState,
-  statedCounts,
-} from './state-file.js';
+import { checkDoneClaim, initialAlState, namedFiles, parseAlState, statedCounts } from './state-file.js';
 
 describe('parseAlState', () => {
   it('reads the /al schema and keeps other keys', () => {
@@ -68,18 +61,6 @@ describe('checkDoneClaim', () => {
 });
 
 describe('the /al usage and prompt', () => {
-  it('splits workdir= and max= from the goal words; a bad max= is a problem, never a goal word', () => {
-    expect(parseAlArguments(['do it', 'workdir=out', 'max=5'])).toEqual({
-      rest: ['do it'],
-      workdir: 'out',
-      max: 5,
-    });
-    expect(parseAlArguments(['do it'])).toEqual({ rest: ['do it'] });
-    expect(parseAlArguments(['max=0']).problem).toMatch(/max= takes a whole number/);
-    expect(parseAlArguments(['max=two']).problem).toMatch(/not 'two'/);
-    expect(parseAlArguments(['workdir=']).problem).toBe('workdir= needs a directory');
-  });
-
   it('carries "Iteration N of max" and names the temp file and the rename of the write protocol', () => {
     const state = { ...initialAlState('list the fruits'), status: 'in_progress' as const, iteration: 4 };
     const prompt = stateFilePrompt(state, { path: '/p/work/.al-state.json' }, '/p', 7);

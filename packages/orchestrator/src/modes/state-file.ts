@@ -41,49 +41,6 @@ export function parseAlState(text: string): Result<AlState> {
   );
 }
 
-/** The `/al` arguments after the goal (`/al <goal> [workdir=<path>] [max=<N>]`), split from the other words. */
-export interface AlArguments {
-  /** The directory of `.al-state.json`. */
-  readonly workdir?: string;
-  /** The iteration cap. */
-  readonly max?: number;
-  /** The words that are not `/al` arguments (the goal). */
-  readonly rest: readonly string[];
-  /** A `max=` that is not a whole number of 1 or more. */
-  readonly problem?: string;
-}
-
-/** Splits `workdir=<path>` and `max=<N>` (the `/al` usage) from the goal words. Pure. */
-export function parseAlArguments(words: readonly string[]): AlArguments {
-  let workdir: string | undefined;
-  let max: number | undefined;
-  let problem: string | undefined;
-  const rest: string[] = [];
-  for (const word of words) {
-    const match = /^(workdir|max)=(.*)$/s.exec(word);
-    if (match === null) {
-      rest.push(word);
-      continue;
-    }
-    const value = match[2]!;
-    if (match[1] === 'workdir') {
-      if (value.trim() === '') problem = 'workdir= needs a directory';
-      else workdir = value;
-      continue;
-    }
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < 1)
-      problem = `max= takes a whole number of 1 or more, not '${value}'`;
-    else max = n;
-  }
-  return {
-    rest,
-    ...(workdir === undefined ? {} : { workdir }),
-    ...(max === undefined ? {} : { max }),
-    ...(problem === undefined ? {} : { problem }),
-  };
-}
-
 /** The state file as written: two-space JSON, a final newline. */
 export function serializeAlState(state: AlState): string {
   return `${JSON.stringify(state, null, 2)}\n`;

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FakeAgentRunner, type FakeAgentScript } from '@allium-loop/agents/testing';
@@ -9,7 +10,7 @@ import { loopRecord } from './mode-session.js';
 import { resumeModeRun, startModeRun, type ModeRunSettings } from './run-mode.js';
 
 /** Settings on a run clock that the fake sleep advances; `sleeps` records each wait. */
-function harness(responses: FakeAgentScript[], caps: Partial<Caps>) {
+function harness(responses: FakeAgentScript[], caps: Partial<Caps>, controller = new AbortController()) {
   let offset = 0;
   const sleeps: number[] = [];
   const lines: string[] = [];
@@ -18,7 +19,7 @@ function harness(responses: FakeAgentScript[], caps: Partial<Caps>) {
     agent: { kind: 'command', argv: ['unused'] },
     caps,
     env: { PATH: process.env['PATH'] },
-    signal: new AbortController().signal,
+    signal: controller.signal,
     clock: { now: () => Date.now() + offset },
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -116,5 +117,28 @@ describe('verify mode: the interval, the revision per step and the /loop restart
       recorded,
       recorded,
     ]);
+  });
+
+  it("a plain verify run stopped inside a tick (Ctrl-C during the agent step) rolls the tick's partial edits back before it ends", async () => {
+    const cwd = await makeGitRepo({ 'README.md': 'x\n' });
+    const controller = new AbortController();
+    const run = harness(
+      [{ effect: () => controller.abort(), files: { 'README.md': 'half\n', 'half-done.txt': 'half\n' } }],
+      { maxTicks: 5 },
+      controller,
+    );
+    const outcome = await startModeRun('make ok', verify('test -f ok.txt', 0), run.settings(cwd));
+    expect(outcome.ledger.terminal?.state).toBe('cancelled');
+    expect(await readFile(join(cwd, 'README.md'), 'utf8')).toBe('x\n');
+    expect(existsSync(join(cwd, 'half-done.txt'))).toBe(false);
+    expect(run.lines).toContain(
+      'tick 1 was stopped before it was measured: rolled back 2 file(s) (README.md, half-done.txt); its edits are kept under refs/allium-loop/make-ok/reverted-1',
+    );
+    expect(await gitOut(cwd, 'show', 'refs/allium-loop/make-ok/reverted-1:half-done.txt')).toBe('half');
+    expect(loopRecord(outcome.ledger, 'verify').verify?.pending).toBeNull();
+    // Plain verify keeps no best: the rollback moved no `…/best` ref.
+    expect(await gitOut(cwd, 'for-each-ref', '--format=%(refname)', 'refs/allium-loop/make-ok/')).toBe(
+      'refs/allium-loop/make-ok/reverted-1',
+    );
   });
 });

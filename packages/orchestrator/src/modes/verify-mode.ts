@@ -116,7 +116,10 @@ async function carryOut(
     case 'begin_tick':
       return { kind: 'tick_begun', tick: await session.beginTick() };
     case 'open_tick':
-      return { kind: 'tick_opened', open: await openTick(git, slug, action.tick, action.best) };
+      return {
+        kind: 'tick_opened',
+        open: (await openTick(git, slug, action.tick, action.best)) ?? null,
+      };
     case 'save_state':
       await saveVerifyState(session, action.record);
       return { kind: 'saved' };

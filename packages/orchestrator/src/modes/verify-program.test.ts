@@ -114,7 +114,14 @@ function world(options: WorldOptions) {
       case 'open_tick':
         return {
           kind: 'tick_opened',
-          open: { tick: action.tick, before: `before-${String(action.tick)}`, best: action.best },
+          open:
+            options.git === false
+              ? null
+              : {
+                  tick: action.tick,
+                  before: `before-${String(action.tick)}`,
+                  ...(action.best === undefined ? {} : { best: action.best }),
+                },
         };
       case 'agent_step': {
         const stop = options.stepStop?.(action.tick);
@@ -157,8 +164,20 @@ describe('the verify program (pure)', () => {
   it('measures a baseline, then one agent step and one measurement per tick until the command exits 0', () => {
     const w = world({ measure: (n) => (n < 3 ? run(1, `failing ${String(n)}`) : run(0)) });
     const { trace, actions, state } = simulate(fresh(), opened(), w.play);
-    const tick = ['check_caps', 'begin_tick', 'agent_step', 'guard_command', 'measure', 'record_tick'];
+    // Each tick opens (a snapshot to roll an interrupted step back to) before the agent's call.
+    const tick = [
+      'check_caps',
+      'begin_tick',
+      'open_tick',
+      'save_state',
+      'agent_step',
+      'guard_command',
+      'measure',
+      'check_refs',
+      'record_tick',
+    ];
     expect(trace).toEqual(['baseline', 'save_baseline', ...tick, ...tick, ...tick, 'finish']);
+    expect(state.record.pending).toBeNull();
     expect(finished(actions)).toEqual({
       stop: {
         state: 'converged',
@@ -322,7 +341,9 @@ describe('the verify program (pure)', () => {
       stop: { state: 'failed', reason: 'verify_command_edited', detail: 'the agent edited check.sh' },
       loop: undefined,
     });
-    expect(trace.slice(-2)).toEqual(['guard_command', 'finish']);
+    // The unmeasured tick is rolled back before the terminal record.
+    expect(trace.slice(-4)).toEqual(['guard_command', 'roll_back', 'check_refs', 'finish']);
+    expect(w.log).toEqual(['roll back tick 2 (stopped)']);
     expect(w.measured()).toBe(1);
   });
 
@@ -412,6 +433,73 @@ describe('the verify program (pure)', () => {
     expect(again.log.slice(0, 2)).toEqual(['reset new-commit → c0ffee', 'roll back tick 2 (interrupted)']);
     expect(state.record.ticks.map((t) => t.tick)).toEqual([1, 3]);
     expect(state.record.best).toMatchObject({ score: 99, tick: 3 });
+  });
+
+  it('plain verify resumed after a crash inside a tick rolls the open tick back before anything else, then goes on', () => {
+    const w = world({ measure: (n) => run(1, `failing ${String(n)}`), maxTicks: 1 });
+    const first = simulate(fresh(), opened(), w.play);
+    // The crash: the ledger holds tick 2 opened (its snapshot saved, the agent's edits half done), nothing after.
+    const crashed: VerifyModeState = { ...first.state.record, pending: { tick: 2, before: 'before-2' } };
+    const again = world({ measure: () => run(0), maxTicks: 3, firstTick: 3 });
+    const { trace, actions, state } = simulate(
+      initialVerifyProgram(GOAL, PLAIN, 3, crashed),
+      opened(),
+      again.play,
+    );
+    expect(trace.slice(0, 4)).toEqual(['roll_back', 'check_refs', 'check_caps', 'begin_tick']);
+    expect(actions[0]).toEqual({
+      kind: 'roll_back',
+      open: { tick: 2, before: 'before-2' },
+      why: 'interrupted',
+    });
+    expect(again.log[0]).toBe('roll back tick 2 (interrupted)');
+    expect(state.record.ticks.map((t) => t.tick)).toEqual([1, 3]);
+    expect(state.record.pending).toBeNull();
+    expect(actions.filter((a) => a.kind === 'finish')).toHaveLength(1);
+    expect(finished(actions)).toMatchObject({ stop: { state: 'converged' }, loop: 'CONVERGED' });
+  });
+
+  it('plain verify with the HEAD moved and a tick open: the branch is reset first, then the tick rolled back', () => {
+    const w = world({ measure: () => run(1, 'x'), maxTicks: 1 });
+    const first = simulate(fresh(), opened(), w.play);
+    const crashed: VerifyModeState = { ...first.state.record, pending: { tick: 2, before: 'before-2' } };
+    const { trace } = simulate(
+      initialVerifyProgram(GOAL, PLAIN, 3, crashed),
+      opened('user-commit'),
+      world({ measure: () => run(0), firstTick: 3 }).play,
+    );
+    expect(trace.slice(0, 3)).toEqual(['reset_head', 'roll_back', 'check_refs']);
+  });
+
+  it('plain verify stopped inside a tick (wall clock during the call) rolls the tick back; outside git no tick opens', () => {
+    const w = world({
+      measure: (n) => run(1, String(n)),
+      stepStop: (tick) =>
+        tick === 2
+          ? { state: 'timed_out', reason: 'wall_clock', detail: 'wall-clock cap reached' }
+          : undefined,
+    });
+    const stopped = simulate(fresh(), opened(), w.play);
+    expect(stopped.trace.slice(-4)).toEqual(['agent_step', 'roll_back', 'check_refs', 'finish']);
+    expect(w.log).toEqual(['roll back tick 2 (stopped)']);
+    expect(stopped.state.record.pending).toBeNull();
+    // Outside git there is nothing to roll back to: the tick runs without opening, as before.
+    const plain = simulate(
+      fresh(),
+      opened(null),
+      world({ measure: (n) => (n < 2 ? run(1, String(n)) : run(0)), git: false }).play,
+    );
+    const tick = [
+      'check_caps',
+      'begin_tick',
+      'open_tick',
+      'agent_step',
+      'guard_command',
+      'measure',
+      'record_tick',
+    ];
+    expect(plain.trace).toEqual(['baseline', 'save_baseline', ...tick, ...tick, 'finish']);
+    expect(plain.state.record.pending).toBeUndefined();
   });
 
   it('forced compaction: a fresh process resumed right before the converging tick converges exactly once, repeating nothing', () => {

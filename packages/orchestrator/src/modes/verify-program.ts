@@ -84,8 +84,8 @@ export type VerifyObservation =
   | { readonly kind: 'capped'; readonly stop: ModeStop | undefined; readonly wallClockLeftMs?: number }
   /** The tick counter moved in the ledger. */
   | { readonly kind: 'tick_begun'; readonly tick: number }
-  /** The tree was snapshotted before the agent's call. */
-  | { readonly kind: 'tick_opened'; readonly open: OpenTick }
+  /** The tree was snapshotted before the agent's call (`null`: not in a git work tree, nothing to roll back to). */
+  | { readonly kind: 'tick_opened'; readonly open: OpenTick | null }
   /** The agent step ended with `outcome`, having used `tokens` (when the agent reported them). */
   | { readonly kind: 'stepped'; readonly outcome: string; readonly tokens?: number | undefined }
   /** The agent call was stopped (cancel, wall clock, budget, a port failure). */
@@ -136,8 +136,11 @@ export type VerifyAction =
   | { readonly kind: 'check_caps' }
   /** Move the tick counter. */
   | { readonly kind: 'begin_tick' }
-  /** Snapshot the tree before the agent's call (`…/pending`) and open the tick. */
-  | { readonly kind: 'open_tick'; readonly tick: number; readonly best: string }
+  /**
+   * Snapshot the tree before the agent's call (`…/pending`) and open the tick; `best` is the commit a climb tick is
+   * judged against (absent for plain verify, whose open tick only serves to roll back an interrupted step).
+   */
+  | { readonly kind: 'open_tick'; readonly tick: number; readonly best?: string }
   /** Save the mode state (an opened tick) in the ledger. */
   | { readonly kind: 'save_state'; readonly record: VerifyModeState }
   /** Call the agent once with `prompt`. */
@@ -235,15 +238,18 @@ export function decideVerify(state: VerifyProgramState, observation: VerifyObser
     case 'tick_begun':
       return tickBegun(state, observation.tick);
     case 'tick_opened': {
+      if (observation.open === null) return { state, action: { kind: 'agent_step', ...stepOf(state) } };
       const record = { ...state.record, pending: observation.open };
       return { state: { ...state, record }, action: { kind: 'save_state', record } };
     }
     case 'stepped': {
       const turn = { ...turnOf(state), outcome: observation.outcome, tokens: observation.tokens };
+      // Only a climb judges the agent's paths (to revert them); a plain tick's edits always stay once measured.
       const open = state.record.pending;
       return {
         state: { ...state, turn },
-        action: open == null ? { kind: 'guard_command' } : { kind: 'collect_edits', open },
+        action:
+          open == null || !climbing(state) ? { kind: 'guard_command' } : { kind: 'collect_edits', open },
       };
     }
     case 'step_stopped':
@@ -312,12 +318,15 @@ function opened(
   return settleClimb(resuming);
 }
 
-/** Hill-climb on resume: an open tick is rolled back, then the refs are checked; plain verify goes on at once. */
+/**
+ * On resume: a tick a crash left open (plain verify or climb) is rolled back, then a climb's refs are checked;
+ * plain verify then goes on at once.
+ */
 function settleClimb(state: VerifyProgramState): VerifyDecision {
-  if (!climbing(state) || state.record.best?.commit == null)
-    return { state: { ...state, phase: 'between' }, action: { kind: 'check_caps' } };
   const open = state.record.pending;
   if (open != null) return { state, action: { kind: 'roll_back', open, why: 'interrupted' } };
+  if (!climbing(state) || state.record.best?.commit == null)
+    return { state: { ...state, phase: 'between' }, action: { kind: 'check_caps' } };
   return { state, action: { kind: 'check_refs', best: state.record.best.commit, open: null } };
 }
 
@@ -390,11 +399,15 @@ function stepOf(state: VerifyProgramState): { tick: number; prompt: string } {
   return { tick: turnOf(state).tick, prompt: verifyPrompt(state.goal, state.record) };
 }
 
-/** A climb opens the tick (a snapshot to judge and roll back against) before the agent's call. */
+/**
+ * Every tick opens before the agent's call: a snapshot to roll an interrupted step back to, and for a climb also
+ * the tree its score is judged against.
+ */
 function tickBegun(state: VerifyProgramState, tick: number): VerifyDecision {
   const next = { ...state, phase: 'between' as const, turn: { tick } };
   const best = state.record.best?.commit;
-  if (climbing(state) && best != null) return { state: next, action: { kind: 'open_tick', tick, best } };
+  if (!climbing(state)) return { state: next, action: { kind: 'open_tick', tick } };
+  if (best != null) return { state: next, action: { kind: 'open_tick', tick, best } };
   return { state: next, action: { kind: 'agent_step', ...stepOf(next) } };
 }
 
@@ -453,7 +466,7 @@ function recordTick(state: VerifyProgramState): VerifyDecision {
   };
   const record: VerifyModeState = {
     ...state.record,
-    ...(climb === undefined ? {} : { pending: null }),
+    ...(state.record.pending === undefined ? {} : { pending: null }),
     best,
     ticks: [...state.record.ticks, entry],
     lastOutput: outputTail(run.output),
@@ -490,7 +503,7 @@ function recordTick(state: VerifyProgramState): VerifyDecision {
       entry,
       events,
       outputTail: outputTail(run.output, 500),
-      close: climb !== undefined,
+      close: state.record.pending != null,
     },
   };
 }
@@ -570,14 +583,15 @@ function noProgress(record: VerifyModeState, limit: number): ModeStop | undefine
 }
 
 /**
- * Ends the run with `stop`. A climb first rolls back a tick still open (so its unscored edits never reach a
- * checkpoint) and checks its refs against the ledger before the terminal record.
+ * Ends the run with `stop`. A tick still open is first rolled back (its unmeasured edits never stay in the tree,
+ * and a climb's never reach a checkpoint); a climb then checks its refs against the ledger before the terminal
+ * record.
  */
 function stopWith(state: VerifyProgramState, stop: ModeStop): VerifyDecision {
   const stopping = { ...state, phase: 'stop' as const, stopping: stop };
-  if (!climbing(state) || state.record.best?.commit == null) return finish(stopping, stop);
   const open = state.record.pending;
   if (open != null) return { state: stopping, action: { kind: 'roll_back', open, why: 'stopped' } };
+  if (!climbing(state) || state.record.best?.commit == null) return finish(stopping, stop);
   return { state: stopping, action: { kind: 'check_refs', best: state.record.best.commit, open: null } };
 }
 
