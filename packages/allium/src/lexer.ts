@@ -110,116 +110,107 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
  * token, an unterminated string ends at the end of its line. Linear in the input size.
  */
 export function lex(source: string): LexResult {
+  const lexer = new Lexer(source);
   const tokens: Token[] = [];
-  const comments: Comment[] = [];
-  const lineStarts = [0];
-  let line = 1;
-  let lineStart = 0;
-  let i = 0;
-  const n = source.length;
-  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence.
-  const words = new Map<string, string>();
-  // No closures over `line`/`lineStart`: the loop's hot variables stay in registers.
-  while (i < n) {
-    const c = source.charCodeAt(i);
-    if (c === 10) {
-      i += 1;
-      line += 1;
-      lineStart = i;
-      lineStarts.push(i);
-      continue;
-    }
-    if (c === 32 || c === 9 || c === 13) {
-      i += 1;
-      continue;
-    }
-    if (c === 45 && source.charCodeAt(i + 1) === 45) {
-      const endOfLine = findLineEnd(source, i);
-      comments.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
-      i = endOfLine;
-      continue;
-    }
-    const start = i;
-    if (isIdentStart(c)) {
-      i += 1;
-      while (i < n && isIdentPart(source.charCodeAt(i))) i += 1;
-      const sliced = source.slice(start, i);
-      let text = words.get(sliced);
-      if (text === undefined) {
-        text = sliced;
-        words.set(text, text);
-      }
-      tokens.push({
-        kind: KEYWORDS.has(text) ? 'keyword' : 'ident',
-        text,
-        start,
-        end: i,
-        line,
-        col: start - lineStart + 1,
-      });
-      continue;
-    }
-    if (isDigit(c)) {
-      const result = scanNumber(source, i);
-      i = result.end;
-      tokens.push({
-        kind: result.kind,
-        text: source.slice(start, i),
-        start,
-        end: i,
-        line,
-        col: start - lineStart + 1,
-      });
-      continue;
-    }
-    if (c === 34) {
-      i = scanString(source, i);
-      tokens.push({
-        kind: 'string',
-        text: source.slice(start, i),
-        start,
-        end: i,
-        line,
-        col: start - lineStart + 1,
-      });
-      continue;
-    }
-    if (c === 96) {
-      const close = source.indexOf('`', i + 1);
-      const lineEnd = findLineEnd(source, i);
-      i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
-      tokens.push({
-        kind: 'backtick',
-        text: source.slice(start, i),
-        start,
-        end: i,
-        line,
-        col: start - lineStart + 1,
-      });
-      continue;
-    }
-    const two = TWO_CHAR_BY_FIRST[c]?.find((p) => p.charCodeAt(1) === source.charCodeAt(i + 1));
-    if (two !== undefined) {
-      i += 2;
-      tokens.push({ kind: 'punct', text: two, start, end: i, line, col: start - lineStart + 1 });
-      continue;
-    }
-    i += 1;
-    const one = PUNCT_TEXT[c];
-    if (one !== undefined)
-      tokens.push({ kind: 'punct', text: one, start, end: i, line, col: start - lineStart + 1 });
-    else
-      tokens.push({
-        kind: 'unknown',
-        text: source.slice(start, i),
-        start,
-        end: i,
-        line,
-        col: start - lineStart + 1,
-      });
+  for (;;) {
+    const token = lexer.next();
+    tokens.push(token);
+    if (token.kind === 'eof') break;
   }
-  tokens.push({ kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 });
-  return { tokens, comments, lineStarts };
+  return { tokens, comments: lexer.comments, lineStarts: lexer.lineStarts };
+}
+
+/**
+ * The lexer as a cursor: {@link Lexer.next} returns one token at a time (then `eof` forever), collecting comments
+ * and line starts on the way. The parser pulls tokens as it needs them, so a big spec's tokens never all live at
+ * once (see `ParserState`).
+ */
+export class Lexer {
+  readonly comments: Comment[] = [];
+  readonly lineStarts: number[] = [0];
+  private line = 1;
+  private lineStart = 0;
+  private i = 0;
+  private readonly n: number;
+  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence.
+  private readonly words = new Map<string, string>();
+
+  constructor(private readonly source: string) {
+    this.n = source.length;
+  }
+
+  next(): Token {
+    const source = this.source;
+    const n = this.n;
+    // The hot variables in locals (written back before returning), no closures over them.
+    let line = this.line;
+    let lineStart = this.lineStart;
+    let i = this.i;
+    let token: Token | undefined;
+    while (i < n) {
+      const c = source.charCodeAt(i);
+      if (c === 10) {
+        i += 1;
+        line += 1;
+        lineStart = i;
+        this.lineStarts.push(i);
+        continue;
+      }
+      if (c === 32 || c === 9 || c === 13) {
+        i += 1;
+        continue;
+      }
+      if (c === 45 && source.charCodeAt(i + 1) === 45) {
+        const endOfLine = findLineEnd(source, i);
+        this.comments.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
+        i = endOfLine;
+        continue;
+      }
+      const start = i;
+      const col = start - lineStart + 1;
+      if (isIdentStart(c)) {
+        i += 1;
+        while (i < n && isIdentPart(source.charCodeAt(i))) i += 1;
+        const sliced = source.slice(start, i);
+        let text = this.words.get(sliced);
+        if (text === undefined) {
+          text = sliced;
+          this.words.set(text, text);
+        }
+        token = { kind: KEYWORDS.has(text) ? 'keyword' : 'ident', text, start, end: i, line, col };
+      } else if (isDigit(c)) {
+        const result = scanNumber(source, i);
+        i = result.end;
+        token = { kind: result.kind, text: source.slice(start, i), start, end: i, line, col };
+      } else if (c === 34) {
+        i = scanString(source, i);
+        token = { kind: 'string', text: source.slice(start, i), start, end: i, line, col };
+      } else if (c === 96) {
+        const close = source.indexOf('`', i + 1);
+        const lineEnd = findLineEnd(source, i);
+        i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
+        token = { kind: 'backtick', text: source.slice(start, i), start, end: i, line, col };
+      } else {
+        const two = TWO_CHAR_BY_FIRST[c]?.find((p) => p.charCodeAt(1) === source.charCodeAt(i + 1));
+        if (two !== undefined) {
+          i += 2;
+          token = { kind: 'punct', text: two, start, end: i, line, col };
+        } else {
+          i += 1;
+          const one = PUNCT_TEXT[c];
+          token =
+            one !== undefined
+              ? { kind: 'punct', text: one, start, end: i, line, col }
+              : { kind: 'unknown', text: source.slice(start, i), start, end: i, line, col };
+        }
+      }
+      break;
+    }
+    this.line = line;
+    this.lineStart = lineStart;
+    this.i = i;
+    return token ?? { kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 };
+  }
 }
 
 function findLineEnd(source: string, from: number): number {

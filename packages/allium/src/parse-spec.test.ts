@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureNames, readFixture, referenceDiagnostics } from './fixtures.test-helpers.js';
+import { lex } from './lexer.js';
 import { parseSpec } from './parse-spec.js';
 
 describe('parseSpec on every reference fixture', () => {
@@ -53,6 +54,34 @@ describe('parseSpec details', () => {
         message: expect.stringContaining('unsupported allium version 9'),
       }),
     ]);
+  });
+
+  it('reads the header from the first non-blank line only, wherever the file has blank lines', () => {
+    expect(parseSpec('\n  \r\n\t\n-- allium: 2\nentity A { x: String }\n', 'a').version).toBe(2);
+    expect(parseSpec('entity A { x: String }\n-- allium: 3\n', 'a').version).toBeUndefined();
+    expect(parseSpec('', 'a').version).toBeUndefined();
+    expect(parseSpec('\n\n', 'a').version).toBeUndefined();
+  });
+
+  it('counts every word of a spec that parses whole, across many declarations (tokens are streamed)', () => {
+    const block = (i: number): string =>
+      `entity E${i} {\n    name: String\n    other: E${i + 1}?\n}\nrule R${i} {\n    when: Go${i}(e)\n    ensures: e.name = "x"\n}\n`;
+    const text = `-- allium: 3\n${Array.from({ length: 300 }, (_, i) => block(i)).join('')}`;
+    const parsed = parseSpec(text, 'many.allium');
+    expect(parsed.diagnostics).toEqual([]);
+    const expected = new Map<string, number>();
+    for (const token of lex(text).tokens)
+      if (token.kind === 'ident' || token.kind === 'keyword')
+        expected.set(token.text, (expected.get(token.text) ?? 0) + 1);
+    expect(new Map([...parsed.nameCounts].sort())).toEqual(new Map([...expected].sort()));
+  });
+
+  it('leaves out the words of a broken declaration and of an unclosed last block, and only those', () => {
+    const text =
+      '-- allium: 3\nentity Before { a: String }\nrule Broken {\n    when: Lost(\n}\n}\nentity After { b: String }\nentity Open {\n    c: Unclosed\n';
+    const counts = parseSpec(text, 'f.allium').nameCounts;
+    for (const kept of ['Before', 'a', 'After', 'b']) expect(counts.get(kept)).toBe(1);
+    for (const dropped of ['Open', 'c', 'Unclosed']) expect(counts.has(dropped)).toBe(false);
   });
 
   it('recovers after a broken declaration and keeps the ones after it', () => {

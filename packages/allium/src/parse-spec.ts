@@ -1,6 +1,6 @@
 import type { BlockKind, Declaration, Ident, ParsedSpec, Suppression } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
-import { lex, type Comment, type Token } from './lexer.js';
+import { Lexer, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
 import { parseExpr } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
@@ -18,8 +18,9 @@ export const SUPPORTED_VERSIONS: readonly number[] = [1, 2, 3];
  * item or declaration, so one broken declaration does not hide the rest. Linear in the size of the input.
  */
 export function parseSpec(text: string, file: string): ParsedSpec {
-  const lexed = lex(text);
-  const p = new ParserState(lexed.tokens, text, file);
+  const lexer = new Lexer(text);
+  const p = new ParserState(lexer, text, file);
+  const header = readVersion(text, p.peek(), file);
   const declarations: Declaration[] = [];
   while (!p.atEof()) {
     const before = p.pos;
@@ -29,15 +30,16 @@ export function parseSpec(text: string, file: string): ParsedSpec {
       if (p.pos === before) p.advance();
       p.drop(before);
     }
+    p.settle();
   }
-  const header = readVersion(text, lexed.tokens[0] as Token, file);
+  p.settle(true);
   return {
     file,
     source: text,
     version: header.version,
     declarations,
-    suppressions: readSuppressions(lexed.comments, file),
-    nameCounts: countNames(lexed.tokens, p.dropped),
+    suppressions: readSuppressions(lexer.comments, file),
+    nameCounts: p.nameCounts,
     diagnostics: [...header.diagnostics, ...p.diagnostics],
   };
 }
@@ -205,8 +207,11 @@ function readVersion(
   file: string,
 ): { version: number | undefined; diagnostics: Diagnostic[] } {
   let version: number | undefined;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  // Line by line up to the first non-blank one (not `split`: that would copy every line of a big spec).
+  for (let from = 0; from <= text.length;) {
+    const end = text.indexOf('\n', from);
+    const line = text.slice(from, end === -1 ? text.length : end).trim();
+    from = end === -1 ? text.length + 1 : end + 1;
     if (line === '') continue;
     if (line.startsWith('--')) {
       const rest = line.slice(2).trim();
@@ -227,18 +232,6 @@ function readVersion(
     return { version, diagnostics: [{ code: null, severity: 'error', message, location }] };
   }
   return { version, diagnostics: [] };
-}
-
-/** Identifier and keyword occurrences, leaving out the tokens no construct holds (see `ParserState.dropped`). */
-function countNames(tokens: readonly Token[], dropped: Uint8Array): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let i = 0; i < tokens.length; i += 1) {
-    const token = tokens[i] as Token;
-    if (dropped[i] === 1) continue;
-    if (token.kind === 'ident' || token.kind === 'keyword')
-      counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
-  }
-  return counts;
 }
 
 const IGNORE = /^--\s*allium-ignore\s+([A-Za-z0-9._,\- \t]+)$/;

@@ -1,6 +1,6 @@
 import type { Ident } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
-import type { Token } from './lexer.js';
+import type { Lexer, Token } from './lexer.js';
 
 /**
  * The parser's cursor over the token list plus its diagnostics. Syntax errors are reported at most once per source
@@ -19,27 +19,56 @@ export class ParserState {
   depth = 0;
   readonly diagnostics: Diagnostic[] = [];
   /**
-   * Tokens that ended up in no construct: consumed by an item or declaration that failed to parse, or skipped while
-   * recovering. The reference reads uses from its syntax tree, so names there do not count as uses.
+   * How often each word (identifier or keyword) occurs, leaving out the {@link drop}ped tokens; complete once
+   * {@link settle} has run at the end of the file.
    */
-  readonly dropped: Uint8Array;
+  readonly nameCounts = new Map<string, number>();
+  /**
+   * The tokens lexed so far, by index; those before the last {@link settle} are released (`undefined`) so that a
+   * big spec's tokens never all live at once.
+   */
+  private readonly tokens: (Token | undefined)[] = [];
+  /**
+   * Tokens that ended up in no construct: consumed by an item or declaration that failed to parse, or skipped while
+   * recovering. The reference reads uses from its syntax tree, so names there do not count as uses. One byte per
+   * token index, grown as tokens are lexed.
+   */
+  private dropped = new Uint8Array(1024);
+  /** Tokens before this index are counted in {@link nameCounts} and released. */
+  private settled = 0;
+  private eof: Token | undefined;
   private readonly errorLines = new Set<number>();
-  private readonly eof: Token;
 
   constructor(
-    readonly tokens: readonly Token[],
+    private readonly lexer: Lexer,
     readonly source: string,
     readonly file: string,
-  ) {
-    const last = tokens[tokens.length - 1];
-    if (last === undefined) throw new RangeError('token list must end with an eof token');
-    this.eof = last;
-    this.dropped = new Uint8Array(tokens.length);
-  }
+  ) {}
 
-  /** Marks the tokens from index `from` up to the current position as {@link dropped}. */
+  /** Marks the tokens from index `from` up to the current position as dropped (see {@link nameCounts}). */
   drop(from: number): void {
     this.dropped.fill(1, from, this.pos);
+  }
+
+  /**
+   * Counts the words of the tokens consumed so far (all but the last, which {@link previous} may still read) and
+   * releases them. Everything {@link drop} marks lies after the position of the previous call, so callers settle
+   * between declarations; `atEnd` settles every remaining token.
+   */
+  settle(atEnd = false): void {
+    const end = atEnd ? this.tokens.length : this.pos - 1;
+    const counts = this.nameCounts;
+    for (let i = this.settled; i < end; i += 1) {
+      const token = this.tokens[i];
+      if (
+        token !== undefined &&
+        this.dropped[i] !== 1 &&
+        (token.kind === 'ident' || token.kind === 'keyword')
+      )
+        counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
+      this.tokens[i] = undefined;
+    }
+    if (end > this.settled) this.settled = end;
   }
 
   /**
@@ -69,7 +98,25 @@ export class ParserState {
 
   /** The token `offset` places ahead (the eof token past the end). */
   peek(offset = 0): Token {
-    return this.tokens[this.pos + offset] ?? this.eof;
+    const index = this.pos + offset;
+    return this.tokens[index] ?? this.lexUpTo(index);
+  }
+
+  /** Lexes tokens until index `index` exists (or the input ends) and returns the token there (or eof). */
+  private lexUpTo(index: number): Token {
+    while (this.eof === undefined && this.tokens.length <= index) {
+      const token = this.lexer.next();
+      if (this.tokens.length >= this.dropped.length) {
+        const grown = new Uint8Array(this.dropped.length * 2);
+        grown.set(this.dropped);
+        this.dropped = grown;
+      }
+      this.tokens.push(token);
+      if (token.kind === 'eof') this.eof = token;
+    }
+    const token = this.tokens[index] ?? this.eof;
+    if (token === undefined) throw new RangeError(`token ${index} was already released`);
+    return token;
   }
 
   /** The most recently consumed token (the first token when nothing was consumed). */
