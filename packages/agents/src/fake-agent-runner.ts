@@ -1,5 +1,6 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import type { AgentRunner, AgentRunRequest, AgentRunResult } from './agent-runner.js';
 
 /** What a {@link FakeAgentRunner} does for one call. */
@@ -54,8 +55,5 @@ export class FakeAgentRunner implements AgentRunner {
 }
 
 async function writeJsonAtomically(path: string, value: unknown): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(value, null, 2));
-  await rename(temp, path);
+  await writeFileAtomic(path, JSON.stringify(value, null, 2));
 }

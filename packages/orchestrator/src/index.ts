@@ -17,7 +17,16 @@ export type {
   WitnessRequest,
 } from './driver/loop-ports.js';
 export { INTEGRATION, runLoop, type LoopProgress, type RunLoopOptions } from './driver/run-loop.js';
-export { gitCheckpoint, gitHead, gitRoot, gitWorkingTree, specSourcesAt } from './project/git.js';
+export {
+  createGitSnapshots,
+  gitCheckpoint,
+  gitHead,
+  gitRoot,
+  gitWorkingTree,
+  specSourcesAt,
+  type GitSnapshots,
+  type Snapshot as GitSnapshot,
+} from './project/git.js';
 export {
   blockingQuestionTexts,
   createProjectPorts,

@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import type { RevertAction } from './detect-violations.js';
 import { sha256 } from './take-snapshot.js';
 
@@ -11,24 +12,17 @@ export interface RevertOutcome {
   readonly error?: string;
 }
 
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.allium-loop-${process.pid}.tmp`;
-  await writeFile(temp, text, 'utf8');
-  await rename(temp, file);
-}
-
 async function applyOne(cwd: string, action: RevertAction): Promise<void> {
   const target = join(cwd, action.path);
   if (action.kind === 'delete') return rm(target, { force: true });
-  if (action.kind === 'restore_text') return writeAtomically(target, action.text);
+  if (action.kind === 'restore_text') return writeFileAtomic(target, action.text);
   const stored = await readFile(join(cwd, '.allium-loop', action.storedCopy), 'utf8');
   if (sha256(stored) !== action.sha256) {
     throw new Error(
       `the engine's copy ${action.storedCopy} does not match its recorded hash (tampered with)`,
     );
   }
-  return writeAtomically(target, stored);
+  return writeFileAtomic(target, stored);
 }
 
 /**

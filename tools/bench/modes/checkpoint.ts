@@ -1,18 +1,12 @@
-// Times the hill-climb checkpoint primitives on a repository of realistic size: createCheckpoint (snapshot the
-// working tree under refs/allium-loop/…), restoreCheckpoint (the whole tree back to a checkpoint), and a reverted
-// tick as the verify mode runs it: openTick (snapshot before the agent's call), tickEdits (snapshot after it, the
-// touched paths) and revertTick (only those paths back). Prints medians.
+// Times the hill-climb checkpoint primitives on a repository of realistic size, through the run's one git session
+// (createGitSnapshots): a checkpoint (snapshot the working tree under refs/allium-loop/…), and a reverted tick as
+// the verify mode runs it: openTick (snapshot before the agent's call), tickEdits (snapshot after it, the touched
+// paths) and revertTick (only those paths back). Prints medians.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createCheckpoint,
-  openTick,
-  restoreCheckpoint,
-  revertTick,
-  tickEdits,
-} from '@allium-loop/orchestrator';
+import { createGitSnapshots, openTick, revertTick, tickEdits } from '@allium-loop/orchestrator';
 
 const RUNS = 5;
 
@@ -46,34 +40,32 @@ function median(values: number[]): number {
 
 async function bench(files: number): Promise<void> {
   const dir = makeRepo(files);
-  const scope = { cwd: dir, exclude: [join(dir, '.allium-loop')] };
+  const git = createGitSnapshots(dir, join(dir, '.allium-loop', 'bench', 'git-index'), {
+    cover: 'repository',
+  });
   const create: number[] = [];
-  const restore: number[] = [];
   const tick: number[] = [];
   try {
-    const best = await createCheckpoint(scope, 'refs/allium-loop/bench/best', 'best');
+    const best = await git.checkpoint('bench', 'best');
     for (let run = 0; run < RUNS; run += 1) {
       touch(dir, run);
       let started = performance.now();
-      await createCheckpoint(scope, 'refs/allium-loop/bench/tick', 'tick');
+      await git.checkpoint('bench', 'tick');
       create.push(performance.now() - started);
       started = performance.now();
-      await restoreCheckpoint(scope, best!.commit);
-      restore.push(performance.now() - started);
-      started = performance.now();
-      const open = await openTick(scope, 'bench', run + 1, best!.commit);
+      const open = await openTick(git, 'bench', run + 1, best!.object);
       const opened = performance.now() - started;
       touch(dir, run + RUNS);
       started = performance.now();
-      const edits = await tickEdits(scope, 'bench', open);
-      await revertTick(scope, 'bench', open, edits);
+      const edits = await tickEdits(git, 'bench', open);
+      await revertTick(git, 'bench', open, edits);
       tick.push(opened + performance.now() - started);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(
-    `${String(files)} files (100 edited, 20 new per tick): createCheckpoint median ${median(create).toFixed(0)} ms, restoreCheckpoint median ${median(restore).toFixed(0)} ms, a reverted tick (two snapshots + the agent's paths back) median ${median(tick).toFixed(0)} ms (${String(RUNS)} runs)`,
+    `${String(files)} files (100 edited, 20 new per tick): checkpoint median ${median(create).toFixed(0)} ms, a reverted tick (two snapshots + the agent's paths back) median ${median(tick).toFixed(0)} ms (${String(RUNS)} runs)`,
   );
 }
 

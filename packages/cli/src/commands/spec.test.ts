@@ -168,4 +168,18 @@ describe('allium-loop spec', () => {
     expect((await run('check', 'nope')).err).toContain("cannot read 'nope'");
     expect((await run('questions', '--mermaid')).code).toBe(2);
   });
+
+  it("searches directories with the project's one walker: specs in skipped directories (dependencies, build output, caches, the state directory) are not the project's", async () => {
+    for (const skipped of ['node_modules/pkg', 'build', '.allium-loop/run', 'dist'])
+      await mkdir(join(dir, skipped), { recursive: true }).then(() =>
+        writeFile(join(dir, skipped, 'copy.allium'), BROKEN),
+      );
+    await mkdir(join(dir, 'specs', 'nested'));
+    await writeFile(join(dir, 'specs', 'nested', 'more.allium'), GOOD);
+    const { code, out } = await run('questions');
+    expect(code).toBe(0);
+    expect(out).toBe(
+      'specs/good.allium:14:1 Refunds?\nspecs/nested/more.allium:14:1 Refunds?\n2 open question(s)\n',
+    );
+  });
 });

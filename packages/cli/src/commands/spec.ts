@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -13,6 +13,7 @@ import {
   type SpecAnalysis,
   type SpecSource,
 } from '@allium-loop/allium';
+import { walkProject } from '@allium-loop/verify';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -31,7 +32,6 @@ With --json, check and analyse print one JSON object per file and model and plan
 reference 'allium' CLI does (model always prints JSON). Exit 2 when no .allium file is found.
 `;
 
-const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.allium-loop', 'dist']);
 const ACTIONS = new Set(['check', 'analyse', 'model', 'plan', 'graph', 'questions']);
 
 /**
@@ -139,7 +139,10 @@ function parseOptions(action: string, rest: readonly string[], io: CliIo): SpecO
   }
 }
 
-/** Every `.allium` file under the given paths (sorted), and the paths that could not be read. */
+/**
+ * Every `.allium` file under the given paths (sorted), and the paths that could not be read. Directories are
+ * searched by the engine's one project walker (`walkProject`), with its one list of skipped directories.
+ */
 async function loadSources(
   paths: readonly string[],
   cwd: string,
@@ -150,8 +153,14 @@ async function loadSources(
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch(() => undefined);
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
-    else if (info.isDirectory()) files.push(...(await findSpecs(absolute)));
-    else files.push(absolute);
+    else if (info.isDirectory()) {
+      const walk = await walkProject(absolute);
+      files.push(
+        ...walk.files.filter((file) => file.endsWith('.allium')).map((file) => join(absolute, file)),
+      );
+      for (const folder of walk.unreadable)
+        unreadable.push(`cannot read '${relative(cwd, join(absolute, folder)) || '.'}'`);
+    } else files.push(absolute);
   }
   const sources: SpecSource[] = [];
   for (const file of [...new Set(files)].sort()) {
@@ -161,17 +170,6 @@ async function loadSources(
     else sources.push({ path, text });
   }
   return { sources, unreadable };
-}
-
-async function findSpecs(directory: string): Promise<string[]> {
-  const entries = await readdir(directory, { withFileTypes: true });
-  const found: string[] = [];
-  for (const entry of entries) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findSpecs(path)));
-    else if (entry.isFile() && entry.name.endsWith('.allium')) found.push(path);
-  }
-  return found;
 }
 
 /**

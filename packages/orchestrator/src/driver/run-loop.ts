@@ -97,6 +97,35 @@ export async function runLoop(options: RunLoopOptions): Promise<Ledger> {
   return driver.run();
 }
 
+/** How the slices ended when one of them (or the wave) did not converge: the run's terminal state and why. */
+type SlicesEnd = NonNullable<Extract<LoopObservation, { kind: 'slices_done' }>['terminal']>;
+
+/**
+ * A phase's questions and protected tests in the ledger: the questions it raised that the ledger does not hold yet
+ * (returned as `raised`), the ones it applied marked so, and the protected tests it reported.
+ */
+function withPhaseQuestions(
+  ledger: Ledger,
+  request: PhaseRequest,
+  report: PhaseReport,
+): { ledger: Ledger; raised: Question[] } {
+  const known = new Set(ledger.questions.map((q) => q.id));
+  const raised = report.questions
+    .filter((q) => !known.has(q.id))
+    .map((q): Question => ({ ...q, raisedAtTick: request.tick, phase: request.phase }));
+  const applied = new Set(report.appliedQuestions ?? []);
+  return {
+    raised,
+    ledger: {
+      ...ledger,
+      questions: [...ledger.questions, ...raised].map((q) =>
+        applied.has(q.id) ? { ...q, status: 'applied' as const } : q,
+      ),
+      ...(report.protectedTests === undefined ? {} : { protectedTests: [...report.protectedTests] }),
+    },
+  };
+}
+
 class LoopDriver {
   private ledger: Ledger;
   private state: LoopState;
@@ -426,18 +455,7 @@ class LoopDriver {
     this.observedCall = request.key;
     // After every agent phase, so that resume can tell the loop's own edits from drift made by someone else.
     ledger = await this.checkpoint(ledger, request.tick, 'after-last-phase');
-    const known = new Set(ledger.questions.map((q) => q.id));
-    const raised = report.questions
-      .filter((q) => !known.has(q.id))
-      .map((q): Question => ({ ...q, raisedAtTick: request.tick, phase: request.phase }));
-    const applied = new Set(report.appliedQuestions ?? []);
-    ledger = {
-      ...ledger,
-      questions: [...ledger.questions, ...raised].map((q) =>
-        applied.has(q.id) ? { ...q, status: 'applied' as const } : q,
-      ),
-      ...(report.protectedTests === undefined ? {} : { protectedTests: [...report.protectedTests] }),
-    };
+    const { ledger: next, raised } = withPhaseQuestions(ledger, request, report);
     const journal: JournalEvent[] = [
       ...report.events.map((event) => ({ ...event, ...stamp }) as JournalEvent),
       ...raised.map((question): JournalEvent => ({ type: 'question_raised', ...stamp, question })),
@@ -451,7 +469,7 @@ class LoopDriver {
         detail: report.observation.detail,
       }),
     ];
-    await this.persist(ledger, alreadyJournaled ? [] : journal);
+    await this.persist(next, alreadyJournaled ? [] : journal);
     return report.observation;
   }
 
@@ -653,75 +671,90 @@ class LoopDriver {
     // At once with N > 1, and always to finish a wave that was started at once (its slices' work is in commits).
     const started = specRecord(this.ledger).parallel !== undefined;
     if (parallel !== undefined && (parallel.concurrency > 1 || started) && this.options.slice === undefined) {
-      const before = this.ledger.spent;
-      const wave = await runSlicesAtOnce({
-        parallel,
-        options: this.options,
-        ledger: this.ledger,
-        sliceConfig: {
-          ...this.options.config,
-          entry: 'weed',
-          decompose: false,
-          startWithPropagate: true,
-        },
-        elapsedMs: () => this.elapsed(),
-        runLoop,
-        now: () => this.now(),
-        progress: (text) => this.progress({ kind: 'marker', text }),
-        adopt: (ledger) => {
-          this.ledger = ledger;
-          this.record.adopt(ledger);
-        },
-      });
-      this.ledger = wave.ledger;
-      this.record.adopt(wave.ledger);
-      this.state = {
-        ...this.state,
-        spentUsd: this.state.spentUsd + (wave.ledger.spent.usd ?? 0) - (before.usd ?? 0),
-        agentCalls: this.state.agentCalls + wave.ledger.spent.agentCalls - before.agentCalls,
-      };
-      if (wave.terminal !== undefined) return { kind: 'slices_done', terminal: wave.terminal };
+      const terminal = await this.runWave(parallel);
+      if (terminal !== undefined) return { kind: 'slices_done', terminal };
     }
     for (const goal of this.ledger.subGoals) {
       if (goal.status === 'converged') continue;
-      const slice: SliceFocus = {
-        id: goal.id,
-        constructs: goal.slice.constructs,
-        integration: goal.id === INTEGRATION,
-        ...(goal.id === INTEGRATION ? { chains: integrationChains(this.ledger) } : {}),
-      };
-      const budget = this.options.config.caps.budgetUsd;
-      const config: LoopConfig = {
+      const terminal = await this.runSlice(goal);
+      if (terminal !== undefined) return { kind: 'slices_done', terminal };
+    }
+    return this.rollUp();
+  }
+
+  /** The slices at once, in worktrees (`runSlicesAtOnce`); the wave's spend joins the run's. */
+  private async runWave(parallel: ParallelSlices): Promise<SlicesEnd | undefined> {
+    const before = this.ledger.spent;
+    const wave = await runSlicesAtOnce({
+      parallel,
+      options: this.options,
+      ledger: this.ledger,
+      sliceConfig: {
         ...this.options.config,
         entry: 'weed',
         decompose: false,
         startWithPropagate: true,
-        caps: {
-          ...this.options.config.caps,
-          ...(budget === undefined ? {} : { budgetUsd: Math.max(0, budget - this.state.spentUsd) }),
-        },
-      };
-      const nested = new LoopDriver({ ...this.options, ledger: this.ledger, config, slice });
-      this.ledger = await nested.run();
-      this.record.adopt(this.ledger);
-      const state = readLoopState(this.ledger, goal.id);
-      this.state = {
-        ...this.state,
-        spentUsd: this.state.spentUsd + (state?.spentUsd ?? 0),
-        agentCalls: this.state.agentCalls + (state?.agentCalls ?? 0),
-      };
-      const terminal = state?.terminal;
-      if (terminal?.state !== 'converged') {
-        return {
-          kind: 'slices_done',
-          terminal: {
-            state: terminal?.state ?? 'failed',
-            reason: `slice ${goal.id}: ${terminal?.reason ?? 'ended without a verdict'}`,
-          },
-        };
-      }
-    }
-    // The decomposer's roll-up decides and records the outcome of the decomposed goal.
+      },
+      elapsedMs: () => this.elapsed(),
+      runLoop,
+      now: () => this.now(),
+      progress: (text) => this.progress({ kind: 'marker', text }),
+      adopt: (ledger) => {
+        this.ledger = ledger;
+        this.record.adopt(ledger);
+      },
+    });
+    this.ledger = wave.ledger;
+    this.record.adopt(wave.ledger);
+    this.state = {
+      ...this.state,
+      spentUsd: this.state.spentUsd + (wave.ledger.spent.usd ?? 0) - (before.usd ?? 0),
+      agentCalls: this.state.agentCalls + wave.ledger.spent.agentCalls - before.agentCalls,
+    };
+    return wave.terminal;
+  }
+
+  /**
+   * One slice as a nested loop on the same ledger, with what is left of the budget; its spend joins the run's.
+   * Returns the run's end when the slice did not converge.
+   */
+  private async runSlice(goal: Ledger['subGoals'][number]): Promise<SlicesEnd | undefined> {
+    const slice: SliceFocus = {
+      id: goal.id,
+      constructs: goal.slice.constructs,
+      integration: goal.id === INTEGRATION,
+      ...(goal.id === INTEGRATION ? { chains: integrationChains(this.ledger) } : {}),
+    };
+    const budget = this.options.config.caps.budgetUsd;
+    const config: LoopConfig = {
+      ...this.options.config,
+      entry: 'weed',
+      decompose: false,
+      startWithPropagate: true,
+      caps: {
+        ...this.options.config.caps,
+        ...(budget === undefined ? {} : { budgetUsd: Math.max(0, budget - this.state.spentUsd) }),
+      },
+    };
+    const nested = new LoopDriver({ ...this.options, ledger: this.ledger, config, slice });
+    this.ledger = await nested.run();
+    this.record.adopt(this.ledger);
+    const state = readLoopState(this.ledger, goal.id);
+    this.state = {
+      ...this.state,
+      spentUsd: this.state.spentUsd + (state?.spentUsd ?? 0),
+      agentCalls: this.state.agentCalls + (state?.agentCalls ?? 0),
+    };
+    const terminal = state?.terminal;
+    if (terminal?.state === 'converged') return undefined;
+    return {
+      state: terminal?.state ?? 'failed',
+      reason: `slice ${goal.id}: ${terminal?.reason ?? 'ended without a verdict'}`,
+    };
+  }
+
+  /** The decomposer's roll-up decides and records the outcome of the decomposed goal. */
+  private async rollUp(): Promise<LoopObservation> {
     const rolled = rollUpSlices(this.ledger, (id) => readLoopState(this.ledger, id));
     await this.persist(this.ledger, [
       {

@@ -1,16 +1,5 @@
 import type { JournalEvent, Ledger } from '@allium-loop/ledger';
-import {
-  commitExists,
-  createCheckpoint,
-  deleteRef,
-  listRefs,
-  moveBranch,
-  pathsMatch,
-  pointRef,
-  restorePaths,
-  snapshotWorkingTree,
-  type CheckpointScope,
-} from './git-checkpoint.js';
+import type { GitSnapshots } from '../project/git.js';
 import type { ModeSession } from './mode-session.js';
 import { touchedPaths } from './touched-paths.js';
 
@@ -51,28 +40,24 @@ export function climbRefs(slug: string) {
  * plain tick (no `best`) has nothing to roll back to: `undefined`; a climb tick cannot be judged there: throws.
  */
 export async function openTick(
-  scope: CheckpointScope,
+  git: GitSnapshots,
   slug: string,
   tick: number,
   best?: string,
 ): Promise<OpenTick | undefined> {
-  const made = await createCheckpoint(
-    scope,
-    climbRefs(slug).pending,
-    `allium-loop ${slug} before tick ${String(tick)}`,
-  );
+  const made = await git.snapshot(`allium-loop ${slug} before tick ${String(tick)}`);
   if (made === undefined && best === undefined) return undefined;
-  if (made === undefined)
-    throw new Error(`cannot open tick ${String(tick)}: ${scope.cwd} is not in a git work tree`);
-  return { tick, before: made.commit, ...(best === undefined ? {} : { best }) };
+  if (made === undefined) throw new Error(`cannot open tick ${String(tick)}: not in a git work tree`);
+  await git.pointRef(climbRefs(slug).pending, made.object);
+  return { tick, before: made.object, ...(best === undefined ? {} : { best }) };
 }
 
 /** Snapshots the tree now and names the paths changed since the tick opened (the engine's own log left out). */
-export async function tickEdits(scope: CheckpointScope, slug: string, open: OpenTick): Promise<TickEdits> {
-  const after = await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`);
+export async function tickEdits(git: GitSnapshots, slug: string, open: OpenTick): Promise<TickEdits> {
+  const after = await git.snapshot(`allium-loop ${slug} tick ${String(open.tick)}, reverted`);
   if (after === undefined)
-    throw new Error(`cannot snapshot tick ${String(open.tick)}: ${scope.cwd} is not in git`);
-  return { after: after.commit, paths: await touchedPaths(scope, open.before, after.commit) };
+    throw new Error(`cannot snapshot tick ${String(open.tick)}: not in a git work tree`);
+  return { after: after.object, paths: await touchedPaths(git, open.before, after.object) };
 }
 
 /**
@@ -83,7 +68,7 @@ export async function tickEdits(scope: CheckpointScope, slug: string, open: Open
  * one of those paths after the agent's call is kept there too.
  */
 export async function revertTick(
-  scope: CheckpointScope,
+  git: GitSnapshots,
   slug: string,
   open: OpenTick,
   edits: TickEdits,
@@ -91,16 +76,16 @@ export async function revertTick(
 ): Promise<void> {
   if (edits.paths.length === 0) return;
   const kept =
-    fresh || (await pathsMatch(scope, edits.after, edits.paths))
+    fresh || (await git.pathsMatch(edits.after, edits.paths))
       ? edits.after
-      : (await snapshotWorkingTree(scope, `allium-loop ${slug} tick ${String(open.tick)}, reverted`))?.commit;
-  await restorePaths(scope, open.before, edits.paths);
-  if (kept !== undefined) await pointRef(scope, climbRefs(slug).reverted(open.tick), kept);
+      : (await git.snapshot(`allium-loop ${slug} tick ${String(open.tick)}, reverted`))?.object;
+  await git.restorePaths(open.before, edits.paths);
+  if (kept !== undefined) await git.pointRef(climbRefs(slug).reverted(open.tick), kept);
 }
 
 /** Drops the `…/pending` ref once the tick's record is saved. */
-export async function closeTick(scope: CheckpointScope, slug: string): Promise<void> {
-  await deleteRef(scope, climbRefs(slug).pending);
+export async function closeTick(git: GitSnapshots, slug: string): Promise<void> {
+  await git.deleteRef(climbRefs(slug).pending);
 }
 
 /**
@@ -111,18 +96,18 @@ export async function closeTick(scope: CheckpointScope, slug: string): Promise<v
  */
 export async function rollBackOpenTick(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   open: OpenTick,
   why: string,
 ): Promise<TickEdits> {
   const slug = session.ledger.slug;
   const refs = climbRefs(slug);
-  const edits = await tickEdits(scope, slug, open);
-  await revertTick(scope, slug, open, edits, true);
-  if (open.best !== undefined) await pointRef(scope, refs.best, open.best);
+  const edits = await tickEdits(git, slug, open);
+  await revertTick(git, slug, open, edits, true);
+  if (open.best !== undefined) await git.pointRef(refs.best, open.best);
   const own = session.ledger.checkpoints.filter((c) => c.tick >= open.tick).map((c) => c.ref);
-  for (const ref of new Set([refs.tick(open.tick), ...own])) await deleteRef(scope, ref);
-  await closeTick(scope, slug);
+  for (const ref of new Set([refs.tick(open.tick), ...own])) await git.deleteRef(ref);
+  await closeTick(git, slug);
   const checkpoints = session.ledger.checkpoints.filter((c) => c.tick < open.tick);
   await session.persist({ ...session.ledger, checkpoints }, [
     session.event('rolled_back', {
@@ -170,16 +155,16 @@ export function expectedRefs(
 
 /** Points every ref that does not name what `expected` says (moved or deleted) back at it; returns the moves. */
 export async function restoreMovedRefs(
-  scope: CheckpointScope,
+  git: GitSnapshots,
   prefix: string,
   expected: ReadonlyMap<string, string>,
 ): Promise<RefMove[]> {
-  const found = await listRefs(scope, prefix);
+  const found = await git.listRefs(prefix);
   const moves: RefMove[] = [];
   for (const [ref, commit] of expected) {
     const actual = found.get(ref) ?? null;
     if (actual === commit) continue;
-    await pointRef(scope, ref, commit);
+    await git.pointRef(ref, commit);
     moves.push({ ref, expected: commit, found: actual });
   }
   return moves;
@@ -192,12 +177,12 @@ export async function restoreMovedRefs(
  */
 export async function guardRunRefs(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   best: string | null,
   open: OpenTick | null | undefined,
 ): Promise<readonly RefMove[]> {
   const prefix = climbRefs(session.ledger.slug).prefix;
-  const moves = await restoreMovedRefs(scope, prefix, expectedRefs(session.ledger, best, open));
+  const moves = await restoreMovedRefs(git, prefix, expectedRefs(session.ledger, best, open));
   if (moves.length === 0) return moves;
   const at = new Date(session.now()).toISOString();
   const events: JournalEvent[] = moves.map((move) => ({
@@ -223,20 +208,20 @@ export async function guardRunRefs(
  */
 export async function resetToRecordedRevision(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   now: string,
   recorded: string,
 ): Promise<'reset' | 'missing'> {
   const keep = climbRefs(session.ledger.slug).moved(now);
-  if (!(await commitExists(scope, recorded))) {
+  if (!(await git.commitExists(recorded))) {
     await session.persist(session.ledger, [session.event('head_moved', { recorded, now, reset: false })]);
     session.say(
       `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${now.slice(0, 12)}, and ${recorded.slice(0, 12)} is no longer in the repository; the run goes on from HEAD.`,
     );
     return 'missing';
   }
-  await pointRef(scope, keep, now);
-  await moveBranch(scope, recorded);
+  await git.pointRef(keep, now);
+  await git.moveBranch(recorded);
   await session.persist(session.ledger, [session.event('head_reset', { recorded, now, kept: keep })]);
   session.say(
     `HEAD moved since the run last recorded it: ${recorded.slice(0, 12)} → ${now.slice(0, 12)}. The branch is back at ${recorded.slice(0, 12)} (the recorded revision; your files and index are as they were), and ${now.slice(0, 12)} is kept as ${keep}: 'git reset --soft ${keep}' puts it back.`,

@@ -2,13 +2,6 @@
  * The loop modes of the engine family — `--verify` (with hill-climb), `--stories` and `--state-file` — sharing
  * the ledger, caps, lease, journal and reports with the spec loop.
  */
-export {
-  createCheckpoint,
-  pointRef,
-  restoreCheckpoint,
-  type Checkpoint as GitCheckpoint,
-  type CheckpointScope,
-} from './git-checkpoint.js';
 export { openTick, revertTick, tickEdits, type OpenTick, type TickEdits } from './climb-tick.js';
 export type { AgentStep, ModeContext, ModeProgress, ModeStop } from './mode-context.js';
 export {

@@ -4,6 +4,7 @@ import type { AgentPhase, AgentRunResult } from '@allium-loop/agents';
 import { AlliumLoopError } from '@allium-loop/errors';
 import type { JournalEvent, Ledger, LoopStateRecord, TickVerdict } from '@allium-loop/ledger';
 import { budgetStop, capStop, seconds } from '../decide/decide.js';
+import { createGitSnapshots, type GitSnapshots } from '../project/git.js';
 import { failureDetail, portFailure } from '../driver/port-failure.js';
 import {
   callBudget,
@@ -46,6 +47,7 @@ export { seconds } from '../decide/decide.js';
  */
 export class ModeSession {
   private readonly record: RunRecord;
+  private gitSession: GitSnapshots | undefined;
 
   constructor(
     private readonly context: ModeContext,
@@ -93,6 +95,16 @@ export class ModeSession {
   /** The state directory, excluded from checkpoints. */
   get stateDir(): string {
     return this.context.stateDir;
+  }
+
+  /**
+   * The run's git session (the one snapshot mechanism of `project/git.ts`), covering the whole work tree: a mode
+   * reverts an agent's edit wherever it made it. Its index files live in the run's folder.
+   */
+  get git(): GitSnapshots {
+    return (this.gitSession ??= createGitSnapshots(this.cwd, join(this.runDir, 'git-index'), {
+      cover: 'repository',
+    }));
   }
 
   /** Epoch milliseconds now. */

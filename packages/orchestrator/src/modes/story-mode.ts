@@ -8,7 +8,7 @@ import {
   readFingerprint,
   storeFingerprint,
 } from './command-fingerprint.js';
-import { pointRef, restorePaths, snapshotWorkingTree, type CheckpointScope } from './git-checkpoint.js';
+import type { GitSnapshots } from '../project/git.js';
 import { callTokens } from './mode-stall.js';
 import {
   DEFAULT_LOOP_MODE,
@@ -73,7 +73,7 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
     session.ledger.caps.noProgressTicks,
   );
   const progressPath = join(dirname(config.prdPath), 'progress.md');
-  const scope: CheckpointScope = { cwd: session.cwd, exclude: [session.stateDir] };
+  const git = session.git;
   const saveRecord = (record: StoryModeState, events: readonly StoryEvent[]) =>
     session.saveState(
       { ...loopRecord(session.ledger, 'stories'), stories: record },
@@ -122,7 +122,7 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
         observation = { kind: 'capped', stop: session.capReached(), tick: session.ledger.tick + 1 };
         break;
       case 'generate':
-        observation = await generate(session, scope, config, progressPath, action.story, action.line);
+        observation = await generate(session, git, config, progressPath, action.story, action.line);
         break;
       case 'verify': {
         session.say(`→ tick ${String(session.ledger.tick)}: ${action.command}`);
@@ -147,7 +147,7 @@ export async function runStoryMode(context: ModeContext, config: StoryModeConfig
         break;
       }
       case 'evaluate':
-        observation = await evaluate(session, scope, config, action.story, action.preGenerator);
+        observation = await evaluate(session, git, config, action.story, action.preGenerator);
         break;
       case 'record_tick': {
         const at = new Date(session.now()).toISOString();
@@ -250,14 +250,14 @@ function storyVariables(story: UserStory): Record<string, string> {
 }
 
 /** A snapshot of the tree (a commit on no branch), or `undefined` outside git or when git fails. */
-async function snapshot(scope: CheckpointScope, message: string): Promise<string | undefined> {
-  return (await snapshotWorkingTree(scope, message).catch(() => undefined))?.commit;
+async function snapshot(git: GitSnapshots, message: string): Promise<string | undefined> {
+  return (await git.snapshot(message).catch(() => undefined))?.object;
 }
 
 /** One tick's generator: the tick starts, the tree is snapshotted (the evaluator's diff base), the agent runs. */
 async function generate(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   config: StoryModeConfig,
   progressPath: string,
   story: UserStory,
@@ -267,12 +267,12 @@ async function generate(
   session.say(line);
   const slug = session.ledger.slug;
   const preGenerator = await snapshot(
-    scope,
+    git,
     `allium-loop ${slug} before the generator of tick ${String(tick)}`,
   );
   // Kept under a ref so the evaluator (and anyone after it) can diff against it.
   if (preGenerator !== undefined)
-    await pointRef(scope, `refs/allium-loop/${slug}/pre-generator`, preGenerator).catch(() => undefined);
+    await git.pointRef(`refs/allium-loop/${slug}/pre-generator`, preGenerator).catch(() => undefined);
   const context = await promptContext(session, config, 'generator', {
     ...storyVariables(story),
     ...(preGenerator === undefined ? {} : { PRE_GENERATOR_SHA: preGenerator }),
@@ -284,13 +284,9 @@ async function generate(
   );
   if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
   // The tree the generator left, without the engine's own PRD and progress log: what stall detection compares.
-  const left = await snapshotWorkingTree(
-    {
-      ...scope,
-      exclude: [...scope.exclude, resolve(session.cwd, config.prdPath), resolve(session.cwd, progressPath)],
-    },
-    `allium-loop ${slug} after the generator of tick ${String(tick)}`,
-  ).catch(() => undefined);
+  const left = await git
+    .workingTree([resolve(session.cwd, config.prdPath), resolve(session.cwd, progressPath)])
+    .catch(() => null);
   if (called.result.outcome !== 'ok')
     session.say(
       `warning: the generator ended ${called.result.outcome}; the loop goes on and judges what is on disk`,
@@ -313,7 +309,7 @@ async function generate(
  */
 async function evaluate(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   config: StoryModeConfig,
   story: UserStory,
   preGenerator: string | undefined,
@@ -321,7 +317,7 @@ async function evaluate(
   const tick = session.ledger.tick;
   const slug = session.ledger.slug;
   session.say(`→ tick ${String(tick)}: evaluate ${story.id} (fresh context)`);
-  const before = await snapshot(scope, `allium-loop ${slug} before the evaluator of tick ${String(tick)}`);
+  const before = await snapshot(git, `allium-loop ${slug} before the evaluator of tick ${String(tick)}`);
   const resultFile = session.resultFile('evaluate');
   const context = await promptContext(session, config, 'evaluator', {
     ...storyVariables(story),
@@ -333,24 +329,24 @@ async function evaluate(
     'evaluate',
     evaluatorPrompt(story, config, resultFile, preGenerator, context),
   );
-  const edited = before === undefined ? [] : await revertEvaluatorEdits(scope, slug, tick, before);
+  const edited = before === undefined ? [] : await revertEvaluatorEdits(git, slug, tick, before);
   if (called.kind === 'stop') return { kind: 'stopped', stop: called.stop };
   const text = await readFile(called.resultFile, 'utf8').catch(() => undefined);
   return { kind: 'evaluated', verdictText: text, edited, tokens: callTokens(called.result.tokens) };
 }
 
 async function revertEvaluatorEdits(
-  scope: CheckpointScope,
+  git: GitSnapshots,
   slug: string,
   tick: number,
   before: string,
 ): Promise<string[]> {
-  const after = await snapshot(scope, `allium-loop ${slug} after the evaluator of tick ${String(tick)}`);
+  const after = await snapshot(git, `allium-loop ${slug} after the evaluator of tick ${String(tick)}`);
   if (after === undefined) return [];
-  const paths = await touchedPaths(scope, before, after);
+  const paths = await touchedPaths(git, before, after);
   if (paths.length === 0) return [];
-  await restorePaths(scope, before, paths);
-  await pointRef(scope, `refs/allium-loop/${slug}/evaluator-reverted-${String(tick)}`, after);
+  await git.restorePaths(before, paths);
+  await git.pointRef(`refs/allium-loop/${slug}/evaluator-reverted-${String(tick)}`, after);
   return paths;
 }
 

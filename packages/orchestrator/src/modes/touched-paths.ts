@@ -1,8 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gitRoot } from '../project/git.js';
-import { changedPaths, type CheckpointScope } from './git-checkpoint.js';
+import type { GitSnapshots } from '../project/git.js';
 
 /** A file by its identity on disk, whatever its name. */
 export interface FileIdentity {
@@ -35,15 +34,15 @@ export function engineOutputFiles(fds: readonly number[] = [1, 2]): FileIdentity
  * told from the agent's and is in the set.
  */
 export async function touchedPaths(
-  scope: CheckpointScope,
+  git: GitSnapshots,
   before: string,
   after: string,
   outputs: readonly FileIdentity[] = engineOutputFiles(),
 ): Promise<string[]> {
-  const changed = await changedPaths(scope, before, after);
+  const changed = await git.changedPaths(before, after);
   if (outputs.length === 0 || changed.length === 0) return changed;
-  const top = await gitRoot(scope.cwd);
-  if (top === undefined) return changed;
+  const top = await git.top();
+  if (top === null) return changed;
   const kept: string[] = [];
   for (const path of changed) {
     const stat = await lstat(join(top, path)).catch(() => undefined);

@@ -6,7 +6,7 @@ import {
   storeFingerprint,
 } from './command-fingerprint.js';
 import { gitHead } from '../project/git.js';
-import { createCheckpoint, pointRef, type CheckpointScope } from './git-checkpoint.js';
+import type { GitSnapshots } from '../project/git.js';
 import {
   closeTick,
   guardRunRefs,
@@ -48,7 +48,7 @@ export type { VerifyTickRecord } from './verify-program.js';
 export async function runVerifyMode(context: ModeContext, config: VerifyModeConfig): Promise<Ledger> {
   const session = new ModeSession(context, 'verify');
   await session.abandonPendingIntents();
-  const scope: CheckpointScope = { cwd: session.cwd, exclude: [session.stateDir] };
+  const git = session.git;
   let program = initialVerifyProgram(
     session.ledger.goal,
     config,
@@ -71,14 +71,14 @@ export async function runVerifyMode(context: ModeContext, config: VerifyModeConf
       ];
       return session.finish(action.stop, extra);
     }
-    observation = await carryOut(session, scope, program, action, context.sleep ?? abortableSleep);
+    observation = await carryOut(session, git, program, action, context.sleep ?? abortableSleep);
   }
 }
 
 /** Carries out one action of the program and returns what was observed. */
 async function carryOut(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   program: VerifyProgramState,
   action: Exclude<VerifyAction, { kind: 'finish' }>,
   sleep: (ms: number, signal: AbortSignal) => Promise<void>,
@@ -86,7 +86,7 @@ async function carryOut(
   const slug = session.ledger.slug;
   switch (action.kind) {
     case 'baseline':
-      return baseline(session, scope, program, action.checkpoint);
+      return baseline(session, git, program, action.checkpoint);
     case 'save_baseline': {
       const checkpoints =
         action.checkpoint === null
@@ -102,14 +102,14 @@ async function carryOut(
     case 'reset_head':
       return {
         kind: 'head_reset',
-        outcome: await resetToRecordedRevision(session, scope, action.from, action.to),
+        outcome: await resetToRecordedRevision(session, git, action.from, action.to),
       };
     case 'roll_back':
-      await rollBackOpenTick(session, scope, action.open, action.why);
+      await rollBackOpenTick(session, git, action.open, action.why);
       await saveVerifyState(session, { ...program.record, pending: null });
       return { kind: 'rolled_back' };
     case 'check_refs':
-      await guardRunRefs(session, scope, action.best, action.open);
+      await guardRunRefs(session, git, action.best, action.open);
       return { kind: 'refs_checked' };
     case 'check_caps':
       return { kind: 'capped', stop: session.capReached(), ...wallClockLeft(session) };
@@ -118,7 +118,7 @@ async function carryOut(
     case 'open_tick':
       return {
         kind: 'tick_opened',
-        open: (await openTick(scope, slug, action.tick, action.best)) ?? null,
+        open: (await openTick(git, slug, action.tick, action.best)) ?? null,
       };
     case 'save_state':
       await saveVerifyState(session, action.record);
@@ -131,7 +131,7 @@ async function carryOut(
         : { kind: 'stepped', outcome: step.result.outcome, tokens: callTokens(step.result.tokens) };
     }
     case 'collect_edits':
-      return { kind: 'edits_collected', edits: await tickEdits(scope, slug, action.open) };
+      return { kind: 'edits_collected', edits: await tickEdits(git, slug, action.open) };
     case 'guard_command': {
       const recorded = readFingerprint(program.record.fingerprint ?? {});
       return { kind: 'guarded', stop: await guardCommand(session, program.record.config.command, recorded) };
@@ -142,21 +142,21 @@ async function carryOut(
       return { kind: 'measured', run, head: await gitHead(session.cwd) };
     }
     case 'keep_checkpoint': {
-      const made = await keepCheckpoint(session, scope, action.tick);
+      const made = await keepCheckpoint(session, git, action.tick);
       if (made !== undefined)
         await session.persist({
           ...session.ledger,
-          checkpoints: [...session.ledger.checkpoints, checkpointEntry(session, action.tick, made.commit)],
+          checkpoints: [...session.ledger.checkpoints, checkpointEntry(session, action.tick, made.object)],
         });
-      return { kind: 'checkpoint_kept', commit: made?.commit };
+      return { kind: 'checkpoint_kept', commit: made?.object };
     }
     case 'revert': {
       // Only the paths the agent touched go back; the user's edits and logs elsewhere in the tree stay.
-      await revertTick(scope, slug, action.open, action.edits);
+      await revertTick(git, slug, action.open, action.edits);
       return { kind: 'reverted' };
     }
     case 'record_tick':
-      await recordTick(session, scope, action);
+      await recordTick(session, git, action);
       return { kind: 'recorded' };
     case 'wait':
       session.say(action.line);
@@ -168,7 +168,7 @@ async function carryOut(
 
 async function recordTick(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   action: Extract<VerifyAction, { kind: 'record_tick' }>,
 ): Promise<void> {
   const line = tickLine(action.entry, action.record.best, session.ledger);
@@ -188,7 +188,7 @@ async function recordTick(
     action.measure,
     events,
   );
-  if (action.close) await closeTick(scope, session.ledger.slug);
+  if (action.close) await closeTick(git, session.ledger.slug);
   session.say(line);
 }
 
@@ -205,7 +205,7 @@ async function saveVerifyState(session: ModeSession, state: VerifyModeState): Pr
 
 async function baseline(
   session: ModeSession,
-  scope: CheckpointScope,
+  git: GitSnapshots,
   program: VerifyProgramState,
   checkpoint: boolean,
 ): Promise<VerifyObservation> {
@@ -215,13 +215,13 @@ async function baseline(
   if (run.aborted) return { kind: 'baselined', run, head: null, fingerprint: {} };
   const head = await gitHead(session.cwd);
   const fingerprint = await fingerprintCommand(command, session.cwd, session.env, session.ledger.slug);
-  const made = checkpoint ? await keepCheckpoint(session, scope, 0) : undefined;
+  const made = checkpoint ? await keepCheckpoint(session, git, 0) : undefined;
   return {
     kind: 'baselined',
     run,
     head,
     fingerprint: storeFingerprint(fingerprint),
-    ...(checkpoint ? { checkpoint: made?.commit ?? null } : {}),
+    ...(checkpoint ? { checkpoint: made?.object ?? null } : {}),
   };
 }
 
@@ -249,11 +249,10 @@ function loopExitEvent(session: ModeSession, loop: LoopExitName | undefined, sta
 }
 
 /** Snapshots the tree as `refs/allium-loop/<slug>/tick-<n>` and makes it the best (`…/best`). */
-async function keepCheckpoint(session: ModeSession, scope: CheckpointScope, tick: number) {
+async function keepCheckpoint(session: ModeSession, git: GitSnapshots, tick: number) {
   const slug = session.ledger.slug;
-  const ref = `refs/allium-loop/${slug}/tick-${String(tick)}`;
-  const made = await createCheckpoint(scope, ref, `allium-loop ${slug} tick ${String(tick)}`);
-  if (made !== undefined) await pointRef(scope, `refs/allium-loop/${slug}/best`, made.commit);
+  const made = await git.checkpoint(slug, `tick-${String(tick)}`);
+  if (made !== undefined) await git.pointRef(`refs/allium-loop/${slug}/best`, made.object);
   return made;
 }
 

@@ -1,8 +1,9 @@
 import { execa } from 'execa';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { AlliumLoopError } from '@allium-loop/errors';
+import { changedPaths, pathsMatch, restorePaths } from './git-paths.js';
 
 /** The repository root enclosing `cwd`, or `undefined` outside git. */
 export async function gitRoot(cwd: string): Promise<string | undefined> {
@@ -71,29 +72,83 @@ export interface Checkpoint {
   readonly object: string;
 }
 
+/** A commit object (never on a branch) of a working-copy hash: its tree on the HEAD it was taken against. */
+export interface Snapshot extends WorkingTree {
+  readonly object: string;
+}
+
+/** What a run's hashes cover. Both leave out `<cwd>/.allium-loop/`. */
+export interface SnapshotOptions {
+  /**
+   * `folder` (the default): the files under `cwd`, the rest of the tree as HEAD holds it — a spec run works on its
+   * project folder. `repository`: every file of the work tree — a loop mode reverts an agent's edit anywhere in it.
+   */
+  readonly cover?: 'folder' | 'repository';
+}
+
 /**
  * The git work of one run on one working copy, done with as few git processes as the answer allows: HEAD is read
  * from the repository's files (git is asked only when they say something unusual), and the index every hash starts
  * from — HEAD's tree without `.allium-loop/`, its stat data refreshed — is built once per HEAD and copied, so a
  * hash is `git add -A` and `git write-tree` on the copy. The result is exactly what a fresh temporary index gives.
+ * Snapshots and checkpoints are commit objects of such a hash; the ref and path operations the loop modes revert
+ * and guard their ticks with go through the same session (paths are relative to the repository's top level).
  */
 export interface GitSnapshots {
   /** HEAD as `git rev-parse HEAD` says it; `null` before the first commit or outside git. */
   head(): Promise<string | null>;
+  /** The top level of the work tree; `null` outside git. */
+  top(): Promise<string | null>;
   /**
-   * The tree of the working copy — tracked and untracked files that are not ignored, `.allium-loop/` never — and
-   * the HEAD it was hashed against. The user's index and branch are untouched. `null` outside git.
+   * The tree of the working copy — tracked and untracked files that are not ignored, `.allium-loop/` never, nor
+   * any of `leaveOut` (absolute paths) — and the HEAD it was hashed against. The user's index and branch are
+   * untouched. `null` outside git.
    */
-  workingTree(): Promise<WorkingTree | null>;
+  workingTree(leaveOut?: readonly string[]): Promise<WorkingTree | null>;
+  /**
+   * Records the working copy (or `known`, a hash taken moments ago) as a commit object whose parent is HEAD, on no
+   * ref. The same tree on the same HEAD as the last snapshot reuses its commit. `undefined` outside git.
+   */
+  snapshot(
+    message: string,
+    options?: { readonly known?: WorkingTree; readonly leaveOut?: readonly string[] },
+  ): Promise<Snapshot | undefined>;
   /**
    * Records the working copy as a commit object under `refs/allium-loop/<slug>/<name>` — never on the user's
-   * branch. `known` (a hash taken moments ago) is reused instead of hashing again. `undefined` outside git.
+   * branch. `known` (a hash taken moments ago) is reused instead of hashing again; a ref this session last
+   * pointed at the same commit is not written again. `undefined` outside git.
    */
   checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined>;
+  /** Points `ref` at an existing commit. Throws outside git or when git fails. */
+  pointRef(ref: string, object: string): Promise<void>;
+  /** Deletes `ref` when it exists. */
+  deleteRef(ref: string): Promise<void>;
+  /** The refs under `prefix` (e.g. `refs/allium-loop/<slug>/`) and the commits they name. */
+  listRefs(prefix: string): Promise<Map<string, string>>;
+  /** Whether `object` names a commit the repository holds. */
+  commitExists(object: string): Promise<boolean>;
+  /**
+   * Moves the current branch (or a detached HEAD) to `object` and nothing else (`git reset --soft`: the index and
+   * the working tree stay as they are). Throws when git fails.
+   */
+  moveBranch(object: string): Promise<void>;
+  /** The paths whose content or mode differs between two commits. */
+  changedPaths(from: string, to: string): Promise<string[]>;
+  /**
+   * Gives only `paths` their content in `object`: a path it holds is written back, one it does not hold is deleted
+   * (with the folders that leaves empty). Every other file is left as it is. Throws when git fails.
+   */
+  restorePaths(object: string, paths: readonly string[]): Promise<void>;
+  /**
+   * Whether each of `paths` still has the content `object` holds for it (a regular file with the same blob, or
+   * absent from both), hashing only those paths.
+   */
+  pathsMatch(object: string, paths: readonly string[]): Promise<boolean>;
 }
 
 /** Where a repository keeps its files (HEAD in `gitDir`, refs in `commonDir`) and where `cwd` sits in it. */
 interface GitDirs {
+  readonly top: string;
   readonly gitDir: string;
   readonly commonDir: string;
   /** `cwd` relative to the top level, `/`-terminated (`''` at the top). */
@@ -116,16 +171,16 @@ async function readText(file: string): Promise<string | undefined> {
 async function findGitDirs(cwd: string): Promise<GitDirs | null> {
   const result = await execa(
     'git',
-    ['rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-prefix'],
+    ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--show-prefix'],
     {
       cwd,
       reject: false,
     },
   );
   if (result.exitCode !== 0) return null;
-  const [gitDir, common, prefix] = result.stdout.split('\n');
-  if (gitDir === undefined || common === undefined) return null;
-  return { gitDir, commonDir: isAbsolute(common) ? common : join(cwd, common), prefix: prefix ?? '' };
+  const [top, gitDir, common, prefix] = result.stdout.split('\n');
+  if (top === undefined || gitDir === undefined || common === undefined) return null;
+  return { top, gitDir, commonDir: isAbsolute(common) ? common : join(cwd, common), prefix: prefix ?? '' };
 }
 
 /**
@@ -183,14 +238,43 @@ async function dropStateDir(cwd: string, env: Readonly<Record<string, string>>):
   });
 }
 
+/**
+ * Takes `leaveOut` (absolute paths; those outside the work tree are skipped) out of the index `env` names: a
+ * plain `rm --cached` after `add`, since an `:(exclude)` pathspec naming an ignored path makes `git add` fail.
+ */
+async function dropPaths(
+  top: string,
+  env: Readonly<Record<string, string>>,
+  leaveOut: readonly string[],
+): Promise<void> {
+  const paths = leaveOut.map((path) => relative(top, path)).filter((p) => p !== '' && !p.startsWith('..'));
+  if (paths.length === 0) return;
+  await execa(
+    'git',
+    ['--literal-pathspecs', 'rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...paths],
+    {
+      cwd: top,
+      env,
+      reject: false,
+    },
+  );
+}
+
 /** The tree of the working copy from a fresh temporary index (read-tree, add, rm, write-tree): the slow way. */
-async function hashAfresh(cwd: string, head: string | null): Promise<WorkingTree | null> {
+async function hashAfresh(
+  cwd: string,
+  dirs: GitDirs,
+  head: string | null,
+  cover: string,
+  leaveOut: readonly string[],
+): Promise<WorkingTree | null> {
   const folder = await mkdtemp(join(tmpdir(), 'allium-loop-index-'));
   try {
     const env = { GIT_INDEX_FILE: join(folder, 'index') };
     if (head !== null) await execa('git', ['read-tree', head], { cwd, env });
-    const added = await execa('git', ['add', '-A', '.'], { cwd, env, reject: false });
+    const added = await execa('git', ['add', '-A', '--', cover], { cwd, env, reject: false });
     await dropStateDir(cwd, env);
+    await dropPaths(dirs.top, env, leaveOut);
     if (added.exitCode !== 0) return null;
     const tree = await execa('git', ['write-tree'], { cwd, env, reject: false });
     return tree.exitCode === 0 ? { head, tree: tree.stdout.trim() } : null;
@@ -203,8 +287,12 @@ async function hashAfresh(cwd: string, head: string | null): Promise<WorkingTree
  * The git work of a run on `cwd`, keeping its index files in `stateDir` (the run's own folder, which the hashes
  * leave out only when it lies under `.allium-loop/`). One process at a time per `stateDir`.
  */
-export function createGitSnapshots(cwd: string, stateDir: string): GitSnapshots {
-  return new GitSession(cwd, stateDir);
+export function createGitSnapshots(
+  cwd: string,
+  stateDir: string,
+  options: SnapshotOptions = {},
+): GitSnapshots {
+  return new GitSession(cwd, stateDir, options.cover === 'repository' ? ':/' : '.');
 }
 
 /** HEAD's index, ready to copy: the HEAD it holds, its file, and the time git wrote it. */
@@ -219,11 +307,15 @@ class GitSession implements GitSnapshots {
   private folder: Promise<string> | undefined;
   private base: BaseIndex | undefined;
   private copies = 0;
-  private lastCommit: (WorkingTree & { readonly object: string }) | undefined;
+  private lastCommit: Snapshot | undefined;
+  /** The commit this session last pointed each ref at (a checkpoint under a name already there is not rewritten). */
+  private readonly pointed = new Map<string, string>();
 
+  /** `cover` is the pathspec every hash adds: `.` (the folder) or `:/` (the whole work tree). */
   constructor(
     private readonly cwd: string,
     private readonly stateDir: string,
+    private readonly cover: string,
   ) {}
 
   async head(): Promise<string | null> {
@@ -233,7 +325,11 @@ class GitSession implements GitSnapshots {
     return fromFiles === undefined ? gitHead(this.cwd) : fromFiles;
   }
 
-  async workingTree(): Promise<WorkingTree | null> {
+  async top(): Promise<string | null> {
+    return (await this.gitDirs())?.top ?? null;
+  }
+
+  async workingTree(leaveOut: readonly string[] = []): Promise<WorkingTree | null> {
     const found = await this.gitDirs();
     if (found === null) return null;
     const at = await this.head();
@@ -249,11 +345,12 @@ class GitSession implements GitSnapshots {
       // The state directory never counts, whether or not .gitignore could be written.
       const added = await execa(
         'git',
-        ['-c', 'advice.addIgnoredFile=false', 'add', '-A', '--', '.', ':(exclude).allium-loop'],
+        ['-c', 'advice.addIgnoredFile=false', 'add', '-A', '--', this.cover, ':(exclude).allium-loop'],
         { cwd: this.cwd, env, reject: false },
       );
       if (added.exitCode !== 0 && !onlyStateDirIgnored(added.stderr, found.prefix))
-        return await hashAfresh(this.cwd, at);
+        return await hashAfresh(this.cwd, found, at, this.cover, leaveOut);
+      await dropPaths(found.top, env, leaveOut);
       const tree = await execa('git', ['write-tree'], { cwd: this.cwd, env, reject: false });
       return tree.exitCode === 0 ? { head: at, tree: tree.stdout.trim() } : null;
     } finally {
@@ -261,19 +358,95 @@ class GitSession implements GitSnapshots {
     }
   }
 
-  async checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined> {
-    const state = known ?? (await this.workingTree());
+  async snapshot(
+    message: string,
+    options: { readonly known?: WorkingTree; readonly leaveOut?: readonly string[] } = {},
+  ): Promise<Snapshot | undefined> {
+    const state = options.known ?? (await this.workingTree(options.leaveOut));
     if (state === null) return undefined;
-    // The same tree on the same HEAD as the last checkpoint (a tick recorded right after a phase that edited
-    // nothing) points its ref at that commit instead of writing another.
+    // The same tree on the same HEAD as the last snapshot (a tick recorded right after a phase that edited
+    // nothing) reuses that commit instead of writing another.
     const last = this.lastCommit;
     const reused = last?.tree === state.tree && last.head === state.head ? last.object : undefined;
-    const object = reused ?? (await commitTree(this.cwd, state, `allium-loop checkpoint ${slug} ${name}`));
+    const object = reused ?? (await commitTree(this.cwd, state, message));
     if (object === undefined) return undefined;
-    this.lastCommit = { ...state, object };
+    this.lastCommit = { head: state.head, tree: state.tree, object };
+    return this.lastCommit;
+  }
+
+  async checkpoint(slug: string, name: string, known?: WorkingTree): Promise<Checkpoint | undefined> {
+    const made = await this.snapshot(
+      `allium-loop checkpoint ${slug} ${name}`,
+      known === undefined ? {} : { known },
+    );
+    if (made === undefined) return undefined;
     const ref = `refs/allium-loop/${slug}/${name}`;
-    await execa('git', ['update-ref', ref, object], { cwd: this.cwd });
-    return { ref, object };
+    // `after-last-phase` after a phase that edited nothing already names this commit: no `update-ref` for it.
+    if (this.pointed.get(ref) !== made.object) await this.pointRef(ref, made.object);
+    return { ref, object: made.object };
+  }
+
+  async pointRef(ref: string, object: string): Promise<void> {
+    this.pointed.delete(ref);
+    await execa('git', ['update-ref', ref, object], { cwd: await this.requireTop(`point ${ref}`) });
+    this.pointed.set(ref, object);
+  }
+
+  async deleteRef(ref: string): Promise<void> {
+    this.pointed.delete(ref);
+    await execa('git', ['update-ref', '-d', ref], {
+      cwd: await this.requireTop(`delete ${ref}`),
+      reject: false,
+    });
+  }
+
+  async listRefs(prefix: string): Promise<Map<string, string>> {
+    const top = await this.requireTop(`list ${prefix}`);
+    const out = await execa('git', ['for-each-ref', '--format=%(refname) %(objectname)', prefix], {
+      cwd: top,
+    });
+    const refs = new Map<string, string>();
+    for (const line of out.stdout.split('\n')) {
+      const [ref, object] = line.split(' ');
+      if (ref !== undefined && object !== undefined && ref !== '') refs.set(ref, object);
+    }
+    return refs;
+  }
+
+  async commitExists(object: string): Promise<boolean> {
+    const top = await this.requireTop(`look up ${object}`);
+    const found = await execa('git', ['cat-file', '-e', `${object}^{commit}`], { cwd: top, reject: false });
+    return found.exitCode === 0;
+  }
+
+  async moveBranch(object: string): Promise<void> {
+    await execa('git', ['reset', '--soft', '--quiet', object], {
+      cwd: await this.requireTop(`move HEAD to ${object}`),
+    });
+  }
+
+  async changedPaths(from: string, to: string): Promise<string[]> {
+    return changedPaths(await this.requireTop(`compare ${from} with ${to}`), from, to);
+  }
+
+  async restorePaths(object: string, paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await restorePaths(await this.requireTop(`restore paths from ${object}`), object, paths);
+  }
+
+  async pathsMatch(object: string, paths: readonly string[]): Promise<boolean> {
+    if (paths.length === 0) return true;
+    return pathsMatch(await this.requireTop(`compare paths with ${object}`), object, paths);
+  }
+
+  private async requireTop(what: string): Promise<string> {
+    const top = await this.top();
+    if (top === null)
+      throw new AlliumLoopError(`cannot ${what}: ${this.cwd} is not in a git work tree.`, {
+        code: 'git.not_a_work_tree',
+        context: { cwd: this.cwd },
+      });
+    return top;
   }
 
   private gitDirs(): Promise<GitDirs | null> {

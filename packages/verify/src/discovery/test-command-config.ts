@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import { isMap, parseDocument } from 'yaml';
 import { VerifyError } from '../verify-error.js';
 
@@ -56,9 +56,7 @@ export async function writeTestCommandConfig(cwd: string, command: string): Prom
   document.set('testCommand', command);
   const after = document.toString();
   if (after === before) return;
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(temp, after, 'utf8');
-  await rename(temp, path);
+  await writeFileAtomic(path, after);
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

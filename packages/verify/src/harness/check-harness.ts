@@ -1,5 +1,6 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import { readHarnessFiles } from './fingerprint-harness.js';
 import {
   changedHarness,
@@ -32,12 +33,7 @@ export async function applyHarnessRestore(
     const target = join(cwd, path);
     try {
       if (text === null) await rm(target, { force: true });
-      else {
-        await mkdir(dirname(target), { recursive: true });
-        const temp = `${target}.allium-loop-${String(process.pid)}.tmp`;
-        await writeFile(temp, text);
-        await rename(temp, target);
-      }
+      else await writeFileAtomic(target, text);
       outcomes.push({ path, applied: true });
     } catch (error) {
       outcomes.push({ path, applied: false, error: (error as Error).message });

@@ -1,5 +1,6 @@
-import { mkdir, readdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '@allium-loop/ledger';
 import { HarnessRecordSchema, sha256Hex, type HarnessRecord } from './harness-record.js';
 
 /** A harness record as kept outside the project, with the run it belongs to. */
@@ -47,12 +48,9 @@ export async function saveHarnessRecord(
 ): Promise<string | undefined> {
   const dir = await projectDir(cwd, env);
   if (dir === undefined) return undefined;
-  await mkdir(dir, { recursive: true });
   const file = join(dir, `${slug}.json`);
   const stored: StoredHarnessRecord = { slug, cwd: resolve(cwd), savedAt: now.toISOString(), record };
-  const temp = `${file}.${String(process.pid)}.tmp`;
-  await writeFile(temp, `${JSON.stringify(stored, null, 2)}\n`);
-  await rename(temp, file);
+  await writeFileAtomic(file, `${JSON.stringify(stored, null, 2)}\n`);
   return file;
 }
 
