@@ -18,11 +18,11 @@ import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 
 /**
- * What the plan command reads of an analysis: the graph, the diagnostics to warn about errors, and the open
- * questions a stored plan records.
+ * What the plan command reads of an analysis: the graph, the diagnostics to warn about errors, the inventory a
+ * `--since` plan diffs, and the open questions a stored plan records.
  */
-export type GraphAnalysis = Pick<SpecAnalysis, 'graph' | 'diagnostics'> &
-  Partial<Pick<SpecAnalysis, 'openQuestions' | 'inventory'>>;
+export type GraphAnalysis = Pick<SpecAnalysis, 'graph' | 'diagnostics' | 'inventory'> &
+  Partial<Pick<SpecAnalysis, 'openQuestions'>>;
 
 /** What the plan command needs besides its arguments and io: the spec analysis (real one by default). */
 export interface PlanDeps {
@@ -141,12 +141,7 @@ async function planSince(
   deps: PlanDeps,
 ): Promise<Plan | undefined> {
   const { specSourcesAt } = await import('@allium-loop/orchestrator');
-  const before = deps.analyze(await specSourcesAt(io.cwd, rev));
-  const none = { constructs: [] };
-  return planChange(
-    { inventory: before.inventory ?? none },
-    { graph: analysis.graph, inventory: analysis.inventory ?? none },
-  );
+  return planChange(deps.analyze(await specSourcesAt(io.cwd, rev)), analysis);
 }
 
 async function runPlan(args: readonly string[], io: CliIo, deps: PlanDeps): Promise<number> {

@@ -17,16 +17,21 @@ export async function gitHead(cwd: string): Promise<string | null> {
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
 
+/** The files under `cwd` that commit `rev` holds (paths relative to `cwd`); empty when `rev` names no commit. */
+async function filesAt(cwd: string, rev: string): Promise<string[]> {
+  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', rev, '--', '.'], {
+    cwd,
+    reject: false,
+  });
+  return listed.exitCode === 0 ? listed.stdout.split('\0').filter((p) => p !== '') : [];
+}
+
 /**
  * The files under `cwd` that HEAD holds (paths relative to `cwd`): what was committed before the run began, since a
  * run never commits to the branch it works on. Empty outside git or before the first commit.
  */
 export async function filesAtHead(cwd: string): Promise<Set<string>> {
-  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', 'HEAD', '--', '.'], {
-    cwd,
-    reject: false,
-  });
-  return new Set(listed.exitCode === 0 ? listed.stdout.split('\0').filter((p) => p !== '') : []);
+  return new Set(await filesAt(cwd, 'HEAD'));
 }
 
 /**
@@ -50,8 +55,7 @@ export async function specSourcesAt(cwd: string, rev: string): Promise<{ path: s
       hint: 'Give a branch, tag or commit that holds the spec before the change, e.g. --since origin/main.',
     });
   const sha = commit.stdout.trim();
-  const listed = await execa('git', ['ls-tree', '-r', '-z', '--name-only', sha, '--', '.'], { cwd });
-  const paths = listed.stdout.split('\0').filter((p) => p.endsWith('.allium'));
+  const paths = (await filesAt(cwd, sha)).filter((p) => p.endsWith('.allium'));
   return Promise.all(
     paths.map(async (path) => ({
       path,
