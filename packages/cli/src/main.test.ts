@@ -42,6 +42,44 @@ describe('allium-loop as a process', () => {
   });
 });
 
+describe('what a command loads', () => {
+  it('spec check loads the spec package and the project walker, not the engine, zod or execa', async () => {
+    // Start-up is part of what `spec check` costs (tools/bench/spec): the verify package's index alone pulled in the
+    // test runners, the agents, the ledger schemas, zod and execa, tripling it. A resolve hook lists every module.
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-loads-'));
+    const spec = join(dir, 'empty.allium');
+    await writeFile(spec, '-- allium: 3\n');
+    const hooks =
+      "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) " +
+      "process.stderr.write('LOADED ' + r.url + '\\n'); return r; }";
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    const result = await runNode([
+      '--conditions=development',
+      '--import',
+      'tsx',
+      '--import',
+      `data:text/javascript,${encodeURIComponent(register)}`,
+      main,
+      'spec',
+      'check',
+      '--json',
+      spec,
+    ]);
+    expect(result.code).toBe(0);
+    const loaded = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('LOADED '))
+      .map((line) => line.slice('LOADED '.length));
+    expect(loaded.some((url) => url.includes('/packages/allium/src/'))).toBe(true);
+    const heavy = loaded.filter((url) =>
+      /\/node_modules\/(zod|execa|yaml)\/|\/packages\/(agents|orchestrator|workers|evaluator|decomposer)\/|\/packages\/verify\/src\/index\.ts|\/packages\/ledger\/src\/index\.ts/.test(
+        url,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  });
+});
+
 describe('the bin shim', () => {
   it('answers --version and -v itself, without loading the CLI, with the very text the CLI prints', async () => {
     // A copy of the shim beside a package.json and no dist/: only an answer that loads nothing else succeeds.

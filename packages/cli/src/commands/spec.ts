@@ -13,7 +13,8 @@ import {
   type SpecAnalysis,
   type SpecSource,
 } from '@allium-loop/allium';
-import { walkProject } from '@allium-loop/verify';
+// The walker alone: the package's index would load the test runners, execa and zod (spec check's start-up).
+import { walkProject } from '@allium-loop/verify/walk-project';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
