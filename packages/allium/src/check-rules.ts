@@ -1,7 +1,8 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
-import { calleeName, itemExprs, walkExpr, walkItems } from './walk.js';
+import { specFacts } from './spec-facts.js';
+import { calleeName, walkItems } from './walk.js';
 
 /** The trigger calls of a `when` value: `T(…)`, and each side of `A(…) or B(…)`. */
 export function triggerCalls(value: Expr): Expr[] {
@@ -85,13 +86,14 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
 }
 
 /** The names a rule binds: trigger parameters and bindings, `let`s, loop variables and lambda parameters. */
-export function ruleBindings(rule: NamedBlock): Set<string> {
-  const bound = new Set<string>();
+function ruleBindings(index: SpecIndex, rule: NamedBlock): Set<string> {
+  const facts = specFacts(index).rules.get(rule);
+  const bound = new Set<string>(facts?.bound);
   for (const clause of clausesOf(rule.items, 'when')) {
-    if (clause.value.kind === 'binding' && clause.value.name !== undefined) bound.add(clause.value.name);
     for (const call of triggerCalls(clause.value)) {
-      for (const arg of call.kids.slice(1)) {
-        const name = arg.kind === 'optional' ? arg.kids[0]?.name : arg.name;
+      for (let i = 1; i < call.kids.length; i += 1) {
+        const arg = call.kids[i];
+        const name = arg?.kind === 'optional' ? arg.kids[0]?.name : arg?.name;
         if (name !== undefined) bound.add(name);
       }
     }
@@ -99,17 +101,8 @@ export function ruleBindings(rule: NamedBlock): Set<string> {
   walkItems(rule.items, (item) => {
     if (item.kind === 'let') bound.add(item.name.name);
     if (item.kind === 'for') for (const name of item.bindings) bound.add(name);
-    for (const expr of itemExprs(item)) collectExprBindings(expr, bound);
   });
   return bound;
-}
-
-function collectExprBindings(expr: Expr, bound: Set<string>): void {
-  walkExpr(expr, (e) => {
-    if ((e.kind === 'let' || e.kind === 'lambda' || e.kind === 'binding') && e.name !== undefined)
-      bound.add(e.name);
-    if (e.kind === 'for' && e.name !== undefined) for (const name of e.name.split(',')) bound.add(name);
-  });
 }
 
 /**
@@ -118,26 +111,24 @@ function collectExprBindings(expr: Expr, bound: Set<string>): void {
  */
 export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  const facts = specFacts(index);
   for (const rule of index.rules) {
-    const bound = ruleBindings(rule);
+    let bound: Set<string> | undefined;
     const reported = new Set<string>();
-    for (const keyword of ['requires', 'ensures']) {
-      for (const clause of clausesOf(rule.items, keyword)) {
-        walkExpr(clause.value, (e) => {
-          const object = e.kind === 'member' ? e.kids[0] : undefined;
-          const name = object?.kind === 'ident' ? object.name : undefined;
-          if (object === undefined || name === undefined || !/^[a-z]/.test(name) || name.includes('/'))
-            return;
-          if (bound.has(name) || index.globalNames.has(name) || reported.has(name)) return;
-          reported.add(name);
-          diagnostics.push({
-            code: 'allium.rule.undefinedBinding',
-            severity: 'error',
-            message: `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`,
-            location: { file: index.spec.file, line: object.line, col: object.col },
-          });
-        });
-      }
+    for (const member of facts.rules.get(rule)?.memberRoots ?? []) {
+      const object = member.kids[0];
+      const name = object?.name;
+      if (object === undefined || name === undefined || !/^[a-z]/.test(name) || name.includes('/')) continue;
+      if (index.globalNames.has(name) || reported.has(name)) continue;
+      bound ??= ruleBindings(index, rule);
+      if (bound.has(name)) continue;
+      reported.add(name);
+      diagnostics.push({
+        code: 'allium.rule.undefinedBinding',
+        severity: 'error',
+        message: `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`,
+        location: { file: index.spec.file, line: object.line, col: object.col },
+      });
     }
   }
   return diagnostics;
@@ -155,6 +146,7 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
       location: { file, line, col },
     });
   };
+  const facts = specFacts(index);
   for (const rule of index.rules) {
     const visitList = (items: readonly BlockItem[]): void => {
       const seen = new Set<string>();
@@ -165,25 +157,21 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
           seen.add(item.name.name);
         }
         if (item.kind === 'for') visitList(item.items);
-        if (item.kind === 'if')
-          for (const list of [...item.branches.map((b) => b.items), item.elseItems ?? []]) visitList(list);
-        for (const expr of itemExprs(item))
-          checkBlockLets(expr, (name, e) => report(rule.name.name, name, e.line, e.col));
+        if (item.kind === 'if') {
+          for (const branch of item.branches) visitList(branch.items);
+          if (item.elseItems !== undefined) visitList(item.elseItems);
+        }
       }
     };
     visitList(rule.items);
+    for (const block of facts.rules.get(rule)?.letBlocks ?? []) {
+      const seen = new Set<string>();
+      for (const item of block.kids) {
+        if (item.kind !== 'let' || item.name === undefined) continue;
+        if (seen.has(item.name)) report(rule.name.name, item.name, item.line, item.col);
+        seen.add(item.name);
+      }
+    }
   }
   return diagnostics;
-}
-
-function checkBlockLets(expr: Expr, report: (name: string, at: Expr) => void): void {
-  walkExpr(expr, (e) => {
-    if (e.kind !== 'block') return;
-    const seen = new Set<string>();
-    for (const item of e.kids) {
-      if (item.kind !== 'let' || item.name === undefined) continue;
-      if (seen.has(item.name)) report(item.name, item);
-      seen.add(item.name);
-    }
-  });
 }

@@ -2,7 +2,8 @@ import type { Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import type { SpecIndex } from './spec-index.js';
-import { itemExprs, memberNamePosition, walkExpr, walkItems } from './walk.js';
+import { specFacts } from './spec-facts.js';
+import { forEachItemExpr, memberNamePosition, walkItems } from './walk.js';
 
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
@@ -101,6 +102,8 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
       if (item.kind === 'field' && item.when === undefined && !item.params && !item.path)
         declared.add(item.name.name);
   }
+  // The walk below finds a subset of the file's `config.x` accesses: with none undeclared there is nothing to find.
+  if (specFacts(index).configRefs.every((ref) => declared.has(ref.name ?? ''))) return [];
   const source = index.spec.source;
   const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
@@ -146,7 +149,7 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
     if (declaration.kind !== 'block' || declaration.block === 'config') continue;
     walkItems(declaration.items, (item) => {
       if (item.kind === 'invariant' || (item.kind === 'field' && item.path !== undefined)) return;
-      itemExprs(item).forEach(visit);
+      forEachItemExpr(item, visit);
     });
   }
   return diagnostics;
@@ -172,26 +175,13 @@ export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
       location: { file, line: at.line, col: at.col },
     });
   };
-  const visit = (expr: Expr): void =>
-    walkExpr(expr, (e) => {
-      if (e.kind === 'ident' && e.name !== undefined && e.name.includes('/')) {
-        const slash = e.name.indexOf('/');
-        report(e.name.slice(0, slash), e.name.slice(slash + 1), e);
-      }
-      const object = e.kind === 'member' ? e.kids[0] : undefined;
-      if (
-        object?.kind === 'ident' &&
-        object.name !== undefined &&
-        !object.name.includes('/') &&
-        capitalised(e.name ?? '')
-      )
-        report(object.name, e.name ?? '', object);
-    });
-  for (const declaration of index.spec.declarations) {
-    if (declaration.kind === 'invariant') visit(declaration.body);
-    if (declaration.kind === 'default') visit(declaration.value);
-    if (declaration.kind !== 'block' && declaration.kind !== 'variant') continue;
-    walkItems(declaration.items, (item) => itemExprs(item).forEach(visit));
+  for (const ref of specFacts(index).importedRefs) {
+    const object = ref.kids[0];
+    if (ref.kind === 'member' && object !== undefined) report(object.name ?? '', ref.name ?? '', object);
+    else if (ref.name !== undefined) {
+      const slash = ref.name.indexOf('/');
+      report(ref.name.slice(0, slash), ref.name.slice(slash + 1), ref);
+    }
   }
   return diagnostics;
 }
@@ -256,29 +246,22 @@ function literalKind(expr: Expr): string | undefined {
 export function checkListLiterals(index: SpecIndex): Diagnostic[] {
   const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
-  const visit = (expr: Expr): void =>
-    walkExpr(expr, (e) => {
-      if (e.kind !== 'list') return;
-      let first: string | undefined;
-      for (const element of e.kids) {
-        const kind = literalKind(element);
-        if (kind === undefined) continue;
-        if (first === undefined) first = kind;
-        else if (first !== kind) {
-          diagnostics.push({
-            code: 'allium.list.mixedElementTypes',
-            severity: 'error',
-            message: `List literal has elements of differing types ('${first}' and '${kind}'); all elements of a list must share a type.`,
-            location: { file, line: e.line, col: e.col },
-          });
-          return;
-        }
+  for (const list of specFacts(index).lists) {
+    let first: string | undefined;
+    for (const element of list.kids) {
+      const kind = literalKind(element);
+      if (kind === undefined) continue;
+      if (first === undefined) first = kind;
+      else if (first !== kind) {
+        diagnostics.push({
+          code: 'allium.list.mixedElementTypes',
+          severity: 'error',
+          message: `List literal has elements of differing types ('${first}' and '${kind}'); all elements of a list must share a type.`,
+          location: { file, line: list.line, col: list.col },
+        });
+        break;
       }
-    });
-  for (const declaration of index.spec.declarations) {
-    if (declaration.kind === 'invariant') visit(declaration.body);
-    if (declaration.kind === 'default') visit(declaration.value);
-    if (declaration.kind === 'block') walkItems(declaration.items, (item) => itemExprs(item).forEach(visit));
+    }
   }
   return diagnostics;
 }

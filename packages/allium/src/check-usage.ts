@@ -1,27 +1,21 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
-import { itemExprs, nestedItems, walkExpr, walkItems } from './walk.js';
+import { isPlainField, specFacts } from './spec-facts.js';
+import { walkItemExprs } from './walk.js';
 
-/** True when `name` occurs as a name (not a member or argument label) anywhere in the expression. */
-export function exprMentions(expr: Expr, name: string): boolean {
-  let found = false;
-  walkExpr(expr, (e) => {
-    if (found) return;
-    if ((e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name === name) found = true;
-  });
-  return found;
+/** True when the expression node is `name` used as a name (not a member or argument label). */
+function isMention(e: Expr, name: string): boolean {
+  return (e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name === name;
 }
 
 /** True when `name` occurs in any expression of the item or the items nested in it. */
-export function itemMentions(item: BlockItem, name: string): boolean {
-  if (itemExprs(item).some((e) => exprMentions(e, name))) return true;
-  return nestedItems(item).some((nested) => itemMentions(nested, name));
-}
-
-/** A field declaration as the reference counts fields: `name: value`, with or without a `when` qualifier. */
-function isPlainField(item: BlockItem): item is Extract<BlockItem, { kind: 'field' }> {
-  return item.kind === 'field' && item.params === undefined && item.path === undefined;
+function itemMentions(item: BlockItem, name: string): boolean {
+  let found = false;
+  walkItemExprs([item], (e) => {
+    if (!found && isMention(e, name)) found = true;
+  });
+  return found;
 }
 
 /**
@@ -30,7 +24,7 @@ function isPlainField(item: BlockItem): item is Extract<BlockItem, { kind: 'fiel
  * as a bare name in a sibling's expression.
  */
 export function checkUnusedFields(index: SpecIndex): Diagnostic[] {
-  const accessed = accessedFieldNames(index);
+  const accessed = specFacts(index).accessedFields;
   const diagnostics: Diagnostic[] = [];
   for (const declaration of index.spec.declarations) {
     // Variants are not judged: the reference reads `variant V : Base { … }` as a base join `Base{…}` with no items.
@@ -51,39 +45,6 @@ export function checkUnusedFields(index: SpecIndex): Diagnostic[] {
   return diagnostics;
 }
 
-function accessedFieldNames(index: SpecIndex): Set<string> {
-  const names = new Set<string>();
-  const collect = (expr: Expr): void => {
-    walkExpr(expr, (e) => {
-      if (e.kind === 'member' && e.name !== undefined) names.add(e.name);
-      if (e.kind === 'call' && e.kids[0]?.kind === 'member' && e.kids[0].name === 'created') {
-        for (const arg of e.kids.slice(1))
-          if (arg.kind === 'arg' && arg.name !== undefined) names.add(arg.name);
-      }
-      if (e.kind === 'join') {
-        for (const entry of e.kids.slice(1)) {
-          if ((entry.kind === 'arg' || entry.kind === 'ident') && entry.name !== undefined)
-            names.add(entry.name);
-        }
-      }
-    });
-  };
-  for (const declaration of index.spec.declarations) {
-    if (declaration.kind === 'invariant') collect(declaration.body);
-    if (declaration.kind !== 'block') continue;
-    walkItems(declaration.items, (item) => itemExprs(item).forEach(collect));
-    if (declaration.block !== 'entity' && declaration.block !== 'external entity') continue;
-    const own = new Set(declaration.items.filter(isPlainField).map((item) => item.name.name));
-    walkItems(declaration.items, (item) => {
-      for (const expr of itemExprs(item))
-        walkExpr(expr, (e) => {
-          if (e.kind === 'ident' && e.name !== undefined && own.has(e.name)) names.add(e.name);
-        });
-    });
-  }
-  return names;
-}
-
 /**
  * `allium.externalEntity.missingSourceHint`: in a file with no `use` imports, every external entity — a warning,
  * or an info when some rule mentions it.
@@ -95,14 +56,10 @@ export function checkExternalSourceHints(index: SpecIndex): Diagnostic[] {
   if (externals.length === 0) return [];
   const mentioned = new Set<string>();
   for (const rule of index.rules)
-    walkItems(rule.items, (item) =>
-      itemExprs(item).forEach((expr) =>
-        walkExpr(expr, (e) => {
-          if ((e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name !== undefined)
-            mentioned.add(e.name);
-        }),
-      ),
-    );
+    walkItemExprs(rule.items, (e) => {
+      if ((e.kind === 'ident' || e.kind === 'binding' || e.kind === 'lambda') && e.name !== undefined)
+        mentioned.add(e.name);
+    });
   for (const entity of externals) {
     const name = entity.name.name;
     const inRules = mentioned.has(name);

@@ -2,7 +2,7 @@ import type { BlockItem, Expr } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
 import { triggerCalls } from './check-rules.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
-import { calleeName, createdEntity, itemExprs, walkExpr } from './walk.js';
+import { calleeName, createdEntity, forEachItemExpr, walkExpr } from './walk.js';
 
 /** How a rule fires (the language reference's trigger kinds). */
 export type TriggerKind =
@@ -159,12 +159,12 @@ function bindingTypes(
         for (const name of item.bindings) types.set(name, item.collection.name ?? '');
       }
       if (item.kind === 'let') noteLet(item.name.name, item.value, context, types);
-      for (const expr of itemExprs(item)) {
+      forEachItemExpr(item, (expr) =>
         walkExpr(expr, (e) => {
           if (e.kind === 'let' && e.name !== undefined && e.kids[0] !== undefined)
             noteLet(e.name, e.kids[0], context, types);
-        });
-      }
+        }),
+      );
       if (item.kind === 'for') visit(item.items);
       if (item.kind === 'if') [...item.branches.map((b) => b.items), item.elseItems ?? []].forEach(visit);
     }

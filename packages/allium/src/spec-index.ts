@@ -1,4 +1,5 @@
 import type { BlockItem, BlockKind, Declaration, Ident, ParsedSpec } from './ast.js';
+import { walkItems } from './walk.js';
 
 /** A braced declaration with a name. */
 export type NamedBlock = Extract<Declaration, { kind: 'block' }> & { readonly name: Ident };
@@ -74,22 +75,31 @@ function collectGlobalNames(
   return names;
 }
 
-/** The clauses of a block with this keyword, including those nested in block-level `for`/`if`. */
-export function clausesOf(
-  items: readonly BlockItem[],
-  keyword: string,
-): Extract<BlockItem, { kind: 'clause' }>[] {
-  const found: Extract<BlockItem, { kind: 'clause' }>[] = [];
-  const visit = (list: readonly BlockItem[]): void => {
-    for (const item of list) {
-      if (item.kind === 'clause' && item.keyword === keyword) found.push(item);
-      if (item.kind === 'for') visit(item.items);
-      if (item.kind === 'if') {
-        for (const branch of item.branches) visit(branch.items);
-        visit(item.elseItems ?? []);
-      }
-    }
-  };
-  visit(items);
-  return found;
+type Clause = Extract<BlockItem, { kind: 'clause' }>;
+
+const clauseGroups = new WeakMap<readonly BlockItem[], ReadonlyMap<string, readonly Clause[]>>();
+const NO_CLAUSES: readonly Clause[] = [];
+
+/**
+ * The clauses of a block with this keyword, including those nested in block-level `for`/`if`, in source order.
+ * The item list is grouped by keyword once and the grouping kept while the list lives (many checks ask per rule).
+ */
+export function clausesOf(items: readonly BlockItem[], keyword: string): readonly Clause[] {
+  let groups = clauseGroups.get(items);
+  if (groups === undefined) {
+    groups = groupClauses(items);
+    clauseGroups.set(items, groups);
+  }
+  return groups.get(keyword) ?? NO_CLAUSES;
+}
+
+function groupClauses(items: readonly BlockItem[]): Map<string, Clause[]> {
+  const groups = new Map<string, Clause[]>();
+  walkItems(items, (item) => {
+    if (item.kind !== 'clause') return;
+    const group = groups.get(item.keyword);
+    if (group === undefined) groups.set(item.keyword, [item]);
+    else group.push(item);
+  });
+  return groups;
 }

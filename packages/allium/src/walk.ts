@@ -2,7 +2,11 @@ import type { BlockItem, Declaration, Expr } from './ast.js';
 
 /** Calls `visit` on `expr` and every expression beneath it, parents first. Iterative, so deep input cannot overflow. */
 export function walkExpr(expr: Expr, visit: (e: Expr) => void): void {
-  const stack: Expr[] = [expr];
+  drain([expr], visit);
+}
+
+/** Visits every expression on `stack` and beneath it, parents first and kids in order; leaves `stack` empty. */
+function drain(stack: Expr[], visit: (e: Expr) => void): void {
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     visit(next);
     for (let i = next.kids.length - 1; i >= 0; i -= 1) {
@@ -12,55 +16,71 @@ export function walkExpr(expr: Expr, visit: (e: Expr) => void): void {
   }
 }
 
-/** Every expression directly held by an item (not those of nested items). */
-export function itemExprs(item: BlockItem): Expr[] {
+/** Calls `visit` on every expression directly held by an item (not those of nested items), in source order. */
+export function forEachItemExpr(item: BlockItem, visit: (expr: Expr) => void): void {
   switch (item.kind) {
     case 'clause':
     case 'field':
     case 'let':
-      return [item.value];
+      visit(item.value);
+      return;
     case 'for':
-      return item.filter === undefined ? [item.collection] : [item.collection, item.filter];
+      visit(item.collection);
+      if (item.filter !== undefined) visit(item.filter);
+      return;
     case 'if':
-      return item.branches.map((branch) => branch.condition);
+      for (const branch of item.branches) visit(branch.condition);
+      return;
     case 'invariant':
-      return [item.body];
+      visit(item.body);
+      return;
     default:
-      return [];
+      return;
   }
-}
-
-/** The items nested in a block-level `for` or `if`. */
-export function nestedItems(item: BlockItem): readonly BlockItem[] {
-  if (item.kind === 'for') return item.items;
-  if (item.kind === 'if')
-    return [...item.branches.flatMap((branch) => branch.items), ...(item.elseItems ?? [])];
-  return [];
 }
 
 /** Calls `visit` on every item, descending into block-level `for`/`if` bodies. */
 export function walkItems(items: readonly BlockItem[], visit: (item: BlockItem) => void): void {
   for (const item of items) {
     visit(item);
-    walkItems(nestedItems(item), visit);
+    if (item.kind === 'for') walkItems(item.items, visit);
+    else if (item.kind === 'if') {
+      for (const branch of item.branches) walkItems(branch.items, visit);
+      if (item.elseItems !== undefined) walkItems(item.elseItems, visit);
+    }
   }
 }
 
-/** Every expression anywhere in a declaration. */
-export function declarationExprs(declaration: Declaration): Expr[] {
+/**
+ * Calls `visit` on every expression of the items and of the items nested in block-level `for`/`if` (parents
+ * first), with the item that holds it. One walk with one stack: the cheap way to look at a whole block.
+ */
+export function walkItemExprs(items: readonly BlockItem[], visit: (e: Expr, item: BlockItem) => void): void {
+  const stack: Expr[] = [];
+  walkItems(items, (item) => {
+    const visitNode = (e: Expr): void => visit(e, item);
+    forEachItemExpr(item, (expr) => {
+      stack.push(expr);
+      drain(stack, visitNode);
+    });
+  });
+}
+
+/** Calls `visit` on every expression anywhere in a declaration, parents first. */
+export function walkDeclaration(declaration: Declaration, visit: (e: Expr) => void): void {
   switch (declaration.kind) {
     case 'block':
-    case 'variant': {
-      const exprs: Expr[] = [];
-      walkItems(declaration.items, (item) => exprs.push(...itemExprs(item)));
-      return exprs;
-    }
+    case 'variant':
+      walkItemExprs(declaration.items, visit);
+      return;
     case 'invariant':
-      return [declaration.body];
+      walkExpr(declaration.body, visit);
+      return;
     case 'default':
-      return [declaration.value];
+      walkExpr(declaration.value, visit);
+      return;
     default:
-      return [];
+      return;
   }
 }
 
