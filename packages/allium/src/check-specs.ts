@@ -40,29 +40,29 @@ export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
  */
 export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostics[] {
   const checkSet = new Set(indexes.map((index) => index.spec.file));
-  const totals = totalNameCounts(indexes);
-  return indexes.map((index) => {
+  return indexes.map((index, position) => {
+    const usedElsewhere = (name: string): boolean =>
+      indexes.some((other, i) => i !== position && (other.spec.nameCounts.get(name) ?? 0) > 0);
     const checks = applySuppressions(
-      [
-        ...checkTypeReferences(index),
-        ...checkCreatedTypes(index),
-        ...checkInvalidTriggers(index),
-        ...checkUndefinedBindings(index),
-        ...checkDuplicateLets(index),
-        ...checkLifecycle(index),
-        ...checkUnused(index, (name) => (totals.get(name) ?? 0) > (index.spec.nameCounts.get(name) ?? 0)),
-        ...checkUsePaths(index, checkSet),
-        ...checkDeferredAndQuestions(index),
-        ...checkUnreachableTriggers(index),
-        ...checkUnusedFields(index),
-        ...checkExternalSourceHints(index),
-        ...checkSurfaceBindings(index),
-        ...checkDiscriminators(index),
-        ...checkConfigReferences(index),
-        ...checkImportedAliases(index),
-        ...checkRelatedSurfaces(index),
-        ...checkListLiterals(index),
-      ],
+      checkTypeReferences(index).concat(
+        checkCreatedTypes(index),
+        checkInvalidTriggers(index),
+        checkUndefinedBindings(index),
+        checkDuplicateLets(index),
+        checkLifecycle(index),
+        checkUnused(index, usedElsewhere),
+        checkUsePaths(index, checkSet),
+        checkDeferredAndQuestions(index),
+        checkUnreachableTriggers(index),
+        checkUnusedFields(index),
+        checkExternalSourceHints(index),
+        checkSurfaceBindings(index),
+        checkDiscriminators(index),
+        checkConfigReferences(index),
+        checkImportedAliases(index),
+        checkRelatedSurfaces(index),
+        checkListLiterals(index),
+      ),
       index.spec.suppressions,
     );
     checks.sort(
@@ -72,17 +72,8 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         compareStrings(a.code ?? '', b.code ?? '') ||
         compareStrings(a.message, b.message),
     );
-    return { file: index.spec.file, diagnostics: [...index.spec.diagnostics, ...checks] };
+    return { file: index.spec.file, diagnostics: index.spec.diagnostics.concat(checks) };
   });
-}
-
-/** How often each name occurs across the whole check set; a name another file mentions counts as used. */
-function totalNameCounts(indexes: readonly SpecIndex[]): Map<string, number> {
-  const totals = new Map<string, number>();
-  for (const index of indexes) {
-    for (const [name, count] of index.spec.nameCounts) totals.set(name, (totals.get(name) ?? 0) + count);
-  }
-  return totals;
 }
 
 /** Drops diagnostics silenced by an `-- allium-ignore` on their line or the line above (`all` silences any). */
@@ -90,7 +81,7 @@ export function applySuppressions(
   diagnostics: readonly Diagnostic[],
   suppressions: readonly Suppression[],
 ): Diagnostic[] {
-  if (suppressions.length === 0) return [...diagnostics];
+  if (suppressions.length === 0) return diagnostics.slice();
   const byLine = new Map<number, ReadonlySet<string>>();
   for (const suppression of suppressions) byLine.set(suppression.location.line, new Set(suppression.codes));
   return diagnostics.filter((diagnostic) => {

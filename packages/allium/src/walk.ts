@@ -2,13 +2,19 @@ import type { BlockItem, Declaration, Expr } from './ast.js';
 
 /** Calls `visit` on `expr` and every expression beneath it, parents first. Iterative, so deep input cannot overflow. */
 export function walkExpr(expr: Expr, visit: (e: Expr) => void): void {
-  drain([expr], visit);
+  drain([expr], visit, undefined);
 }
 
-/** Visits every expression on `stack` and beneath it, parents first and kids in order; leaves `stack` empty. */
-function drain(stack: Expr[], visit: (e: Expr) => void): void {
+/*
+ * The walks below run over every node of a large file once per check run, mostly before the JIT has optimised
+ * them, so they use index loops (a `for…of` allocates an iterator result per element in unoptimised code) and
+ * allocate no closure or array per item.
+ */
+
+/** Visits every expression on `stack` and beneath it (parents first, kids in order), passing `item` along. */
+function drain<T>(stack: Expr[], visit: (e: Expr, item: T) => void, item: T): void {
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    visit(next);
+    visit(next, item);
     for (let i = next.kids.length - 1; i >= 0; i -= 1) {
       const kid = next.kids[i];
       if (kid !== undefined) stack.push(kid);
@@ -18,34 +24,46 @@ function drain(stack: Expr[], visit: (e: Expr) => void): void {
 
 /** Calls `visit` on every expression directly held by an item (not those of nested items), in source order. */
 export function forEachItemExpr(item: BlockItem, visit: (expr: Expr) => void): void {
+  const stack: Expr[] = [];
+  pushItemExprs(item, stack);
+  for (let expr = stack.pop(); expr !== undefined; expr = stack.pop()) visit(expr);
+}
+
+/** Pushes the expressions an item holds directly, last first (so popping yields them in source order). */
+function pushItemExprs(item: BlockItem, stack: Expr[]): void {
   switch (item.kind) {
     case 'clause':
     case 'field':
     case 'let':
-      visit(item.value);
+      stack.push(item.value);
       return;
     case 'for':
-      visit(item.collection);
-      if (item.filter !== undefined) visit(item.filter);
+      if (item.filter !== undefined) stack.push(item.filter);
+      stack.push(item.collection);
       return;
     case 'if':
-      for (const branch of item.branches) visit(branch.condition);
+      for (let i = item.branches.length - 1; i >= 0; i -= 1) {
+        const branch = item.branches[i];
+        if (branch !== undefined) stack.push(branch.condition);
+      }
       return;
     case 'invariant':
-      visit(item.body);
+      stack.push(item.body);
       return;
     default:
       return;
   }
 }
 
-/** Calls `visit` on every item, descending into block-level `for`/`if` bodies. */
+/** Calls `visit` on every item, descending into block-level `for`/`if` bodies (parents first). */
 export function walkItems(items: readonly BlockItem[], visit: (item: BlockItem) => void): void {
-  for (const item of items) {
+  for (let i = 0; i < items.length; i += 1) {
+    const item = items[i];
+    if (item === undefined) continue;
     visit(item);
     if (item.kind === 'for') walkItems(item.items, visit);
     else if (item.kind === 'if') {
-      for (const branch of item.branches) walkItems(branch.items, visit);
+      for (let b = 0; b < item.branches.length; b += 1) walkItems(item.branches[b]?.items ?? [], visit);
       if (item.elseItems !== undefined) walkItems(item.elseItems, visit);
     }
   }
@@ -56,14 +74,21 @@ export function walkItems(items: readonly BlockItem[], visit: (item: BlockItem) 
  * first), with the item that holds it. One walk with one stack: the cheap way to look at a whole block.
  */
 export function walkItemExprs(items: readonly BlockItem[], visit: (e: Expr, item: BlockItem) => void): void {
-  const stack: Expr[] = [];
-  walkItems(items, (item) => {
-    const visitNode = (e: Expr): void => visit(e, item);
-    forEachItemExpr(item, (expr) => {
-      stack.push(expr);
-      drain(stack, visitNode);
-    });
-  });
+  walkItemList(items, visit, []);
+}
+
+function walkItemList(items: readonly BlockItem[], visit: (e: Expr, item: BlockItem) => void, stack: Expr[]): void {
+  for (let i = 0; i < items.length; i += 1) {
+    const item = items[i];
+    if (item === undefined) continue;
+    pushItemExprs(item, stack);
+    drain(stack, visit, item);
+    if (item.kind === 'for') walkItemList(item.items, visit, stack);
+    else if (item.kind === 'if') {
+      for (let b = 0; b < item.branches.length; b += 1) walkItemList(item.branches[b]?.items ?? [], visit, stack);
+      if (item.elseItems !== undefined) walkItemList(item.elseItems, visit, stack);
+    }
+  }
 }
 
 /** Calls `visit` on every expression anywhere in a declaration, parents first. */
