@@ -1,5 +1,5 @@
 import type { Diagnostic } from './diagnostic.js';
-import { emittedTriggers, providedTriggers, triggerRefs } from './triggers.js';
+import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 
 /**
@@ -102,7 +102,7 @@ export function normalisePath(path: string): string {
  * (`alias/T`) are left alone: what another module offers is not judged here.
  */
 export function checkUnreachableTriggers(index: SpecIndex): Diagnostic[] {
-  const reachable = new Set([...providedTriggers(index), ...emittedTriggers(index)]);
+  const reachable = reachableTriggers(index);
   const diagnostics: Diagnostic[] = [];
   for (const rule of index.rules) {
     for (const clause of rule.items) {

@@ -1,7 +1,8 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
-import { isPascal } from './walk.js';
+import { isPlainField } from './spec-facts.js';
+import { isPascal, startsUpper } from './walk.js';
 
 const message = (name: string): string => `Type reference '${name}' is not declared locally or imported.`;
 
@@ -15,39 +16,39 @@ export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
   const file = index.spec.file;
   for (const declaration of index.spec.declarations) {
     // Variants are not judged: the reference reads `variant V : Base { … }` as a base join with no items.
-    if (declaration.kind !== 'block' || !['entity', 'external entity', 'value'].includes(declaration.block))
-      continue;
+    if (declaration.kind !== 'block' || !TYPED_BLOCKS.has(declaration.block)) continue;
     for (const item of declaration.items) {
-      if (item.kind !== 'field' || item.params !== undefined || item.path !== undefined) continue;
-      for (const name of undeclaredTypes(item.value, index.typeNames)) {
+      if (!isPlainField(item)) continue;
+      findUndeclaredTypes(item.value, index.typeNames, (name) => {
         diagnostics.push({
           code: 'allium.type.undefinedReference',
           severity: 'error',
           message: message(name.name ?? ''),
           location: { file, line: name.line, col: name.col },
         });
-      }
+      });
     }
   }
   return diagnostics;
 }
 
-function undeclaredTypes(type: Expr, declared: ReadonlySet<string>): Expr[] {
+const TYPED_BLOCKS: ReadonlySet<string> = new Set(['entity', 'external entity', 'value']);
+
+function findUndeclaredTypes(type: Expr, declared: ReadonlySet<string>, found: (name: Expr) => void): void {
   switch (type.kind) {
     case 'ident':
-      return type.name !== undefined &&
-        isPascal(type.name) &&
-        !type.name.includes('/') &&
-        !declared.has(type.name)
-        ? [type]
-        : [];
+      if (type.name !== undefined && isPascal(type.name) && !type.name.includes('/') && !declared.has(type.name))
+        found(type);
+      return;
     case 'binary':
-      return type.op === '|' ? type.kids.flatMap((kid) => undeclaredTypes(kid, declared)) : [];
+      if (type.op === '|') for (const kid of type.kids) findUndeclaredTypes(kid, declared, found);
+      return;
     case 'generic':
     case 'optional':
-      return type.kids.flatMap((kid) => undeclaredTypes(kid, declared));
+      for (const kid of type.kids) findUndeclaredTypes(kid, declared, found);
+      return;
     default:
-      return [];
+      return;
   }
 }
 
@@ -60,7 +61,7 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const report = (object: Expr | undefined): void => {
     const name = object?.kind === 'ident' ? object.name : undefined;
-    if (object === undefined || name === undefined || !/^[A-Z]/.test(name) || index.typeNames.has(name))
+    if (object === undefined || name === undefined || !startsUpper(name) || index.typeNames.has(name))
       return;
     diagnostics.push({
       code: 'allium.rule.undefinedTypeReference',
@@ -94,8 +95,9 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
     }
   };
   for (const rule of index.rules) {
-    for (const keyword of ['when', 'requires', 'ensures'])
-      for (const clause of clausesOf(rule.items, keyword)) visit(clause.value);
+    for (const clause of clausesOf(rule.items, 'when')) visit(clause.value);
+    for (const clause of clausesOf(rule.items, 'requires')) visit(clause.value);
+    for (const clause of clausesOf(rule.items, 'ensures')) visit(clause.value);
   }
   return diagnostics;
 }

@@ -1,15 +1,8 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
-import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
-import { calleeName, walkItems } from './walk.js';
-
-/** The trigger calls of a `when` value: `T(…)`, and each side of `A(…) or B(…)`. */
-export function triggerCalls(value: Expr): Expr[] {
-  if (value.kind === 'call' && calleeName(value) !== undefined) return [value];
-  if (value.kind === 'binary' && value.op === 'or') return value.kids.flatMap(triggerCalls);
-  return [];
-}
+import { startsLower } from './walk.js';
 
 const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
@@ -85,26 +78,6 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
   return diagnostics;
 }
 
-/** The names a rule binds: trigger parameters and bindings, `let`s, loop variables and lambda parameters. */
-function ruleBindings(index: SpecIndex, rule: NamedBlock): Set<string> {
-  const facts = specFacts(index).rules.get(rule);
-  const bound = new Set<string>(facts?.bound);
-  for (const clause of clausesOf(rule.items, 'when')) {
-    for (const call of triggerCalls(clause.value)) {
-      for (let i = 1; i < call.kids.length; i += 1) {
-        const arg = call.kids[i];
-        const name = arg?.kind === 'optional' ? arg.kids[0]?.name : arg?.name;
-        if (name !== undefined) bound.add(name);
-      }
-    }
-  }
-  walkItems(rule.items, (item) => {
-    if (item.kind === 'let') bound.add(item.name.name);
-    if (item.kind === 'for') for (const name of item.bindings) bound.add(name);
-  });
-  return bound;
-}
-
 /**
  * `allium.rule.undefinedBinding`: the root of a member access (`x.f`) in `requires`/`ensures` that nothing binds.
  * Conservative on purpose: only lower-case roots of member chains are judged, so bare words never raise it.
@@ -113,16 +86,15 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const facts = specFacts(index);
   for (const rule of index.rules) {
-    let bound: Set<string> | undefined;
-    const reported = new Set<string>();
-    for (const member of facts.rules.get(rule)?.memberRoots ?? []) {
+    const ruleFacts = facts.rules.get(rule);
+    if (ruleFacts === undefined) continue;
+    let reported: Set<string> | undefined;
+    for (const member of ruleFacts.memberRoots) {
       const object = member.kids[0];
       const name = object?.name;
-      if (object === undefined || name === undefined || !/^[a-z]/.test(name) || name.includes('/')) continue;
-      if (index.globalNames.has(name) || reported.has(name)) continue;
-      bound ??= ruleBindings(index, rule);
-      if (bound.has(name)) continue;
-      reported.add(name);
+      if (object === undefined || name === undefined || !startsLower(name) || name.includes('/')) continue;
+      if (ruleFacts.bound.has(name) || index.globalNames.has(name) || reported?.has(name) === true) continue;
+      (reported ??= new Set()).add(name);
       diagnostics.push({
         code: 'allium.rule.undefinedBinding',
         severity: 'error',

@@ -3,7 +3,7 @@ import { collectPipe } from './parse-block-items.js';
 import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
-import { emittedTriggers, ifBodies, providedTriggers, triggerRefs } from './triggers.js';
+import { ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
 import { simpleMember } from './walk.js';
 
 /** Entity status enums, entity-typed fields, declared transition edges and terminal states of one file. */
@@ -250,7 +250,7 @@ function surfaceProvidedFields(index: SpecIndex, statuses: ReadonlyMap<string, s
 export function processFindings(index: SpecIndex): Finding[] {
   const info = entityInfo(index);
   if (info.statuses.size === 0) return [];
-  const reachable = new Set([...providedTriggers(index), ...emittedTriggers(index)]);
+  const reachable = reachableTriggers(index);
   const assigned = new Set<string>();
   const rules = index.rules.map((rule) => ruleData(rule, info, reachable, assigned));
   const created = new Set<string>();

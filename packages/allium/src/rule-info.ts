@@ -1,6 +1,6 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
-import { triggerCalls } from './check-rules.js';
+import { triggerCalls } from './triggers.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
 import { calleeName, createdEntity, forEachItemExpr, walkExpr } from './walk.js';
 

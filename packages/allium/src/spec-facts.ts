@@ -1,10 +1,11 @@
 import type { BlockItem, Declaration, Expr } from './ast.js';
 import type { NamedBlock, SpecIndex } from './spec-index.js';
-import { walkDeclaration, walkItemExprs } from './walk.js';
+import { triggerCalls } from './triggers.js';
+import { startsUpper, walkDeclaration, walkItemExprs, walkItems } from './walk.js';
 
 /** What the rule checks need from one rule's expressions. */
 export interface RuleFacts {
-  /** Names bound inside the rule's expressions: `let`, lambda parameters, bindings and `for` variables. */
+  /** The names the rule binds: trigger parameters and bindings, `let`s, loop variables and lambda parameters. */
   readonly bound: ReadonlySet<string>;
   /** Member accesses on a plain name (`x.f`) in `requires`, then in `ensures`, each in walk order. */
   readonly memberRoots: readonly Expr[];
@@ -98,7 +99,7 @@ function noteExpr(e: Expr, out: Collector, inBlock: boolean): void {
       if (inBlock) out.accessedFields.add(name);
       if (object?.kind !== 'ident' || object.name === undefined) return;
       if (object.name === 'config') out.configRefs.push(e);
-      if (!object.name.includes('/') && /^[A-Z]/.test(name)) out.importedRefs.push(e);
+      if (startsUpper(name) && !object.name.includes('/')) out.importedRefs.push(e);
       return;
     }
     case 'ident':
@@ -130,6 +131,19 @@ function gatherRule(rule: NamedBlock, out: Collector): RuleFacts {
   const requiresRoots: Expr[] = [];
   const ensuresRoots: Expr[] = [];
   const letBlocks: Expr[] = [];
+  walkItems(rule.items, (item) => {
+    if (item.kind === 'let') bound.add(item.name.name);
+    else if (item.kind === 'for') for (const name of item.bindings) bound.add(name);
+    else if (item.kind === 'clause' && item.keyword === 'when') {
+      for (const call of triggerCalls(item.value)) {
+        for (let i = 1; i < call.kids.length; i += 1) {
+          const arg = call.kids[i];
+          const name = arg?.kind === 'optional' ? arg.kids[0]?.name : arg?.name;
+          if (name !== undefined) bound.add(name);
+        }
+      }
+    }
+  });
   walkItemExprs(rule.items, (e, item) => {
     noteExpr(e, out, true);
     switch (e.kind) {

@@ -1,7 +1,8 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
+import { calleeName, startsUpper } from './walk.js';
 
-const capitalised = (name: string | undefined): name is string => name !== undefined && /^[A-Z]/.test(name);
+const capitalised = (name: string | undefined): name is string => name !== undefined && startsUpper(name);
 
 /** The bodies of an `if` expression (`kids` alternate condition, body; an odd last kid is the else body). */
 export function ifBodies(expr: Expr): Expr[] {
@@ -54,20 +55,30 @@ function emittedFromItems(items: readonly BlockItem[], out: Set<string>): void {
   }
 }
 
-/** Triggers a file's surfaces provide. */
-export function providedTriggers(index: SpecIndex): Set<string> {
-  const provided = new Set<string>();
+const reachable = new WeakMap<SpecIndex, ReadonlySet<string>>();
+
+/**
+ * Triggers something in the file offers: those its surfaces provide and those its rules emit, as the reference
+ * counts them (the leading call of each `ensures`). Computed once per index.
+ */
+export function reachableTriggers(index: SpecIndex): ReadonlySet<string> {
+  let names = reachable.get(index);
+  if (names !== undefined) return names;
+  const found = new Set<string>();
   for (const surface of index.surfaces)
     for (const item of surface.items)
-      if (item.kind === 'clause' && item.keyword === 'provides') collectCallNames(item.value, provided);
-  return provided;
+      if (item.kind === 'clause' && item.keyword === 'provides') collectCallNames(item.value, found);
+  for (const rule of index.rules) emittedFromItems(rule.items, found);
+  names = found;
+  reachable.set(index, names);
+  return names;
 }
 
-/** Triggers a file's rules emit, as the reference counts them (the leading call of each `ensures`). */
-export function emittedTriggers(index: SpecIndex): Set<string> {
-  const emitted = new Set<string>();
-  for (const rule of index.rules) emittedFromItems(rule.items, emitted);
-  return emitted;
+/** The trigger calls of a `when` value: `T(…)`, and each side of `A(…) or B(…)`. */
+export function triggerCalls(value: Expr): Expr[] {
+  if (value.kind === 'call' && calleeName(value) !== undefined) return [value];
+  if (value.kind === 'binary' && value.op === 'or') return value.kids.flatMap(triggerCalls);
+  return [];
 }
 
 /** A trigger a rule listens for in `when:` (`T(…)`, `alias/T(…)`, each side of `A(…) or B(…)`). */
@@ -77,15 +88,20 @@ export interface TriggerRef {
   readonly at: Expr;
 }
 
+/** The triggers a `when:` value listens for, in source order. */
 export function triggerRefs(expr: Expr): TriggerRef[] {
+  const refs: TriggerRef[] = [];
+  collectTriggerRefs(expr, refs);
+  return refs;
+}
+
+function collectTriggerRefs(expr: Expr, out: TriggerRef[]): void {
   if (expr.kind === 'call') {
     const callee = expr.kids[0];
     const name = callee?.kind === 'ident' ? callee.name : undefined;
-    if (callee === undefined || name === undefined) return [];
-    const last = name.slice(name.lastIndexOf('/') + 1);
-    return capitalised(last) ? [{ name, qualified: name.includes('/'), at: callee }] : [];
+    if (callee === undefined || name === undefined) return;
+    if (startsUpper(name, name.lastIndexOf('/') + 1)) out.push({ name, qualified: name.includes('/'), at: callee });
+  } else if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies')) {
+    for (const kid of expr.kids) collectTriggerRefs(kid, out);
   }
-  if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies'))
-    return expr.kids.flatMap(triggerRefs);
-  return [];
 }

@@ -142,8 +142,19 @@ export function createdEntity(expr: Expr): string | undefined {
 
 /** True for names that start with an upper-case ASCII letter (after any `alias/` qualifier). */
 export function isPascal(name: string): boolean {
-  const last = name.slice(name.lastIndexOf('/') + 1);
-  return /^[A-Z]/.test(last);
+  return startsUpper(name, name.lastIndexOf('/') + 1);
+}
+
+/** True when the character at `at` (default the first) is an upper-case ASCII letter (`/^[A-Z]/`, no regex). */
+export function startsUpper(name: string, at = 0): boolean {
+  const code = name.charCodeAt(at);
+  return code >= 65 && code <= 90;
+}
+
+/** True when the first character is a lower-case ASCII letter (`/^[a-z]/`, no regex). */
+export function startsLower(name: string): boolean {
+  const code = name.charCodeAt(0);
+  return code >= 97 && code <= 122;
 }
 
 /** The source text of an expression, as written. */
