@@ -1,7 +1,7 @@
 import type { BlockItem, Declaration, Expr } from './ast.js';
 import type { NamedBlock, SpecIndex } from './spec-index.js';
 import { triggerCalls } from './triggers.js';
-import { startsUpper, walkDeclaration, walkItemExprs, walkItems } from './walk.js';
+import { startsUpper, walkDeclaration, walkItems } from './walk.js';
 
 /** What the rule checks need from one rule's expressions. */
 export interface RuleFacts {
@@ -28,7 +28,7 @@ export interface SpecFacts {
   readonly lists: readonly Expr[];
   /** Qualified names (`alias/Name`) and member accesses with a capitalised member on a plain name, anywhere. */
   readonly importedRefs: readonly Expr[];
-  /** `config.x` member accesses anywhere. */
+  /** `config.x` member accesses anywhere (a superset of where the config check looks). */
   readonly configRefs: readonly Expr[];
   readonly rules: ReadonlyMap<NamedBlock, RuleFacts>;
 }
@@ -45,34 +45,99 @@ export function specFacts(index: SpecIndex): SpecFacts {
   return facts;
 }
 
-interface Collector {
-  readonly accessedFields: Set<string>;
-  readonly lists: Expr[];
-  readonly importedRefs: Expr[];
-  readonly configRefs: Expr[];
+/** What the declaration being walked contributes (the scopes stated on {@link SpecFacts}). */
+interface Scope {
+  /** Accessed field names count (blocks and top-level invariants). */
+  readonly fields: boolean;
+  /** List literals count (blocks, top-level invariants and defaults). */
+  readonly lists: boolean;
+  /** An entity's own plain fields: bare uses count as accesses. */
+  readonly ownFields: ReadonlySet<string> | undefined;
+  /** Set while walking a rule. */
+  readonly rule: RuleCollector | undefined;
 }
 
+interface RuleCollector {
+  readonly bound: Set<string>;
+  readonly requiresRoots: Expr[];
+  readonly ensuresRoots: Expr[];
+  readonly letBlocks: Expr[];
+}
+
+/** One walk over every declaration; the visitor does all its work inline (it runs once per node, mostly cold). */
 function gatherFacts(index: SpecIndex): SpecFacts {
-  const out: Collector = { accessedFields: new Set(), lists: [], importedRefs: [], configRefs: [] };
+  const accessedFields = new Set<string>();
+  const lists: Expr[] = [];
+  const importedRefs: Expr[] = [];
+  const configRefs: Expr[] = [];
   const rules = new Map<NamedBlock, RuleFacts>();
   const ruleSet = new Set<Declaration>(index.rules);
-  for (const declaration of index.spec.declarations) {
-    if (ruleSet.has(declaration)) {
-      const rule = declaration as NamedBlock;
-      rules.set(rule, gatherRule(rule, out));
-      continue;
+  let scope: Scope = { fields: false, lists: false, ownFields: undefined, rule: undefined };
+  const visit = (e: Expr, item: BlockItem | undefined): void => {
+    const rule = scope.rule;
+    switch (e.kind) {
+      case 'member': {
+        const name = e.name;
+        if (name !== undefined && scope.fields) accessedFields.add(name);
+        const object = e.kids[0];
+        if (object?.kind !== 'ident') return;
+        if (rule !== undefined && item?.kind === 'clause') {
+          if (item.keyword === 'requires') rule.requiresRoots.push(e);
+          else if (item.keyword === 'ensures') rule.ensuresRoots.push(e);
+        }
+        if (object.name === 'config') configRefs.push(e);
+        if (name !== undefined && startsUpper(name) && object.name?.includes('/') === false) importedRefs.push(e);
+        return;
+      }
+      case 'ident':
+        if (e.name === undefined) return;
+        if (e.name.includes('/')) importedRefs.push(e);
+        if (scope.ownFields?.has(e.name) === true) accessedFields.add(e.name);
+        return;
+      case 'call':
+      case 'join':
+        if (scope.fields) noteFieldKeys(e, accessedFields);
+        return;
+      case 'list':
+        if (scope.lists) lists.push(e);
+        return;
+      case 'let':
+      case 'lambda':
+      case 'binding':
+        if (rule !== undefined && e.name !== undefined) rule.bound.add(e.name);
+        return;
+      case 'for':
+        if (rule !== undefined && e.name !== undefined) for (const name of e.name.split(',')) rule.bound.add(name);
+        return;
+      case 'block':
+        if (rule !== undefined && e.kids.some((kid) => kid.kind === 'let')) rule.letBlocks.push(e);
+        return;
+      default:
+        return;
     }
-    const inBlock = declaration.kind === 'block' || declaration.kind === 'invariant';
-    const listScope = inBlock || declaration.kind === 'default';
-    const ownFields = ownPlainFields(declaration);
-    walkDeclaration(declaration, (e) => {
-      noteExpr(e, out, inBlock);
-      if (e.kind === 'list' && listScope) out.lists.push(e);
-      if (e.kind === 'ident' && e.name !== undefined && ownFields?.has(e.name) === true)
-        out.accessedFields.add(e.name);
-    });
+  };
+  for (const declaration of index.spec.declarations) {
+    const isRule = ruleSet.has(declaration);
+    const fields = declaration.kind === 'block' || declaration.kind === 'invariant';
+    const rule = isRule ? ruleCollector(declaration as NamedBlock) : undefined;
+    scope = { fields, lists: fields || declaration.kind === 'default', ownFields: ownPlainFields(declaration), rule };
+    walkDeclaration(declaration, visit);
+    if (rule !== undefined) {
+      const { bound, requiresRoots, ensuresRoots, letBlocks } = rule;
+      rules.set(declaration as NamedBlock, { bound, memberRoots: requiresRoots.concat(ensuresRoots), letBlocks });
+    }
   }
-  return { ...out, rules };
+  return { accessedFields, lists, importedRefs, configRefs, rules };
+}
+
+/** Field names a `.created(name: …)` call's arguments or a join's keys (`E{name: …}`) access. */
+function noteFieldKeys(e: Expr, accessed: Set<string>): void {
+  if (e.kind === 'call' && (e.kids[0]?.kind !== 'member' || e.kids[0].name !== 'created')) return;
+  for (let i = 1; i < e.kids.length; i += 1) {
+    const key = e.kids[i];
+    if (key === undefined || key.name === undefined) continue;
+    if (key.kind === 'arg' || (e.kind === 'join' && key.kind === 'ident')) accessed.add(key.name);
+  }
 }
 
 /** A field declaration as the reference counts fields: `name: value`, with or without a `when` qualifier. */
@@ -89,48 +154,9 @@ function ownPlainFields(declaration: Declaration): Set<string> | undefined {
   return names;
 }
 
-/** The facts every declaration contributes; `inBlock` says whether accessed field names count. */
-function noteExpr(e: Expr, out: Collector, inBlock: boolean): void {
-  switch (e.kind) {
-    case 'member': {
-      const object = e.kids[0];
-      const name = e.name;
-      if (name === undefined) return;
-      if (inBlock) out.accessedFields.add(name);
-      if (object?.kind !== 'ident' || object.name === undefined) return;
-      if (object.name === 'config') out.configRefs.push(e);
-      if (startsUpper(name) && !object.name.includes('/')) out.importedRefs.push(e);
-      return;
-    }
-    case 'ident':
-      if (e.name?.includes('/') === true) out.importedRefs.push(e);
-      return;
-    case 'call':
-      if (inBlock && e.kids[0]?.kind === 'member' && e.kids[0].name === 'created') {
-        for (let i = 1; i < e.kids.length; i += 1) {
-          const arg = e.kids[i];
-          if (arg?.kind === 'arg' && arg.name !== undefined) out.accessedFields.add(arg.name);
-        }
-      }
-      return;
-    case 'join':
-      if (!inBlock) return;
-      for (let i = 1; i < e.kids.length; i += 1) {
-        const entry = e.kids[i];
-        if ((entry?.kind === 'arg' || entry?.kind === 'ident') && entry.name !== undefined)
-          out.accessedFields.add(entry.name);
-      }
-      return;
-    default:
-      return;
-  }
-}
-
-function gatherRule(rule: NamedBlock, out: Collector): RuleFacts {
+/** A rule's collector, holding the names its items bind (`let` and `for` items, `when:` trigger parameters). */
+function ruleCollector(rule: NamedBlock): RuleCollector {
   const bound = new Set<string>();
-  const requiresRoots: Expr[] = [];
-  const ensuresRoots: Expr[] = [];
-  const letBlocks: Expr[] = [];
   walkItems(rule.items, (item) => {
     if (item.kind === 'let') bound.add(item.name.name);
     else if (item.kind === 'for') for (const name of item.bindings) bound.add(name);
@@ -144,31 +170,5 @@ function gatherRule(rule: NamedBlock, out: Collector): RuleFacts {
       }
     }
   });
-  walkItemExprs(rule.items, (e, item) => {
-    noteExpr(e, out, true);
-    switch (e.kind) {
-      case 'let':
-      case 'lambda':
-      case 'binding':
-        if (e.name !== undefined) bound.add(e.name);
-        return;
-      case 'for':
-        if (e.name !== undefined) for (const name of e.name.split(',')) bound.add(name);
-        return;
-      case 'block':
-        if (e.kids.some((kid) => kid.kind === 'let')) letBlocks.push(e);
-        return;
-      case 'list':
-        out.lists.push(e);
-        return;
-      case 'member':
-        if (e.kids[0]?.kind !== 'ident' || item.kind !== 'clause') return;
-        if (item.keyword === 'requires') requiresRoots.push(e);
-        else if (item.keyword === 'ensures') ensuresRoots.push(e);
-        return;
-      default:
-        return;
-    }
-  });
-  return { bound, memberRoots: requiresRoots.concat(ensuresRoots), letBlocks };
+  return { bound, requiresRoots: [], ensuresRoots: [], letBlocks: [] };
 }

@@ -91,18 +91,24 @@ function walkItemList(items: readonly BlockItem[], visit: (e: Expr, item: BlockI
   }
 }
 
-/** Calls `visit` on every expression anywhere in a declaration, parents first. */
-export function walkDeclaration(declaration: Declaration, visit: (e: Expr) => void): void {
+/**
+ * Calls `visit` on every expression anywhere in a declaration, parents first, with the item that holds it
+ * (`undefined` for the body of a top-level invariant or a default's value).
+ */
+export function walkDeclaration(
+  declaration: Declaration,
+  visit: (e: Expr, item: BlockItem | undefined) => void,
+): void {
   switch (declaration.kind) {
     case 'block':
     case 'variant':
       walkItemExprs(declaration.items, visit);
       return;
     case 'invariant':
-      walkExpr(declaration.body, visit);
+      drain([declaration.body], visit, undefined);
       return;
     case 'default':
-      walkExpr(declaration.value, visit);
+      drain([declaration.value], visit, undefined);
       return;
     default:
       return;
