@@ -228,13 +228,30 @@ function observeRule(
   observed: Observed,
   file: string,
 ): void {
-  const types = bindingTypes(rule, machines, commands);
+  const ensures = clausesOf(rule.items, 'ensures');
+  // Most rules assign no status: their binding types and `requires` states are worked out only when needed.
+  let types: BindingTypes | undefined;
+  let sources: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+  const typesOf = (): BindingTypes => (types ??= bindingTypes(rule, machines, commands));
+  for (const clause of ensures) {
+    visitAssignments(clause.value, typesOf, machines, (binding, target, entity) => {
+      addTo(observed.assigned, entity, target);
+      if (binding === undefined) return;
+      sources ??= sourceStates(rule, typesOf(), machines);
+      const from = sources.get(binding);
+      if (from === undefined) return;
+      const perEntity = observed.transitions.get(entity) ?? new Map<string, Set<string>>();
+      for (const state of from) addTo(perEntity, state, target);
+      observed.transitions.set(entity, perEntity);
+    });
+    visitCreated(clause.value, machines, observed, file);
+  }
+}
+
+/** Binding → the statuses a rule starts from: its `requires` comparisons and `x: E.status becomes v` triggers. */
+function sourceStates(rule: NamedBlock, types: BindingTypes, machines: Machines): Map<string, Set<string>> {
   const sources = new Map<string, Set<string>>();
-  const addSource = (binding: string, state: string): void => {
-    const set = sources.get(binding) ?? new Set<string>();
-    set.add(state);
-    sources.set(binding, set);
-  };
+  const addSource = (binding: string, state: string): void => addTo(sources, binding, state);
   for (const clause of clausesOf(rule.items, 'requires'))
     visitComparisons(clause.value, types, machines, addSource);
   for (const clause of clausesOf(rule.items, 'when')) {
@@ -247,17 +264,7 @@ function observeRule(
     if (member === undefined || member[1] !== 'status' || state === undefined) continue;
     if (machines.get(member[0])?.valueSet.has(state) === true) addSource(value.name, state);
   }
-  for (const clause of clausesOf(rule.items, 'ensures')) {
-    visitAssignments(clause.value, types, machines, (binding, target, entity) => {
-      addTo(observed.assigned, entity, target);
-      const from = binding === undefined ? undefined : sources.get(binding);
-      if (from === undefined) return;
-      const perEntity = observed.transitions.get(entity) ?? new Map<string, Set<string>>();
-      for (const state of from) addTo(perEntity, state, target);
-      observed.transitions.set(entity, perEntity);
-    });
-    visitCreated(clause.value, machines, observed, file);
-  }
+  return sources;
 }
 
 /** `b.status = s` (and `b.status != s`: every other value) in `requires`, through and/or/implies and blocks. */
@@ -289,7 +296,7 @@ function visitComparisons(
 /** `b.status = s` and `b.field.status = s` in `ensures`, through blocks and `if` branches. */
 function visitAssignments(
   expr: Expr,
-  types: BindingTypes,
+  types: () => BindingTypes,
   machines: Machines,
   found: (binding: string | undefined, target: string, entity: string) => void,
 ): void {
@@ -307,13 +314,13 @@ function visitAssignments(
   if (target === undefined || left?.kind !== 'member' || left.name !== 'status') return;
   const direct = simpleMember(left);
   if (direct !== undefined) {
-    const entity = resolveEntity(direct[0], target, types, machines);
+    const entity = resolveEntity(direct[0], target, types(), machines);
     if (entity !== undefined) found(direct[0], target, entity);
     return;
   }
   const nested = simpleMember(left.kids[0]);
   if (nested === undefined) return;
-  const root = resolveEntity(nested[0], undefined, types, machines);
+  const root = resolveEntity(nested[0], undefined, types(), machines);
   const entity = root === undefined ? undefined : machines.get(root)?.fieldTypes.get(nested[1]);
   if (entity !== undefined) found(undefined, target, entity);
 }
