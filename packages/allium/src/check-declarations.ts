@@ -10,13 +10,15 @@ import type { SpecIndex } from './spec-index.js';
 export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => boolean): Diagnostic[] {
   // A declaration's own name is not a use: a name declared twice and mentioned nowhere else is unused at both.
   const declared = new Map<string, number>();
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     const name =
       declaration.kind === 'block' || declaration.kind === 'variant' ? declaration.name?.name : undefined;
     if (name !== undefined) declared.set(name, (declared.get(name) ?? 0) + 1);
   }
   const diagnostics: Diagnostic[] = [];
-  for (const block of index.blocks) {
+  for (let b = 0; b < index.blocks.length; b += 1) {
+    const block = index.blocks[b]!;
     const name = block.name.name;
     const uses = (index.spec.nameCounts.get(name) ?? 0) - (declared.get(name) ?? 0);
     if (uses > 0 || usedElsewhere(name)) continue;
@@ -42,7 +44,8 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
 /** `allium.deferred.missingLocationHint`. Open questions are not diagnostics (the reference reports none). */
 export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     if (declaration.kind === 'deferred' && declaration.hint === undefined) {
       diagnostics.push({
         code: 'allium.deferred.missingLocationHint',
@@ -58,7 +61,8 @@ export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
 /** `allium.use.unresolvedPath`: a `use` whose path names no file of the check set. */
 export function checkUsePaths(index: SpecIndex, checkSet: ReadonlySet<string>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     if (
       declaration.kind !== 'use' ||
       resolveUsePath(index.spec.file, declaration.path, checkSet) !== undefined
@@ -104,8 +108,10 @@ export function normalisePath(path: string): string {
 export function checkUnreachableTriggers(index: SpecIndex): Diagnostic[] {
   const reachable = reachableTriggers(index);
   const diagnostics: Diagnostic[] = [];
-  for (const rule of index.rules) {
-    for (const clause of rule.items) {
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
+    for (let c = 0; c < rule.items.length; c += 1) {
+      const clause = rule.items[c]!;
       if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
       for (const ref of triggerRefs(clause.value)) {
         if (ref.qualified || reachable.has(ref.name)) continue;

@@ -63,7 +63,10 @@ export function checkLifecycle(index: SpecIndex): Diagnostic[] {
   if (machines.size === 0) return [];
   const commands = commandParamTypes(index, machines);
   const observed: Observed = { assigned: new Map(), transitions: new Map(), created: [] };
-  for (const rule of index.rules) observeRule(rule, machines, commands, observed, index.spec.file);
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
+    observeRule(rule, machines, commands, observed, index.spec.file);
+  }
   const diagnostics: Diagnostic[] = [];
   for (const machine of machines.values())
     diagnostics.push(...judgeMachine(machine, observed, index.spec.file));
@@ -73,13 +76,15 @@ export function checkLifecycle(index: SpecIndex): Diagnostic[] {
 function collectMachines(index: SpecIndex): Map<string, StatusMachine> {
   const machines = new Map<string, StatusMachine>();
   const hasTransitions = new Set<string>();
-  for (const entity of index.entities) {
+  for (let e = 0; e < index.entities.length; e += 1) {
+    const entity = index.entities[e]!;
     if (entity.block !== 'entity') continue;
     let values: Ident[] | undefined;
     let terminals: Set<string> | undefined;
     let edges: Set<string> | undefined;
     const fieldTypes = new Map<string, string>();
-    for (const item of entity.items) {
+    for (let i = 0; i < entity.items.length; i += 1) {
+      const item = entity.items[i]!;
       const plain = item.kind === 'field' && item.when === undefined && !item.params && !item.path;
       if (plain && item.name.name === 'status') {
         values = statusValues(item.value, index.spec.file) ?? values;
@@ -233,7 +238,8 @@ function observeRule(
   let types: BindingTypes | undefined;
   let sources: ReadonlyMap<string, ReadonlySet<string>> | undefined;
   const typesOf = (): BindingTypes => (types ??= bindingTypes(rule, machines, commands));
-  for (const clause of ensures) {
+  for (let c = 0; c < ensures.length; c += 1) {
+    const clause = ensures[c]!;
     visitAssignments(clause.value, typesOf, machines, (binding, target, entity) => {
       addTo(observed.assigned, entity, target);
       if (binding === undefined) return;

@@ -14,10 +14,12 @@ const message = (name: string): string => `Type reference '${name}' is not decla
 export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const file = index.spec.file;
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     // Variants are not judged: the reference reads `variant V : Base { … }` as a base join with no items.
     if (declaration.kind !== 'block' || !TYPED_BLOCKS.has(declaration.block)) continue;
-    for (const item of declaration.items) {
+    for (let i = 0; i < declaration.items.length; i += 1) {
+      const item = declaration.items[i]!;
       if (!isPlainField(item)) continue;
       findUndeclaredTypes(item.value, index.typeNames, (name) => {
         diagnostics.push({
@@ -37,7 +39,12 @@ const TYPED_BLOCKS: ReadonlySet<string> = new Set(['entity', 'external entity', 
 function findUndeclaredTypes(type: Expr, declared: ReadonlySet<string>, found: (name: Expr) => void): void {
   switch (type.kind) {
     case 'ident':
-      if (type.name !== undefined && isPascal(type.name) && !type.name.includes('/') && !declared.has(type.name))
+      if (
+        type.name !== undefined &&
+        isPascal(type.name) &&
+        !type.name.includes('/') &&
+        !declared.has(type.name)
+      )
         found(type);
       return;
     case 'binary':
@@ -61,8 +68,7 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const report = (object: Expr | undefined): void => {
     const name = object?.kind === 'ident' ? object.name : undefined;
-    if (object === undefined || name === undefined || !startsUpper(name) || index.typeNames.has(name))
-      return;
+    if (object === undefined || name === undefined || !startsUpper(name) || index.typeNames.has(name)) return;
     diagnostics.push({
       code: 'allium.rule.undefinedTypeReference',
       severity: 'error',
@@ -94,10 +100,14 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
         return;
     }
   };
-  for (const rule of index.rules) {
-    for (const clause of clausesOf(rule.items, 'when')) visit(clause.value);
-    for (const clause of clausesOf(rule.items, 'requires')) visit(clause.value);
-    for (const clause of clausesOf(rule.items, 'ensures')) visit(clause.value);
+  const visitAll = (clauses: readonly { readonly value: Expr }[]): void => {
+    for (let c = 0; c < clauses.length; c += 1) visit(clauses[c]!.value);
+  };
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
+    visitAll(clausesOf(rule.items, 'when'));
+    visitAll(clausesOf(rule.items, 'requires'));
+    visitAll(clausesOf(rule.items, 'ensures'));
   }
   return diagnostics;
 }

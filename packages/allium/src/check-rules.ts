@@ -50,8 +50,10 @@ function firstNamedParameter(value: Expr): Expr | undefined {
 export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const file = index.spec.file;
-  for (const rule of index.rules) {
-    for (const clause of rule.items) {
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
+    for (let c = 0; c < rule.items.length; c += 1) {
+      const clause = rule.items[c]!;
       if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
       if (!isValidTrigger(clause.value)) {
         diagnostics.push({
@@ -85,11 +87,13 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
 export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const facts = specFacts(index);
-  for (const rule of index.rules) {
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
     const ruleFacts = facts.rules.get(rule);
     if (ruleFacts === undefined) continue;
     let reported: Set<string> | undefined;
-    for (const member of ruleFacts.memberRoots) {
+    for (let m = 0; m < ruleFacts.memberRoots.length; m += 1) {
+      const member = ruleFacts.memberRoots[m]!;
       const object = member.kids[0];
       const name = object?.name;
       if (object === undefined || name === undefined || !startsLower(name) || name.includes('/')) continue;
@@ -119,14 +123,16 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
     });
   };
   const facts = specFacts(index);
-  for (const rule of index.rules) {
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
     const visitList = (items: readonly BlockItem[]): void => {
-      const seen = new Set<string>();
-      for (const item of items) {
+      let seen: Set<string> | undefined;
+      for (let i = 0; i < items.length; i += 1) {
+        const item = items[i]!;
         if (item.kind === 'let') {
-          if (seen.has(item.name.name))
+          if (seen?.has(item.name.name) === true)
             report(rule.name.name, item.name.name, item.name.location.line, item.name.location.col);
-          seen.add(item.name.name);
+          (seen ??= new Set()).add(item.name.name);
         }
         if (item.kind === 'for') visitList(item.items);
         if (item.kind === 'if') {
@@ -136,7 +142,9 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
       }
     };
     visitList(rule.items);
-    for (const block of facts.rules.get(rule)?.letBlocks ?? []) {
+    const letBlocks = facts.rules.get(rule)?.letBlocks ?? [];
+    for (let b = 0; b < letBlocks.length; b += 1) {
+      const block = letBlocks[b]!;
       const seen = new Set<string>();
       for (const item of block.kids) {
         if (item.kind !== 'let' || item.name === undefined) continue;

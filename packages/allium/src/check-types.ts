@@ -16,7 +16,8 @@ const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
  */
 export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
   const variantsByBase = new Map<string, Set<string>>();
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     if (declaration.kind !== 'variant') continue;
     const set = variantsByBase.get(declaration.base.name) ?? new Set<string>();
     set.add(declaration.name.name);
@@ -24,10 +25,12 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
   }
   const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
-  for (const entity of index.entities) {
+  for (let e = 0; e < index.entities.length; e += 1) {
+    const entity = index.entities[e]!;
     if (entity.block !== 'entity') continue;
     const name = entity.name.name;
-    for (const item of entity.items) {
+    for (let i = 0; i < entity.items.length; i += 1) {
+      const item = entity.items[i]!;
       if (item.kind !== 'field' || item.when !== undefined || item.params || item.path) continue;
       const idents: Expr[] = [];
       collectPipe(item.value, (leaf) => {
@@ -96,7 +99,8 @@ const CONFIG_BINARY = new Set([
  */
 export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
   const declared = new Set<string>();
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     if (declaration.kind !== 'block' || declaration.block !== 'config') continue;
     for (const item of declaration.items)
       if (item.kind === 'field' && item.when === undefined && !item.params && !item.path)
@@ -144,7 +148,8 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
         return;
     }
   };
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     if (declaration.kind === 'invariant') visit(declaration.body);
     if (declaration.kind !== 'block' || declaration.block === 'config') continue;
     walkItems(declaration.items, (item) => {
@@ -162,8 +167,10 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
  */
 export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
   const aliases = new Set<string>();
-  for (const declaration of index.spec.declarations)
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     if (declaration.kind === 'use' && declaration.alias !== undefined) aliases.add(declaration.alias.name);
+  }
   const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   const report = (qualifier: string, name: string, at: Expr): void => {

@@ -26,13 +26,15 @@ function itemMentions(item: BlockItem, name: string): boolean {
 export function checkUnusedFields(index: SpecIndex): Diagnostic[] {
   const accessed = specFacts(index).accessedFields;
   const diagnostics: Diagnostic[] = [];
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     // Variants are not judged: the reference reads `variant V : Base { … }` as a base join `Base{…}` with no items.
     if (declaration.kind !== 'block') continue;
     if (declaration.block !== 'entity' && declaration.block !== 'external entity') continue;
     const owner = declaration.name?.name;
     if (owner === undefined) continue;
-    for (const item of declaration.items) {
+    for (let i = 0; i < declaration.items.length; i += 1) {
+      const item = declaration.items[i]!;
       if (!isPlainField(item) || accessed.has(item.name.name)) continue;
       diagnostics.push({
         code: 'allium.field.unused',

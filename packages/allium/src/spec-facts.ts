@@ -86,7 +86,8 @@ function gatherFacts(index: SpecIndex): SpecFacts {
           else if (item.keyword === 'ensures') rule.ensuresRoots.push(e);
         }
         if (object.name === 'config') configRefs.push(e);
-        if (name !== undefined && startsUpper(name) && object.name?.includes('/') === false) importedRefs.push(e);
+        if (name !== undefined && startsUpper(name) && object.name?.includes('/') === false)
+          importedRefs.push(e);
         return;
       }
       case 'ident':
@@ -107,7 +108,8 @@ function gatherFacts(index: SpecIndex): SpecFacts {
         if (rule !== undefined && e.name !== undefined) rule.bound.add(e.name);
         return;
       case 'for':
-        if (rule !== undefined && e.name !== undefined) for (const name of e.name.split(',')) rule.bound.add(name);
+        if (rule !== undefined && e.name !== undefined)
+          for (const name of e.name.split(',')) rule.bound.add(name);
         return;
       case 'block':
         if (rule !== undefined && e.kids.some((kid) => kid.kind === 'let')) rule.letBlocks.push(e);
@@ -116,15 +118,25 @@ function gatherFacts(index: SpecIndex): SpecFacts {
         return;
     }
   };
-  for (const declaration of index.spec.declarations) {
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
     const isRule = ruleSet.has(declaration);
     const fields = declaration.kind === 'block' || declaration.kind === 'invariant';
     const rule = isRule ? ruleCollector(declaration as NamedBlock) : undefined;
-    scope = { fields, lists: fields || declaration.kind === 'default', ownFields: ownPlainFields(declaration), rule };
+    scope = {
+      fields,
+      lists: fields || declaration.kind === 'default',
+      ownFields: ownPlainFields(declaration),
+      rule,
+    };
     walkDeclaration(declaration, visit);
     if (rule !== undefined) {
       const { bound, requiresRoots, ensuresRoots, letBlocks } = rule;
-      rules.set(declaration as NamedBlock, { bound, memberRoots: requiresRoots.concat(ensuresRoots), letBlocks });
+      rules.set(declaration as NamedBlock, {
+        bound,
+        memberRoots: requiresRoots.concat(ensuresRoots),
+        letBlocks,
+      });
     }
   }
   return { accessedFields, lists, importedRefs, configRefs, rules };
@@ -150,7 +162,10 @@ function ownPlainFields(declaration: Declaration): Set<string> | undefined {
   if (declaration.kind !== 'block') return undefined;
   if (declaration.block !== 'entity' && declaration.block !== 'external entity') return undefined;
   const names = new Set<string>();
-  for (const item of declaration.items) if (isPlainField(item)) names.add(item.name.name);
+  for (let i = 0; i < declaration.items.length; i += 1) {
+    const item = declaration.items[i]!;
+    if (isPlainField(item)) names.add(item.name.name);
+  }
   return names;
 }
 

@@ -45,7 +45,8 @@ function leadingEnsuresCall(expr: Expr, out: Set<string>): void {
 }
 
 function emittedFromItems(items: readonly BlockItem[], out: Set<string>): void {
-  for (const item of items) {
+  for (let i = 0; i < items.length; i += 1) {
+    const item = items[i]!;
     if (item.kind === 'clause' && item.keyword === 'ensures') leadingEnsuresCall(item.value, out);
     if (item.kind === 'for') emittedFromItems(item.items, out);
     if (item.kind === 'if') {
@@ -68,7 +69,10 @@ export function reachableTriggers(index: SpecIndex): ReadonlySet<string> {
   for (const surface of index.surfaces)
     for (const item of surface.items)
       if (item.kind === 'clause' && item.keyword === 'provides') collectCallNames(item.value, found);
-  for (const rule of index.rules) emittedFromItems(rule.items, found);
+  for (let r = 0; r < index.rules.length; r += 1) {
+    const rule = index.rules[r]!;
+    emittedFromItems(rule.items, found);
+  }
   names = found;
   reachable.set(index, names);
   return names;
@@ -100,7 +104,8 @@ function collectTriggerRefs(expr: Expr, out: TriggerRef[]): void {
     const callee = expr.kids[0];
     const name = callee?.kind === 'ident' ? callee.name : undefined;
     if (callee === undefined || name === undefined) return;
-    if (startsUpper(name, name.lastIndexOf('/') + 1)) out.push({ name, qualified: name.includes('/'), at: callee });
+    if (startsUpper(name, name.lastIndexOf('/') + 1))
+      out.push({ name, qualified: name.includes('/'), at: callee });
   } else if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies')) {
     for (const kid of expr.kids) collectTriggerRefs(kid, out);
   }
