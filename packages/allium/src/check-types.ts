@@ -32,6 +32,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
     for (let i = 0; i < entity.items.length; i += 1) {
       const item = entity.items[i]!;
       if (item.kind !== 'field' || item.when !== undefined || item.params || item.path) continue;
+      if (item.value.kind !== 'binary' || item.value.op !== '|') continue; // one name is no discriminator
       const idents: Expr[] = [];
       collectPipe(item.value, (leaf) => {
         if (leaf.kind === 'ident' && leaf.name !== undefined) idents.push(leaf);
