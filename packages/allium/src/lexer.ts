@@ -132,11 +132,30 @@ export class Lexer {
   private lineStart = 0;
   private i = 0;
   private readonly n: number;
-  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence.
-  private readonly words = new Map<string, string>();
+  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence, and
+  // one counter per distinct word (see wordCounts).
+  private readonly words = new Map<string, number>();
+  private readonly wordTexts: string[] = [];
+  private readonly counts: number[] = [];
 
   constructor(private readonly source: string) {
     this.n = source.length;
+  }
+
+  /** Takes back one occurrence of a word lexed so far (a token the parser dropped: see `ParserState.drop`). */
+  uncount(word: string): void {
+    const id = this.words.get(word);
+    if (id !== undefined) this.counts[id] = (this.counts[id] ?? 0) - 1;
+  }
+
+  /** How often each word (identifier or keyword) was lexed, less those taken back with {@link uncount}. */
+  wordCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    this.wordTexts.forEach((word, id) => {
+      const count = this.counts[id] ?? 0;
+      if (count > 0) counts.set(word, count);
+    });
+    return counts;
   }
 
   next(): Token {
@@ -172,11 +191,15 @@ export class Lexer {
         i += 1;
         while (i < n && isIdentPart(source.charCodeAt(i))) i += 1;
         const sliced = source.slice(start, i);
-        let text = this.words.get(sliced);
-        if (text === undefined) {
-          text = sliced;
-          this.words.set(text, text);
+        let id = this.words.get(sliced);
+        if (id === undefined) {
+          id = this.wordTexts.length;
+          this.words.set(sliced, id);
+          this.wordTexts.push(sliced);
+          this.counts.push(0);
         }
+        this.counts[id] = (this.counts[id] as number) + 1;
+        const text = this.wordTexts[id] as string;
         token = { kind: KEYWORDS.has(text) ? 'keyword' : 'ident', text, start, end: i, line, col };
       } else if (isDigit(c)) {
         const result = scanNumber(source, i);

@@ -19,11 +19,6 @@ export class ParserState {
   depth = 0;
   readonly diagnostics: Diagnostic[] = [];
   /**
-   * How often each word (identifier or keyword) occurs, leaving out the {@link drop}ped tokens; complete once
-   * {@link settle} has run at the end of the file.
-   */
-  readonly nameCounts = new Map<string, number>();
-  /**
    * The tokens lexed so far, by index; those before the last {@link settle} are released (`undefined`) so that a
    * big spec's tokens never all live at once.
    */
@@ -34,7 +29,7 @@ export class ParserState {
    * token index, grown as tokens are lexed.
    */
   private dropped = new Uint8Array(1024);
-  /** Tokens before this index are counted in {@link nameCounts} and released. */
+  /** Tokens before this index are released. */
   private settled = 0;
   private eof: Token | undefined;
   private readonly errorLines = new Set<number>();
@@ -45,29 +40,35 @@ export class ParserState {
     readonly file: string,
   ) {}
 
-  /** Marks the tokens from index `from` up to the current position as dropped (see {@link nameCounts}). */
+  /**
+   * Marks the tokens from index `from` up to the current position as dropped: their words no longer count as uses
+   * (see {@link nameCounts}). Everything dropped lies after the last {@link settle}, so those tokens still exist.
+   */
   drop(from: number): void {
-    this.dropped.fill(1, from, this.pos);
+    for (let i = from; i < this.pos; i += 1) {
+      const token = this.tokens[i];
+      if (this.dropped[i] === 1 || token === undefined) continue;
+      this.dropped[i] = 1;
+      if (token.kind === 'ident' || token.kind === 'keyword') this.lexer.uncount(token.text);
+    }
   }
 
   /**
-   * Counts the words of the tokens consumed so far (all but the last, which {@link previous} may still read) and
-   * releases them. Everything {@link drop} marks lies after the position of the previous call, so callers settle
-   * between declarations; `atEnd` settles every remaining token.
+   * How often each word (identifier or keyword) occurs, leaving out the {@link drop}ped tokens. The reference reads
+   * uses from its syntax tree, so names in a construct that failed to parse, or were skipped while recovering, do
+   * not count. Complete once the whole input is parsed.
+   */
+  nameCounts(): Map<string, number> {
+    return this.lexer.wordCounts();
+  }
+
+  /**
+   * Releases the tokens consumed so far (all but the last, which {@link previous} may still read), so that a big
+   * spec's tokens never all live at once. Callers settle between declarations; `atEnd` releases every token.
    */
   settle(atEnd = false): void {
     const end = atEnd ? this.tokens.length : this.pos - 1;
-    const counts = this.nameCounts;
-    for (let i = this.settled; i < end; i += 1) {
-      const token = this.tokens[i];
-      if (
-        token !== undefined &&
-        this.dropped[i] !== 1 &&
-        (token.kind === 'ident' || token.kind === 'keyword')
-      )
-        counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
-      this.tokens[i] = undefined;
-    }
+    for (let i = this.settled; i < end; i += 1) this.tokens[i] = undefined;
     if (end > this.settled) this.settled = end;
   }
 
