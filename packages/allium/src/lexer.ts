@@ -214,7 +214,7 @@ export class Lexer {
         i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
         token = { kind: 'backtick', text: source.slice(start, i), start, end: i, line, col };
       } else {
-        const two = TWO_CHAR_BY_FIRST[c]?.find((p) => p.charCodeAt(1) === source.charCodeAt(i + 1));
+        const two = twoCharPunct(c, source.charCodeAt(i + 1));
         if (two !== undefined) {
           i += 2;
           token = { kind: 'punct', text: two, start, end: i, line, col };
@@ -234,6 +234,14 @@ export class Lexer {
     this.i = i;
     return token ?? { kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 };
   }
+}
+
+/** The two-character punctuation `first` `second` spells, if any (no closure per token: this runs for most). */
+function twoCharPunct(first: number, second: number): string | undefined {
+  const candidates = TWO_CHAR_BY_FIRST[first];
+  if (candidates === undefined) return undefined;
+  for (const candidate of candidates) if (candidate.charCodeAt(1) === second) return candidate;
+  return undefined;
 }
 
 function findLineEnd(source: string, from: number): number {
