@@ -132,11 +132,30 @@ export class Lexer {
   private lineStart = 0;
   private i = 0;
   private readonly n: number;
-  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence.
-  private readonly words = new Map<string, string>();
+  // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence, and
+  // one counter per distinct word (see wordCounts).
+  private readonly words = new Map<string, number>();
+  private readonly wordTexts: string[] = [];
+  private readonly counts: number[] = [];
 
   constructor(private readonly source: string) {
     this.n = source.length;
+  }
+
+  /** Takes back one occurrence of a word lexed so far (a token the parser dropped: see `ParserState.drop`). */
+  uncount(word: string): void {
+    const id = this.words.get(word);
+    if (id !== undefined) this.counts[id] = (this.counts[id] ?? 0) - 1;
+  }
+
+  /** How often each word (identifier or keyword) was lexed, less those taken back with {@link uncount}. */
+  wordCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    this.wordTexts.forEach((word, id) => {
+      const count = this.counts[id] ?? 0;
+      if (count > 0) counts.set(word, count);
+    });
+    return counts;
   }
 
   next(): Token {
@@ -172,11 +191,15 @@ export class Lexer {
         i += 1;
         while (i < n && isIdentPart(source.charCodeAt(i))) i += 1;
         const sliced = source.slice(start, i);
-        let text = this.words.get(sliced);
-        if (text === undefined) {
-          text = sliced;
-          this.words.set(text, text);
+        let id = this.words.get(sliced);
+        if (id === undefined) {
+          id = this.wordTexts.length;
+          this.words.set(sliced, id);
+          this.wordTexts.push(sliced);
+          this.counts.push(0);
         }
+        this.counts[id] = (this.counts[id] as number) + 1;
+        const text = this.wordTexts[id] as string;
         token = { kind: KEYWORDS.has(text) ? 'keyword' : 'ident', text, start, end: i, line, col };
       } else if (isDigit(c)) {
         const result = scanNumber(source, i);
@@ -191,7 +214,7 @@ export class Lexer {
         i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
         token = { kind: 'backtick', text: source.slice(start, i), start, end: i, line, col };
       } else {
-        const two = TWO_CHAR_BY_FIRST[c]?.find((p) => p.charCodeAt(1) === source.charCodeAt(i + 1));
+        const two = twoCharPunct(c, source.charCodeAt(i + 1));
         if (two !== undefined) {
           i += 2;
           token = { kind: 'punct', text: two, start, end: i, line, col };
@@ -211,6 +234,14 @@ export class Lexer {
     this.i = i;
     return token ?? { kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 };
   }
+}
+
+/** The two-character punctuation `first` `second` spells, if any (no closure per token: this runs for most). */
+function twoCharPunct(first: number, second: number): string | undefined {
+  const candidates = TWO_CHAR_BY_FIRST[first];
+  if (candidates === undefined) return undefined;
+  for (const candidate of candidates) if (candidate.charCodeAt(1) === second) return candidate;
+  return undefined;
 }
 
 function findLineEnd(source: string, from: number): number {

@@ -1,6 +1,6 @@
 import type { BlockItem, BlockItemKind, BlockKind, Expr, Ident, Span, WhenQualifier } from './ast.js';
 import type { Token } from './lexer.js';
-import { node, parseExpr, parseForBindings, parseIndentedBlock, BP } from './parse-expression.js';
+import { node, NO_KIDS, parseExpr, parseForBindings, parseIndentedBlock, BP } from './parse-expression.js';
 import { describeToken, type ParserState } from './parser-state.js';
 
 /** Clause keywords: `kw: value` items that are not fields. */
@@ -157,7 +157,7 @@ function parseBinding(p: ParserState): Expr | undefined {
   const name = p.advance();
   p.advance();
   const value = parseExpr(p);
-  return value === undefined ? undefined : node(p, 'binding', name, [value], { name: name.text });
+  return value === undefined ? undefined : node(p, 'binding', name, [value], name.text);
 }
 
 function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefined {
@@ -210,7 +210,7 @@ function parseContracts(
   const parts: Expr[] = [];
   while (!p.atEof() && !p.at('}') && (p.peek().line === keyword.line || p.peek().col > keyword.col)) {
     const token = p.advance();
-    parts.push(node(p, 'ident', token, [], { name: token.text }));
+    parts.push(node(p, 'ident', token, NO_KIDS, token.text));
   }
   const value = node(p, 'block', first, parts);
   return { kind: 'clause', keyword: 'contracts', value, location: p.location(first) };

@@ -65,7 +65,7 @@ const EXPECTED_EXPRESSION =
   "expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '[')";
 
 /** The children of every leaf: one shared empty list instead of one per node (leaves are most of a tree). */
-const NO_KIDS: readonly Expr[] = Object.freeze([]);
+export const NO_KIDS: readonly Expr[] = Object.freeze([]);
 
 /** Builds a node spanning from `first` to the last consumed token. */
 export function node(
@@ -73,7 +73,8 @@ export function node(
   kind: ExprKind,
   first: { start: number; line: number; col: number },
   kids: readonly Expr[] = NO_KIDS,
-  extra: { name?: string; op?: string } = {},
+  name?: string,
+  op?: string,
 ): Expr {
   const end = Math.max(p.previous().end, first.start);
   return {
@@ -83,8 +84,8 @@ export function node(
     line: first.line,
     col: first.col,
     kids,
-    name: extra.name,
-    op: extra.op,
+    name,
+    op,
   };
 }
 
@@ -119,7 +120,7 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
     for (let i = 0; i < op.width; i += 1) p.advance();
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
-    left = node(p, 'binary', left, [left, right], { op: op.text });
+    left = node(p, 'binary', left, [left, right], undefined, op.text);
   }
 }
 
@@ -148,7 +149,7 @@ function parsePrimary(p: ParserState, token: Token): Expr | undefined {
     case 'string':
     case 'backtick':
       p.advance();
-      return node(p, token.kind, token, [], { name: token.text });
+      return node(p, token.kind, token, NO_KIDS, token.text);
     case 'punct':
       return parsePunctPrimary(p, token);
     default:
@@ -162,12 +163,12 @@ function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
     case 'true':
     case 'false':
       p.advance();
-      return node(p, 'bool', token, [], { name: token.text });
+      return node(p, 'bool', token, NO_KIDS, token.text);
     case 'null':
     case 'this':
     case 'now':
       p.advance();
-      return node(p, token.text, token, [], { name: token.text });
+      return node(p, token.text, token, NO_KIDS, token.text);
     case 'not':
       return parseUnary(p, token, 'not', BP.not);
     case 'exists':
@@ -194,7 +195,7 @@ function endsOperand(p: ParserState): boolean {
 function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
   p.advance();
   const operand = parseExpr(p, bp);
-  return operand === undefined ? undefined : node(p, 'unary', token, [operand], { op });
+  return operand === undefined ? undefined : node(p, 'unary', token, [operand], undefined, op);
 }
 
 /** An identifier, a qualified `alias/Name` (no spaces around the slash), or a lambda `x => body`. */
@@ -213,9 +214,9 @@ function parseName(p: ParserState, token: Token): Expr {
   if (p.at('=>')) {
     p.advance();
     const body = parseExpr(p, BP.arrow);
-    if (body !== undefined) return node(p, 'lambda', token, [body], { name });
+    if (body !== undefined) return node(p, 'lambda', token, [body], name);
   }
-  return node(p, 'ident', token, [], { name });
+  return node(p, 'ident', token, NO_KIDS, name);
 }
 
 function parsePunctPrimary(p: ParserState, token: Token): Expr | undefined {
@@ -230,7 +231,7 @@ function parsePunctPrimary(p: ParserState, token: Token): Expr | undefined {
       return parseUnary(p, token, '-', BP.prefix);
     case '*':
       p.advance();
-      return node(p, 'wildcard', token, [], { name: '*' });
+      return node(p, 'wildcard', token, NO_KIDS, '*');
     default:
       p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(token)}`);
       return undefined;
@@ -245,7 +246,7 @@ function parseParenthesised(p: ParserState): Expr | undefined {
   const open = p.advance();
   if (p.at(')')) {
     p.advance();
-    return node(p, 'block', open, []);
+    return node(p, 'block', open);
   }
   if (p.atWord() && p.at(':', 1)) return parseSignatureParameters(p, open);
   const inner = parseExpr(p);
@@ -260,7 +261,7 @@ function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined
     if (p.expectIdent('parameter name') === undefined || p.expect(':') === undefined) return undefined;
     const type = parseExpr(p);
     if (type === undefined) return undefined;
-    parameters.push(node(p, 'binding', name, [type], { name: name.text }));
+    parameters.push(node(p, 'binding', name, [type], name.text));
     p.eat(',');
   }
   if (p.expect(')') === undefined) return undefined;
@@ -298,7 +299,7 @@ function parseEntry(p: ParserState): Expr | undefined {
     const nameToken = p.advance();
     p.advance();
     const value = parseExpr(p);
-    return value === undefined ? undefined : node(p, 'arg', nameToken, [value], { name: nameToken.text });
+    return value === undefined ? undefined : node(p, 'arg', nameToken, [value], nameToken.text);
   }
   return parseExpr(p);
 }
@@ -327,7 +328,7 @@ function parseMember(p: ParserState, object: Expr): Expr | undefined {
   const op = p.advance().text;
   const field = p.expectIdent('field name');
   if (field === undefined) return undefined;
-  return node(p, 'member', object, [object], { name: field.name, op });
+  return node(p, 'member', object, [object], field.name, op);
 }
 
 function parseCall(p: ParserState, callee: Expr): Expr | undefined {
@@ -423,7 +424,7 @@ function parseForExpr(p: ParserState): Expr | undefined {
   if (p.expect(':') === undefined) return undefined;
   const body = parseBody(p, first.line, first.col);
   if (body === undefined) return undefined;
-  return node(p, 'for', first, [collection, filter, body], { name: bindings.join(',') });
+  return node(p, 'for', first, [collection, filter, body], bindings.join(','));
 }
 
 /** The binding names after `for`: `x` or `(k, v)`. */
@@ -484,5 +485,5 @@ function parseLetExpr(p: ParserState): Expr | undefined {
   const name = p.expectIdent('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
-  return value === undefined ? undefined : node(p, 'let', first, [value], { name: name.name });
+  return value === undefined ? undefined : node(p, 'let', first, [value], name.name);
 }

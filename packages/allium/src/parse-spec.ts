@@ -39,7 +39,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     version: header.version,
     declarations,
     suppressions: readSuppressions(lexer.comments, file),
-    nameCounts: p.nameCounts,
+    nameCounts: p.nameCounts(),
     diagnostics: [...header.diagnostics, ...p.diagnostics],
   };
 }

@@ -19,23 +19,18 @@ export class ParserState {
   depth = 0;
   readonly diagnostics: Diagnostic[] = [];
   /**
-   * How often each word (identifier or keyword) occurs, leaving out the {@link drop}ped tokens; complete once
-   * {@link settle} has run at the end of the file.
+   * The tokens lexed and not yet released: `tokens[i]` is the token at position `base + i`. {@link settle} removes
+   * those before its position, so a big spec's tokens never all live at once and this list stays short.
    */
-  readonly nameCounts = new Map<string, number>();
-  /**
-   * The tokens lexed so far, by index; those before the last {@link settle} are released (`undefined`) so that a
-   * big spec's tokens never all live at once.
-   */
-  private readonly tokens: (Token | undefined)[] = [];
+  private readonly tokens: Token[] = [];
+  /** The position of `tokens[0]`. */
+  private base = 0;
   /**
    * Tokens that ended up in no construct: consumed by an item or declaration that failed to parse, or skipped while
    * recovering. The reference reads uses from its syntax tree, so names there do not count as uses. One byte per
-   * token index, grown as tokens are lexed.
+   * token of {@link tokens}, at the same index, grown as tokens are lexed.
    */
   private dropped = new Uint8Array(1024);
-  /** Tokens before this index are counted in {@link nameCounts} and released. */
-  private settled = 0;
   private eof: Token | undefined;
   private readonly errorLines = new Set<number>();
 
@@ -45,30 +40,41 @@ export class ParserState {
     readonly file: string,
   ) {}
 
-  /** Marks the tokens from index `from` up to the current position as dropped (see {@link nameCounts}). */
+  /**
+   * Marks the tokens from index `from` up to the current position as dropped: their words no longer count as uses
+   * (see {@link nameCounts}). Everything dropped lies after the last {@link settle}, so those tokens still exist.
+   */
   drop(from: number): void {
-    this.dropped.fill(1, from, this.pos);
+    for (let i = Math.max(from - this.base, 0); i < this.pos - this.base; i += 1) {
+      const token = this.tokens[i];
+      if (this.dropped[i] === 1 || token === undefined) continue;
+      this.dropped[i] = 1;
+      if (token.kind === 'ident' || token.kind === 'keyword') this.lexer.uncount(token.text);
+    }
   }
 
   /**
-   * Counts the words of the tokens consumed so far (all but the last, which {@link previous} may still read) and
-   * releases them. Everything {@link drop} marks lies after the position of the previous call, so callers settle
-   * between declarations; `atEnd` settles every remaining token.
+   * How often each word (identifier or keyword) occurs, leaving out the {@link drop}ped tokens. The reference reads
+   * uses from its syntax tree, so names in a construct that failed to parse, or were skipped while recovering, do
+   * not count. Complete once the whole input is parsed.
+   */
+  nameCounts(): Map<string, number> {
+    return this.lexer.wordCounts();
+  }
+
+  /**
+   * Releases the tokens consumed so far (all but the last, which {@link previous} may still read), so that a big
+   * spec's tokens never all live at once. Callers settle between declarations; `atEnd` releases every token.
    */
   settle(atEnd = false): void {
-    const end = atEnd ? this.tokens.length : this.pos - 1;
-    const counts = this.nameCounts;
-    for (let i = this.settled; i < end; i += 1) {
-      const token = this.tokens[i];
-      if (
-        token !== undefined &&
-        this.dropped[i] !== 1 &&
-        (token.kind === 'ident' || token.kind === 'keyword')
-      )
-        counts.set(token.text, (counts.get(token.text) ?? 0) + 1);
-      this.tokens[i] = undefined;
-    }
-    if (end > this.settled) this.settled = end;
+    const cut = (atEnd ? this.base + this.tokens.length : this.pos - 1) - this.base;
+    if (cut <= 0) return;
+    const length = this.tokens.length;
+    this.tokens.copyWithin(0, cut);
+    this.tokens.length = length - cut;
+    this.dropped.copyWithin(0, cut, length);
+    this.dropped.fill(0, length - cut, length);
+    this.base += cut;
   }
 
   /**
@@ -99,12 +105,12 @@ export class ParserState {
   /** The token `offset` places ahead (the eof token past the end). */
   peek(offset = 0): Token {
     const index = this.pos + offset;
-    return this.tokens[index] ?? this.lexUpTo(index);
+    return this.tokens[index - this.base] ?? this.lexUpTo(index);
   }
 
   /** Lexes tokens until index `index` exists (or the input ends) and returns the token there (or eof). */
   private lexUpTo(index: number): Token {
-    while (this.eof === undefined && this.tokens.length <= index) {
+    while (this.eof === undefined && this.base + this.tokens.length <= index) {
       const token = this.lexer.next();
       if (this.tokens.length >= this.dropped.length) {
         const grown = new Uint8Array(this.dropped.length * 2);
@@ -114,14 +120,14 @@ export class ParserState {
       this.tokens.push(token);
       if (token.kind === 'eof') this.eof = token;
     }
-    const token = this.tokens[index] ?? this.eof;
+    const token = this.tokens[index - this.base] ?? this.eof;
     if (token === undefined) throw new RangeError(`token ${index} was already released`);
     return token;
   }
 
   /** The most recently consumed token (the first token when nothing was consumed). */
   previous(): Token {
-    return this.tokens[this.pos - 1] ?? this.peek();
+    return this.tokens[this.pos - 1 - this.base] ?? this.peek();
   }
 
   /** Consumes and returns the current token; never moves past eof. */

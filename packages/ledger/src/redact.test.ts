@@ -45,6 +45,25 @@ describe('createRedactor: token shapes', () => {
     expect(none.text(JSON.stringify({ value: GH_PAT }))).toBe(`{"value":"${REDACTED}"}`);
   });
 
+  it('finds secrets on any line of a long report, at either edge of the line, and keeps every other line', () => {
+    // Only lines that may hold a secret are searched; each pattern must still see its whole line.
+    const plain = Array.from({ length: 2_000 }, (_, i) => `  "message": "Value 'Order${i}' is unused",`);
+    const lines = [...plain];
+    lines[0] = `${GH_PAT} starts the first line`;
+    lines[700] = `\tapi_key=abcdef123456`;
+    lines[701] = 'token: string';
+    lines[1_200] = `url: https://user:hunter2pass@example.com/x\r`;
+    lines[1_999] = `ends the last line with Bearer abc123def456ghi789`;
+    const out = none.text(lines.join('\n')).split('\n');
+    expect(out[0]).toBe(`${REDACTED} starts the first line`);
+    expect(out[700]).toBe(`\tapi_key=${REDACTED}`);
+    expect(out[701]).toBe('token: string');
+    expect(out[1_200]).toBe(`url: https://user:${REDACTED}@example.com/x\r`);
+    expect(out[1_999]).toBe(`ends the last line with Bearer ${REDACTED}`);
+    const untouched = out.filter((line, i) => ![0, 700, 701, 1_200, 1_999].includes(i));
+    expect(untouched).toEqual(plain.filter((line, i) => ![0, 700, 701, 1_200, 1_999].includes(i)));
+  });
+
   it('keeps the scheme of a Bearer header and removes the credential', () => {
     expect(none.text('curl -H "Authorization: Bearer abc123def456ghi789"')).toBe(
       `curl -H "Authorization: Bearer ${REDACTED}"`,

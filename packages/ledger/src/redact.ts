@@ -248,12 +248,58 @@ function secretEnvValues(env: Readonly<Record<string, string | undefined>>): str
 const MAY_HOLD_SECRET =
   /sk-|gh[pousr]_|github_pat_|xox[abposre]-|AKIA|ASIA|AIza|glpat-|npm_|eyJ|PRIVATE KEY|bearer|authoriz|:\/\/|key|secret|token|pass|pwd|auth/i;
 
+/** {@link MAY_HOLD_SECRET}, to find each line that may hold a secret. */
+const MAY_HOLD_SECRET_ANYWHERE = new RegExp(MAY_HOLD_SECRET.source, 'gi');
+
 function redactText(s: string, envValues: readonly string[]): string {
   let out = s;
   // Plain substring search per value (no regular expression): linear in the text for each value.
   for (const value of envValues) if (out.includes(value)) out = out.split(value).join(REDACTED);
   if (!MAY_HOLD_SECRET.test(out)) return out;
-  out = redactPemBlocks(out);
+  return redactLines(redactPemBlocks(out));
+}
+
+/** How far past a line that may hold a secret the search goes on in one piece (fewer, longer searches). */
+const STRETCH = 1024;
+
+/**
+ * Runs the line-local patterns (all but the PEM block) on stretches of whole lines around each line that holds one
+ * of {@link MAY_HOLD_SECRET}'s substrings (that line and those starting within {@link STRETCH} characters after
+ * it), and copies the text between stretches as is. None of those patterns matches across a line break, so this
+ * finds exactly what running them over the whole text finds; a big report with a few such lines costs one search,
+ * a transcript with such words on every line costs what the whole text would. Linear: each stretch ends at a line
+ * break and the next search starts there.
+ */
+function redactLines(s: string): string {
+  let out = '';
+  let copied = 0;
+  let stretchStart = -1;
+  let stretchEnd = -1;
+  const flush = (): void => {
+    if (stretchStart === -1) return;
+    out += s.slice(copied, stretchStart) + redactLine(s.slice(stretchStart, stretchEnd));
+    copied = stretchEnd;
+  };
+  MAY_HOLD_SECRET_ANYWHERE.lastIndex = 0;
+  for (let hit = MAY_HOLD_SECRET_ANYWHERE.exec(s); hit !== null; hit = MAY_HOLD_SECRET_ANYWHERE.exec(s)) {
+    const start = s.lastIndexOf('\n', hit.index) + 1;
+    const reach = s.indexOf('\n', Math.min(hit.index + STRETCH, s.length));
+    const end = reach === -1 ? s.length : reach;
+    if (stretchStart !== -1 && start <= stretchEnd + 1) stretchEnd = end;
+    else {
+      flush();
+      stretchStart = start;
+      stretchEnd = end;
+    }
+    MAY_HOLD_SECRET_ANYWHERE.lastIndex = end;
+  }
+  flush();
+  return out + s.slice(copied);
+}
+
+/** Token shapes, authorization headers, URL credentials and secret assignments within whole lines. */
+function redactLine(line: string): string {
+  let out = line;
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED);
   out = out.replace(
     AUTH_HEADER_PATTERN,

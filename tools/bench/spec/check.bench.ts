@@ -3,18 +3,21 @@
  * `tools/parity/build-reference.sh` builds it), or, without it, against the reference's published figures
  * (0.25 s at 50k lines, 0.57 s at 100k, 96 MB at 100k, measured on another machine).
  *
- *   npx nx run allium-loop:build && node --conditions=development --import tsx tools/bench/spec/check.bench.ts
+ *   npx nx run allium-loop:build && node packages/cli/package/build.mjs
+ *   node --conditions=development --import tsx tools/bench/spec/check.bench.ts
  *
  * For 50k and 100k generated lines it prints the median of RUNS runs of
  * - throughput: `checkReports` in this process (wall and CPU ms), start-up excluded;
  * - end to end: `node packages/cli/bin/allium-loop.js spec check --json big.allium` in a child (wall ms, CPU ms of
  *   the child, peak RSS from /usr/bin/time), which includes start-up, and the reference's `check` on the same file,
  *   the two run alternately so both see the same load; the ratios ours/reference; whether the outputs are equal;
- * - start-up alone: the same child running `--version` and `spec check --json` on an empty spec.
+ * - the same for the npm package (`packages/cli/package/out`, the one bundle `npm install allium-loop` gets), when
+ *   it has been built: fewer modules to load than the repository's per-file build, so a shorter start-up;
+ * - start-up alone: the same children running `--version` and `spec check --json` on an empty spec.
  * A benchmark, not a test; the machine is shared, so the load average is printed with the figures.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { checkReports } from '@allium-loop/allium';
@@ -22,6 +25,8 @@ import { generateSpec } from './generate-spec.js';
 
 const RUNS = Number(process.env['RUNS'] ?? 5);
 const CLI = resolve('packages/cli/bin/allium-loop.js');
+const PACKAGE = resolve('packages/cli/package/out/bin/allium-loop.js');
+const havePackage = existsSync(PACKAGE);
 const REFERENCE = process.env['ALLIUM_REF'] ?? 'allium';
 const haveReference = spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).status === 0;
 const median = (values: number[]): number =>
@@ -48,7 +53,8 @@ function timed(command: string, args: string[], cwd?: string): Sample {
   return { wall, cpu: ((user ?? 0) + (system ?? 0)) * 1000, rssMb: (rssKb ?? 0) / 1024, stdout: run.stdout };
 }
 
-const child = (args: string[], cwd?: string): Sample => timed(process.execPath, [CLI, ...args], cwd);
+const child = (args: string[], cwd?: string, bin = CLI): Sample =>
+  timed(process.execPath, [bin, ...args], cwd);
 const summary = (samples: readonly Sample[]): string =>
   `wall ${median(samples.map((s) => s.wall)).toFixed(0)} ms, cpu ${median(samples.map((s) => s.cpu)).toFixed(0)} ms, peak RSS ${median(samples.map((s) => s.rssMb)).toFixed(0)} MB`;
 const ratio = (ours: readonly Sample[], theirs: readonly Sample[], key: 'wall' | 'cpu' | 'rssMb'): string =>
@@ -73,6 +79,11 @@ try {
   console.log(
     `start-up (spec check --json, empty spec): ${summary(Array.from({ length: RUNS }, () => child(['spec', 'check', '--json', empty])))}`,
   );
+  if (havePackage)
+    console.log(
+      `start-up, npm package (spec check --json, empty spec): ${summary(Array.from({ length: RUNS }, () => child(['spec', 'check', '--json', empty], undefined, PACKAGE)))}`,
+    );
+  else console.log('npm package: not built (node packages/cli/package/build.mjs); its rows are left out');
   for (const size of [50_000, 100_000]) {
     const text = generateSpec(size);
     const name = `big-${size}.allium`;
@@ -90,21 +101,29 @@ try {
       cpus.push((used.user + used.system) / 1000);
     }
     const ours: Sample[] = [];
+    const packaged: Sample[] = [];
     const theirs: Sample[] = [];
     for (let i = 0; i < RUNS; i += 1) {
       ours.push(child(['spec', 'check', '--json', name], dir));
+      if (havePackage) packaged.push(child(['spec', 'check', '--json', name], dir, PACKAGE));
       if (haveReference) theirs.push(timed(REFERENCE, ['check', name], dir));
     }
     console.log(
       `${String(size).padStart(7)} lines  in-process check: wall ${median(walls).toFixed(0)} ms, cpu ${median(cpus).toFixed(0)} ms`,
     );
-    console.log(`${' '.repeat(14)}ours end to end:      ${summary(ours)}`);
+    const pad = ' '.repeat(14);
+    console.log(`${pad}ours end to end:      ${summary(ours)}`);
+    if (havePackage) console.log(`${pad}npm package:          ${summary(packaged)}`);
     if (haveReference) {
-      const same = ours[0]?.stdout.trimEnd() === theirs[0]?.stdout.trimEnd();
-      console.log(`${' '.repeat(14)}reference end to end: ${summary(theirs)}`);
-      console.log(
-        `${' '.repeat(14)}ours/reference: wall ${ratio(ours, theirs, 'wall')}×, cpu ${ratio(ours, theirs, 'cpu')}×, peak RSS ${ratio(ours, theirs, 'rssMb')}×; JSON output ${same ? 'identical' : 'DIFFERS'}`,
-      );
+      console.log(`${pad}reference end to end: ${summary(theirs)}`);
+      const compare = (label: string, samples: readonly Sample[]): void => {
+        const same = samples[0]?.stdout.trimEnd() === theirs[0]?.stdout.trimEnd();
+        console.log(
+          `${pad}${label}/reference: wall ${ratio(samples, theirs, 'wall')}×, cpu ${ratio(samples, theirs, 'cpu')}×, peak RSS ${ratio(samples, theirs, 'rssMb')}×; JSON output ${same ? 'identical' : 'DIFFERS'}`,
+        );
+      };
+      compare('ours', ours);
+      if (havePackage) compare('npm package', packaged);
     }
   }
   console.log(
