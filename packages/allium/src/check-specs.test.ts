@@ -79,6 +79,91 @@ describe('individual checks', () => {
     expect(found.map((d) => d.message)).toEqual([expect.stringContaining("'y'")]);
   });
 
+  // The checks below share one walk of the file (spec-facts.ts); each keeps its own scope.
+  const where = (text: string, code: string): string[] =>
+    run(text)
+      .filter((d) => d.code === code)
+      .map((d) => `${d.location.line}:${d.location.col}`);
+
+  it('reports an undefined binding once per name, at its first use in requires, then ensures', () => {
+    const text = [
+      'rule R {',
+      '  when: Go(x)',
+      '  ensures: ghost.a = 1',
+      '  for item in x.items:',
+      '    requires: ghost.b and item.c',
+      '  requires: phantom.d',
+      '}',
+    ].join('\n');
+    expect(where(text, 'allium.rule.undefinedBinding')).toEqual(['6:15', '7:13']);
+  });
+
+  it('reports duplicate lets in item lists and in blocks, not across scopes', () => {
+    const text = [
+      'rule R {',
+      '  when: Go(x)',
+      '  let a = 1',
+      '  if x.ok:',
+      '    let a = 2',
+      '    let a = 3',
+      '  ensures:',
+      '    let b = 1',
+      '    let b = 2',
+      '}',
+    ].join('\n');
+    expect(where(text, 'allium.let.duplicateBinding')).toEqual(['7:9', '10:5']);
+  });
+
+  it('judges list literals in blocks, invariants and defaults, not in variants', () => {
+    const text = [
+      'entity E {',
+      '  kind: A | B',
+      '  tags: List<String>',
+      '}',
+      'variant A : E {',
+      '  x: [1, "a"]',
+      '}',
+      'default E e = E{tags: [1, "b"]}',
+      'invariant I { [true, 1] = [] }',
+    ].join('\n');
+    expect(where(text, 'allium.list.mixedElementTypes')).toEqual(['9:23', '10:15']);
+  });
+
+  it('reports undeclared config names only where the config check looks', () => {
+    const text = [
+      'config {',
+      '  limit: Integer = 1',
+      '}',
+      'entity E {',
+      '  n: Integer',
+      '  invariant Small { this.n < config.inside_invariant }',
+      '}',
+      'rule R {',
+      '  when: Go(e)',
+      '  requires: e.n < config.limit and e.n < config.missing',
+      '  ensures: e.n = [config.in_a_list]',
+      '}',
+    ].join('\n');
+    expect(
+      run(text)
+        .filter((d) => d.code === 'allium.config.undefinedReference')
+        .map((d) => d.message),
+    ).toEqual(["Config reference 'config.missing' is not declared in any config block."]);
+  });
+
+  it('reports an unknown import alias in every kind of declaration', () => {
+    const text = [
+      'entity E {',
+      '  kind: A',
+      '}',
+      'variant A : E {',
+      '  x: lib/Thing',
+      '}',
+      'default E e = E{kind: other.Thing}',
+    ].join('\n');
+    expect(where(text, 'allium.reference.undefinedImportedAlias')).toEqual(['6:6', '8:23']);
+  });
+
   it('reports an unresolved use path unless the target is in the check set', () => {
     const importer = parseSpec('-- allium: 3\nuse "./shared.allium" as shared\n', 'specs/a.allium');
     const alone = checkSpecs([importer]).map((d) => d.code);

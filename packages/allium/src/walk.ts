@@ -77,7 +77,11 @@ export function walkItemExprs(items: readonly BlockItem[], visit: (e: Expr, item
   walkItemList(items, visit, []);
 }
 
-function walkItemList(items: readonly BlockItem[], visit: (e: Expr, item: BlockItem) => void, stack: Expr[]): void {
+function walkItemList(
+  items: readonly BlockItem[],
+  visit: (e: Expr, item: BlockItem) => void,
+  stack: Expr[],
+): void {
   for (let i = 0; i < items.length; i += 1) {
     const item = items[i];
     if (item === undefined) continue;
@@ -85,7 +89,8 @@ function walkItemList(items: readonly BlockItem[], visit: (e: Expr, item: BlockI
     drain(stack, visit, item);
     if (item.kind === 'for') walkItemList(item.items, visit, stack);
     else if (item.kind === 'if') {
-      for (let b = 0; b < item.branches.length; b += 1) walkItemList(item.branches[b]?.items ?? [], visit, stack);
+      for (let b = 0; b < item.branches.length; b += 1)
+        walkItemList(item.branches[b]?.items ?? [], visit, stack);
       if (item.elseItems !== undefined) walkItemList(item.elseItems, visit, stack);
     }
   }
