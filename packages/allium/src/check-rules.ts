@@ -92,20 +92,23 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
     const ruleFacts = facts.rules.get(rule);
     if (ruleFacts === undefined) continue;
     let reported: Set<string> | undefined;
-    for (let m = 0; m < ruleFacts.memberRoots.length; m += 1) {
-      const member = ruleFacts.memberRoots[m]!;
-      const object = member.kids[0];
-      const name = object?.name;
-      if (object === undefined || name === undefined || !startsLower(name) || name.includes('/')) continue;
-      if (ruleFacts.bound.has(name) || index.globalNames.has(name) || reported?.has(name) === true) continue;
-      (reported ??= new Set()).add(name);
-      diagnostics.push({
-        code: 'allium.rule.undefinedBinding',
-        severity: 'error',
-        message: `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`,
-        location: { file: index.spec.file, line: object.line, col: object.col },
-      });
-    }
+    const judge = (roots: readonly Expr[]): void => {
+      for (let m = 0; m < roots.length; m += 1) {
+        const object = roots[m]!.kids[0];
+        const name = object?.name;
+        if (object === undefined || name === undefined || !startsLower(name) || name.includes('/')) continue;
+        if (ruleFacts.bound.has(name) || index.globalNames.has(name) || reported?.has(name) === true) continue;
+        (reported ??= new Set()).add(name);
+        diagnostics.push({
+          code: 'allium.rule.undefinedBinding',
+          severity: 'error',
+          message: `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`,
+          location: { file: index.spec.file, line: object.line, col: object.col },
+        });
+      }
+    };
+    judge(ruleFacts.requiresRoots);
+    judge(ruleFacts.ensuresRoots);
   }
   return diagnostics;
 }

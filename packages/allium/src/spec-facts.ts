@@ -7,8 +7,10 @@ import { startsUpper, walkDeclaration, walkItems } from './walk.js';
 export interface RuleFacts {
   /** The names the rule binds: trigger parameters and bindings, `let`s, loop variables and lambda parameters. */
   readonly bound: ReadonlySet<string>;
-  /** Member accesses on a plain name (`x.f`) in `requires`, then in `ensures`, each in walk order. */
-  readonly memberRoots: readonly Expr[];
+  /** Member accesses on a plain name (`x.f`) in `requires` clauses, in walk order. */
+  readonly requiresRoots: readonly Expr[];
+  /** The same in `ensures` clauses. */
+  readonly ensuresRoots: readonly Expr[];
   /** Block expressions holding a `let`. */
   readonly letBlocks: readonly Expr[];
 }
@@ -45,24 +47,27 @@ export function specFacts(index: SpecIndex): SpecFacts {
   return facts;
 }
 
-/** What the declaration being walked contributes (the scopes stated on {@link SpecFacts}). */
+/** What the declaration being walked contributes (the scopes stated on {@link SpecFacts}); one object, reset per declaration. */
 interface Scope {
   /** Accessed field names count (blocks and top-level invariants). */
-  readonly fields: boolean;
+  fields: boolean;
   /** List literals count (blocks, top-level invariants and defaults). */
-  readonly lists: boolean;
+  lists: boolean;
   /** An entity's own plain fields: bare uses count as accesses. */
-  readonly ownFields: ReadonlySet<string> | undefined;
+  ownFields: ReadonlySet<string> | undefined;
   /** Set while walking a rule. */
-  readonly rule: RuleCollector | undefined;
+  rule: RuleCollector | undefined;
 }
 
 interface RuleCollector {
   readonly bound: Set<string>;
   readonly requiresRoots: Expr[];
   readonly ensuresRoots: Expr[];
-  readonly letBlocks: Expr[];
+  /** Allocated on the first block with a `let` (most rules have none). */
+  letBlocks: Expr[] | undefined;
 }
+
+const NONE: readonly Expr[] = [];
 
 /** One walk over every declaration; the visitor does all its work inline (it runs once per node, mostly cold). */
 function gatherFacts(index: SpecIndex): SpecFacts {
@@ -72,7 +77,7 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   const configRefs: Expr[] = [];
   const rules = new Map<NamedBlock, RuleFacts>();
   const ruleSet = new Set<Declaration>(index.rules);
-  let scope: Scope = { fields: false, lists: false, ownFields: undefined, rule: undefined };
+  const scope: Scope = { fields: false, lists: false, ownFields: undefined, rule: undefined };
   const visit = (e: Expr, item: BlockItem | undefined): void => {
     const rule = scope.rule;
     switch (e.kind) {
@@ -112,7 +117,7 @@ function gatherFacts(index: SpecIndex): SpecFacts {
           for (const name of e.name.split(',')) rule.bound.add(name);
         return;
       case 'block':
-        if (rule !== undefined && e.kids.some((kid) => kid.kind === 'let')) rule.letBlocks.push(e);
+        if (rule !== undefined && e.kids.some((kid) => kid.kind === 'let')) (rule.letBlocks ??= []).push(e);
         return;
       default:
         return;
@@ -120,23 +125,16 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   };
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    const isRule = ruleSet.has(declaration);
     const fields = declaration.kind === 'block' || declaration.kind === 'invariant';
-    const rule = isRule ? ruleCollector(declaration as NamedBlock) : undefined;
-    scope = {
-      fields,
-      lists: fields || declaration.kind === 'default',
-      ownFields: ownPlainFields(declaration),
-      rule,
-    };
+    const rule = ruleSet.has(declaration) ? ruleCollector(declaration as NamedBlock) : undefined;
+    scope.fields = fields;
+    scope.lists = fields || declaration.kind === 'default';
+    scope.ownFields = ownPlainFields(declaration);
+    scope.rule = rule;
     walkDeclaration(declaration, visit);
     if (rule !== undefined) {
       const { bound, requiresRoots, ensuresRoots, letBlocks } = rule;
-      rules.set(declaration as NamedBlock, {
-        bound,
-        memberRoots: requiresRoots.concat(ensuresRoots),
-        letBlocks,
-      });
+      rules.set(declaration as NamedBlock, { bound, requiresRoots, ensuresRoots, letBlocks: letBlocks ?? NONE });
     }
   }
   return { accessedFields, lists, importedRefs, configRefs, rules };
@@ -185,5 +183,5 @@ function ruleCollector(rule: NamedBlock): RuleCollector {
       }
     }
   });
-  return { bound, requiresRoots: [], ensuresRoots: [], letBlocks: [] };
+  return { bound, requiresRoots: [], ensuresRoots: [], letBlocks: undefined };
 }
