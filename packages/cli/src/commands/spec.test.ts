@@ -2,6 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkReports, referenceJson } from '@allium-loop/allium';
 import { createRecordingIo } from '../cli-io.js';
 import { specCommand } from './spec.js';
 
@@ -77,6 +78,32 @@ describe('allium-loop spec', () => {
       ['check', 'specs/good.allium', []],
     ]);
     expect(Object.keys(documents[0] ?? {})).toEqual(['command', 'diagnostics', 'findings', 'spec_file']);
+  });
+
+  it('check --json prints a big report in pieces that end at line breaks, together exactly the reference JSON', async () => {
+    // 3,000 unused entities: a report of well over a megabyte, written in pieces (see printJson).
+    const entities = Array.from({ length: 3_000 }, (_, i) => `entity Unused${i} {\n  note: String\n}\n`);
+    await mkdir(join(dir, 'big'));
+    await writeFile(join(dir, 'big', 'big.allium'), `-- allium: 3\n${entities.join('')}`);
+    const io = createRecordingIo(dir);
+    const pieces: string[] = [];
+    const code = await specCommand.run(['check', '--json', 'big'], {
+      ...io,
+      stdout: (text) => {
+        pieces.push(text);
+        io.stdout(text);
+      },
+    });
+    expect(code).toBe(1);
+    const text = pieces.join('');
+    expect(text.length).toBeGreaterThan(1_000_000);
+    expect(pieces.length).toBeGreaterThan(10);
+    expect(pieces.every((piece) => piece.endsWith('\n') && piece.length < 70 * 1024)).toBe(true);
+    const [report] = checkReports(
+      [{ path: join('big', 'big.allium'), text: `-- allium: 3\n${entities.join('')}` }],
+      'check',
+    ).reports;
+    expect(text).toBe(`${referenceJson(report)}\n`);
   });
 
   it('analyse exits 1 only on findings, model prints the domain model, and no file is exit 2', async () => {
