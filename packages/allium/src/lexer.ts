@@ -19,11 +19,10 @@ export interface Comment {
   readonly col: number;
 }
 
-/** The lexer's output: tokens (ending with one `eof`), comments, and the start offset of every line. */
+/** The lexer's output: tokens (ending with one `eof`) and comments. */
 export interface LexResult {
   readonly tokens: Token[];
   readonly comments: Comment[];
-  readonly lineStarts: number[];
 }
 
 const KEYWORDS = new Set([
@@ -117,17 +116,16 @@ export function lex(source: string): LexResult {
     tokens.push(token);
     if (token.kind === 'eof') break;
   }
-  return { tokens, comments: lexer.comments, lineStarts: lexer.lineStarts };
+  return { tokens, comments: lexer.comments };
 }
 
 /**
  * The lexer as a cursor: {@link Lexer.next} returns one token at a time (then `eof` forever), collecting comments
- * and line starts on the way. The parser pulls tokens as it needs them, so a big spec's tokens never all live at
+ * on the way. The parser pulls tokens as it needs them, so a big spec's tokens never all live at
  * once (see `ParserState`).
  */
 export class Lexer {
   readonly comments: Comment[] = [];
-  readonly lineStarts: number[] = [0];
   private line = 1;
   private lineStart = 0;
   private i = 0;
@@ -172,7 +170,6 @@ export class Lexer {
         i += 1;
         line += 1;
         lineStart = i;
-        this.lineStarts.push(i);
         continue;
       }
       if (c === 32 || c === 9 || c === 13) {
