@@ -38,6 +38,7 @@ import { DEFAULT_CAPS, type LoopCaps, type LoopConfig, type LoopMode } from './d
 import type { Clock, LoopPorts } from './driver/loop-ports.js';
 import { specRecord } from './driver/ledger-sync.js';
 import { runLoop, type LoopProgress } from './driver/run-loop.js';
+import { settleJournaledEnd } from './driver/run-record.js';
 import { detectDrift, resetToCheckpoint, type DriftPolicy } from './project/drift.js';
 import { ignoreStateDir } from './project/ignore-state-dir.js';
 import { withLease } from './project/with-lease.js';
@@ -280,7 +281,8 @@ export async function resumeRun(
   if (upstream !== undefined)
     return startSpecRun(upstream.goal, settings, undefined, undefined, { slug, ledger: upstream });
   return withLease(store, slug, settings.announce, async (lease) => {
-    let ledger = await loadRecordedRun(store, slug, settings.cwd);
+    // A process killed between journaling the run's end and saving it: the end stands (it is not run again).
+    let ledger = await settleJournaledEnd(store, lease, await loadRecordedRun(store, slug, settings.cwd));
     if (ledger.status === 'terminal' && ledger.terminal !== null) {
       const reopened = reopenRun(ledger);
       if (reopened === undefined) {

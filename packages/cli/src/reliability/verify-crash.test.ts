@@ -1,6 +1,6 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -141,6 +141,29 @@ describe('verify mode survives kill -9 and a cut context (issue 22 items 2-3)', 
       );
     },
   );
+
+  it('killed after the end is journaled but before the ledger is saved: resume keeps that end and does not converge again', async () => {
+    // The journal is written before the ledger (RunRecord.persist), so a kill -9 between the two leaves a ledger
+    // still running whose journal already holds the run's end. Rebuilt here from a finished run: the same files as
+    // at that instant, whatever the machine's speed (a random kill found it once in CI).
+    const dir = await makeProject({ 'README.md': 'steps\n' });
+    const log = `${dir}-calls.log`;
+    const clean = await runCli(verifyArgs('climb', log), dir);
+    expect(clean.code, `${clean.stdout}${clean.stderr}`).toBe(0);
+    const finished = await readLedger(dir, SLUG);
+    const file = join(dir, '.allium-loop', `${SLUG}.json`);
+    await writeFile(file, `${JSON.stringify({ ...finished, status: 'running', terminal: null }, null, 2)}\n`);
+    const agentCalls = await calls(log);
+
+    const resumed = await runCli(['resume', SLUG], dir);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    expect(resumed.stdout).toContain('already ended: converged');
+    expect(await calls(log)).toBe(agentCalls);
+    expect(await endings(dir)).toEqual(['CONVERGED', 'converged']);
+    const ledger = await readLedger(dir, SLUG);
+    expect([ledger['status'], ledger['terminal'].state]).toEqual(['terminal', 'converged']);
+    expect(ledger['terminal'].at).toBe(finished['terminal'].at);
+  });
 
   it('forced compaction: killed during the wait before the converging tick, a fresh process converges exactly once, repeating nothing', async () => {
     const dir = await makeProject({ 'README.md': 'steps\n' });

@@ -54,6 +54,52 @@ export interface TerminalRecord {
   readonly error?: PortFailure | undefined;
 }
 
+/**
+ * The ledger of a run whose process was killed between journaling the run's end and saving the ledger
+ * ({@link RunRecord.persist} appends to the journal first): the ledger still says running, but the journal holds a
+ * `terminal` event after its last `run_started`. The end happened, so the ledger is brought level with the journal:
+ * the terminal record, and the calls that end abandoned (the `intent_ended` events of the same batch). `undefined`
+ * when the ledger already ended or the journal holds no end of the current session. Pure.
+ */
+export function ledgerAtJournaledEnd(ledger: Ledger, events: readonly JournalEvent[]): Ledger | undefined {
+  if (ledger.status === 'terminal') return undefined;
+  let started = -1;
+  for (let i = events.length - 1; i >= 0 && started === -1; i -= 1)
+    if (events[i]?.type === 'run_started') started = i;
+  let next: Ledger | undefined;
+  for (const event of events.slice(started + 1)) {
+    if (event.type === 'terminal') {
+      const error = event.error === undefined ? {} : { error: event.error };
+      next = {
+        ...(next ?? ledger),
+        status: 'terminal',
+        updatedAt: event.at,
+        terminal: { state: event.state, reason: event.reason, detail: event.detail, ...error, at: event.at },
+      };
+    } else if (next !== undefined && event.type === 'intent_ended' && event.status === 'abandoned') {
+      const key = event.key;
+      if (next.intents.some((intent) => intent.key === key))
+        next = endIntent(next, key, {
+          status: 'abandoned',
+          at: new Date(event.at),
+          ...(event.detail === undefined ? {} : { detail: event.detail }),
+        });
+    }
+  }
+  return next;
+}
+
+/**
+ * On resume, under the lease: saves the ledger brought level with a journaled end ({@link ledgerAtJournaledEnd})
+ * and returns it, or returns `ledger` as it is.
+ */
+export async function settleJournaledEnd(store: LedgerStore, lease: Lease, ledger: Ledger): Promise<Ledger> {
+  const settled = ledgerAtJournaledEnd(ledger, (await store.readJournal(ledger.slug)).events);
+  if (settled === undefined) return ledger;
+  await store.save(lease, settled);
+  return settled;
+}
+
 /** The `terminal` journal event of `terminal`. Pure. */
 export function terminalEvent(terminal: TerminalRecord, at: Date, tick: number): JournalEvent {
   return {

@@ -21,6 +21,7 @@ import {
   type ModeSpec,
 } from '@allium-loop/ledger';
 import type { BackoffPolicy } from '../driver/port-failure.js';
+import { settleJournaledEnd } from '../driver/run-record.js';
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode } from './mode-spec.js';
@@ -162,11 +163,12 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
         hint: "Run 'allium-loop list' to see the runs here.",
       });
     }
-    const ledger = loaded.value.ledger;
-    if (ledger.mode === 'spec')
+    if (loaded.value.ledger.mode === 'spec')
       throw new ModeRunError(`Run "${slug}" is a spec-loop run, not a mode run.`, {
         code: 'modes.wrong_mode',
       });
+    // A process killed between journaling the run's end and saving it: the end stands (it is not run again).
+    const ledger = await settleJournaledEnd(store, lease, loaded.value.ledger);
     if (ledger.terminal !== null && !['cancelled', 'timed_out', 'failed'].includes(ledger.terminal.state)) {
       settings.announce?.(`Run ${slug} already ended: ${ledger.terminal.state} (${ledger.terminal.detail}).`);
       return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state], summary: summarizeMode(ledger) };
