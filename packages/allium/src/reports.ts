@@ -87,27 +87,16 @@ export function analyseFindings(index: SpecIndex): Finding[] {
 
 /** Pretty JSON with every object's keys sorted, as the reference (serde_json) prints it. */
 export function referenceJson(value: unknown): string {
-  // A replacer list orders every object's properties as the list does, so the sorted list of every key in the
-  // value prints each object with its keys sorted, without copying the value (big reports have thousands).
-  return JSON.stringify(value, [...allKeys(value)].sort(compareStrings), 2);
+  return JSON.stringify(sortKeys(value), null, 2);
 }
 
-/** Every property name of every object within `value` (iteratively: reports can be deep). */
-function allKeys(value: unknown): Set<string> {
-  const keys = new Set<string>();
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const next = stack.pop();
-    if (next === null || typeof next !== 'object') continue;
-    if (Array.isArray(next)) {
-      for (const item of next) stack.push(item);
-      continue;
-    }
-    for (const key in next) {
-      if (!Object.hasOwn(next, key)) continue;
-      keys.add(key);
-      stack.push((next as Record<string, unknown>)[key]);
-    }
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(record).sort(compareStrings)) {
+    if (record[key] !== undefined) sorted[key] = sortKeys(record[key]);
   }
-  return keys;
+  return sorted;
 }

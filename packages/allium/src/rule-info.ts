@@ -1,6 +1,6 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
-import { triggerCalls } from './triggers.js';
+import { triggerCalls, triggerParameterName } from './triggers.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
 import { calleeName, createdEntity, forEachItemExpr, walkExpr } from './walk.js';
 
@@ -91,9 +91,7 @@ function classifyTrigger(value: Expr, context: RuleContext, loc: (e: Expr) => So
   if (value.kind !== 'binding') {
     return triggerCalls(value).map((call) => {
       const name = calleeName(call) ?? '';
-      const params = call.kids
-        .slice(1)
-        .map((arg) => (arg.kind === 'optional' ? arg.kids[0]?.name : arg.name) ?? '_');
+      const params = call.kids.slice(1).map((arg) => triggerParameterName(arg) ?? '_');
       return { kind: context.emitted.has(name) ? 'chained' : 'external', name, params, location: loc(call) };
     });
   }

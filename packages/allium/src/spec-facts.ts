@@ -1,6 +1,6 @@
 import type { BlockItem, Declaration, Expr } from './ast.js';
 import type { NamedBlock, SpecIndex } from './spec-index.js';
-import { triggerCalls } from './triggers.js';
+import { triggerCalls, triggerParameterName } from './triggers.js';
 import { startsUpper, walkDeclaration, walkItems } from './walk.js';
 
 /** What the rule checks need from one rule's expressions. */
@@ -134,7 +134,12 @@ function gatherFacts(index: SpecIndex): SpecFacts {
     walkDeclaration(declaration, visit);
     if (rule !== undefined) {
       const { bound, requiresRoots, ensuresRoots, letBlocks } = rule;
-      rules.set(declaration as NamedBlock, { bound, requiresRoots, ensuresRoots, letBlocks: letBlocks ?? NONE });
+      rules.set(declaration as NamedBlock, {
+        bound,
+        requiresRoots,
+        ensuresRoots,
+        letBlocks: letBlocks ?? NONE,
+      });
     }
   }
   return { accessedFields, lists, importedRefs, configRefs, rules };
@@ -177,7 +182,7 @@ function ruleCollector(rule: NamedBlock): RuleCollector {
       for (const call of triggerCalls(item.value)) {
         for (let i = 1; i < call.kids.length; i += 1) {
           const arg = call.kids[i];
-          const name = arg?.kind === 'optional' ? arg.kids[0]?.name : arg?.name;
+          const name = arg === undefined ? undefined : triggerParameterName(arg);
           if (name !== undefined) bound.add(name);
         }
       }

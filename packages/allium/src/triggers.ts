@@ -85,6 +85,11 @@ export function triggerCalls(value: Expr): Expr[] {
   return [];
 }
 
+/** The name a trigger call's argument binds: `x` for `x` and for an optional `x?`. */
+export function triggerParameterName(arg: Expr): string | undefined {
+  return arg.kind === 'optional' ? arg.kids[0]?.name : arg.name;
+}
+
 /** A trigger a rule listens for in `when:` (`T(…)`, `alias/T(…)`, each side of `A(…) or B(…)`). */
 export interface TriggerRef {
   readonly name: string;

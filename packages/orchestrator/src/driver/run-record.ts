@@ -63,9 +63,8 @@ export interface TerminalRecord {
  */
 export function ledgerAtJournaledEnd(ledger: Ledger, events: readonly JournalEvent[]): Ledger | undefined {
   if (ledger.status === 'terminal') return undefined;
-  let started = -1;
-  for (let i = events.length - 1; i >= 0 && started === -1; i -= 1)
-    if (events[i]?.type === 'run_started') started = i;
+  let started = events.length - 1;
+  while (started >= 0 && events[started]?.type !== 'run_started') started -= 1;
   let next: Ledger | undefined;
   for (const event of events.slice(started + 1)) {
     if (event.type === 'terminal') {
