@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { referenceJson } from './reports.js';
+import { checkReports, referenceJson } from './reports.js';
 
 describe('referenceJson', () => {
   it('prints pretty JSON with every object’s keys sorted at every depth, as serde_json does', () => {
@@ -59,4 +59,43 @@ describe('referenceJson', () => {
       ].join('\n'),
     );
   });
+
+  it('returns the same text whether or not the keys were already in order', () => {
+    const sorted = { a: [1, { b: null, c: 'x' }], d: { e: true } };
+    const shuffled = { d: { e: true }, a: [1, { c: 'x', b: null }] };
+    expect(referenceJson(shuffled)).toBe(referenceJson(sorted));
+    expect(referenceJson(sorted)).toBe(JSON.stringify(sorted, null, 2));
+  });
+
+  it('prints check and analyse reports, whose diagnostics it does not re-sort, with every key in order', () => {
+    const text = [
+      '-- allium: 3',
+      'entity Order {',
+      '  status: pending | shipped',
+      '}',
+      'rule Ship {',
+      '  when: ShipIt(order)',
+      '  ensures: order.status = shippd',
+      '}',
+      'entity Broken {',
+      '  x: Missing',
+      '',
+    ].join('\n');
+    for (const command of ['check', 'analyse'] as const) {
+      const [report] = checkReports([{ path: 'a.allium', text }], command).reports;
+      expect(report?.diagnostics.length).toBeGreaterThan(2);
+      expect(referenceJson(report)).toBe(JSON.stringify(deepSorted(report), null, 2));
+    }
+  });
 });
+
+function deepSorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(deepSorted);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, deepSorted(v)]),
+  );
+}
