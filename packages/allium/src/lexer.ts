@@ -12,6 +12,18 @@ export interface Token {
   readonly col: number;
 }
 
+/** The lexer's own tokens: the fields of a recycled token are written again (see {@link Lexer.recycle}). */
+class LexedToken implements Token {
+  constructor(
+    public kind: TokenKind,
+    public text: string,
+    public start: number,
+    public end: number,
+    public line: number,
+    public col: number,
+  ) {}
+}
+
 /** A `--` comment with its position; `allium-ignore` directives and annotation bodies are read from these. */
 export interface Comment {
   readonly text: string;
@@ -135,9 +147,23 @@ export class Lexer {
   private readonly words = new Map<string, number>();
   private readonly wordTexts: string[] = [];
   private readonly counts: number[] = [];
+  /** Tokens handed back with {@link recycle}, to be written over instead of allocating new ones. */
+  private readonly spare: LexedToken[] = [];
 
   constructor(private readonly source: string) {
     this.n = source.length;
+  }
+
+  /**
+   * Hands back tokens the caller holds no reference to any more: {@link next} writes later tokens into them. A
+   * parser releasing each declaration's tokens then lexes a whole spec with a few hundred token objects instead
+   * of one per token, which spares the young generation most of its collections.
+   */
+  recycle(tokens: readonly Token[], from: number, to: number): void {
+    for (let i = from; i < to; i += 1) {
+      const token = tokens[i];
+      if (token instanceof LexedToken && token.kind !== 'eof') this.spare.push(token);
+    }
   }
 
   /** Takes back one occurrence of a word lexed so far (a token the parser dropped: see `ParserState.drop`). */
@@ -163,7 +189,6 @@ export class Lexer {
     let line = this.line;
     let lineStart = this.lineStart;
     let i = this.i;
-    let token: Token | undefined;
     while (i < n) {
       const c = source.charCodeAt(i);
       if (c === 10) {
@@ -183,7 +208,8 @@ export class Lexer {
         continue;
       }
       const start = i;
-      const col = start - lineStart + 1;
+      let kind: TokenKind;
+      let text: string;
       if (isIdentStart(c)) {
         i += 1;
         while (i < n && isIdentPart(source.charCodeAt(i))) i += 1;
@@ -196,40 +222,58 @@ export class Lexer {
           this.counts.push(0);
         }
         this.counts[id] = (this.counts[id] as number) + 1;
-        const text = this.wordTexts[id] as string;
-        token = { kind: KEYWORDS.has(text) ? 'keyword' : 'ident', text, start, end: i, line, col };
+        text = this.wordTexts[id] as string;
+        kind = KEYWORDS.has(text) ? 'keyword' : 'ident';
       } else if (isDigit(c)) {
         const result = scanNumber(source, i);
         i = result.end;
-        token = { kind: result.kind, text: source.slice(start, i), start, end: i, line, col };
+        kind = result.kind;
+        text = source.slice(start, i);
       } else if (c === 34) {
         i = scanString(source, i);
-        token = { kind: 'string', text: source.slice(start, i), start, end: i, line, col };
+        kind = 'string';
+        text = source.slice(start, i);
       } else if (c === 96) {
         const close = source.indexOf('`', i + 1);
         const lineEnd = findLineEnd(source, i);
         i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
-        token = { kind: 'backtick', text: source.slice(start, i), start, end: i, line, col };
+        kind = 'backtick';
+        text = source.slice(start, i);
       } else {
         const two = twoCharPunct(c, source.charCodeAt(i + 1));
         if (two !== undefined) {
           i += 2;
-          token = { kind: 'punct', text: two, start, end: i, line, col };
+          kind = 'punct';
+          text = two;
         } else {
           i += 1;
           const one = PUNCT_TEXT[c];
-          token =
-            one !== undefined
-              ? { kind: 'punct', text: one, start, end: i, line, col }
-              : { kind: 'unknown', text: source.slice(start, i), start, end: i, line, col };
+          kind = one === undefined ? 'unknown' : 'punct';
+          text = one ?? source.slice(start, i);
         }
       }
-      break;
+      this.line = line;
+      this.lineStart = lineStart;
+      this.i = i;
+      return this.token(kind, text, start, i, line, start - lineStart + 1);
     }
     this.line = line;
     this.lineStart = lineStart;
     this.i = i;
-    return token ?? { kind: 'eof', text: '', start: n, end: n, line, col: n - lineStart + 1 };
+    return new LexedToken('eof', '', n, n, line, n - lineStart + 1);
+  }
+
+  /** A token with these fields: a {@link recycle}d one written over, else a new one. */
+  private token(kind: TokenKind, text: string, start: number, end: number, line: number, col: number): Token {
+    const token = this.spare.pop();
+    if (token === undefined) return new LexedToken(kind, text, start, end, line, col);
+    token.kind = kind;
+    token.text = text;
+    token.start = start;
+    token.end = end;
+    token.line = line;
+    token.col = col;
+    return token;
   }
 }
 

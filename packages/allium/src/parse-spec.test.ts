@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureNames, readFixture, referenceDiagnostics } from './fixtures.test-helpers.js';
-import { lex } from './lexer.js';
+import { lex, Lexer } from './lexer.js';
 import { parseSpec } from './parse-spec.js';
 
 describe('parseSpec on every reference fixture', () => {
@@ -74,6 +74,27 @@ describe('parseSpec details', () => {
       if (token.kind === 'ident' || token.kind === 'keyword')
         expected.set(token.text, (expected.get(token.text) ?? 0) + 1);
     expect(new Map([...parsed.nameCounts].sort())).toEqual(new Map([...expected].sort()));
+    // Each declaration's tokens are written over by later ones once it settles: nothing it parsed may change.
+    expect(parsed.declarations.map((d) => ('name' in d ? `${d.name?.name}@${d.location.line}` : ''))).toEqual(
+      Array.from({ length: 300 }, (_, i) => [`E${i}@${2 + 8 * i}`, `R${i}@${6 + 8 * i}`]).flat(),
+    );
+  });
+
+  it('writes later tokens into recycled ones, never into the end-of-file token', () => {
+    const lexer = new Lexer('name "text" 2.days');
+    const first = lexer.next();
+    const second = lexer.next();
+    lexer.recycle([first, second], 0, 2);
+    const third = lexer.next();
+    expect([second, first]).toContain(third);
+    expect({ ...third }).toEqual({ kind: 'duration', text: '2.days', start: 12, end: 18, line: 1, col: 13 });
+    const eof = lexer.next();
+    lexer.recycle([eof], 0, 1);
+    expect(lexer.next()).not.toBe(eof);
+    expect(eof.kind).toBe('eof');
+    // lex() hands out every token, so it recycles none.
+    const tokens = lex('a b c d').tokens;
+    expect(new Set(tokens).size).toBe(tokens.length);
   });
 
   it('leaves out the words of a broken declaration and of an unclosed last block, and only those', () => {

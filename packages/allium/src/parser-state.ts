@@ -64,12 +64,14 @@ export class ParserState {
 
   /**
    * Releases the tokens consumed so far (all but the last, which {@link previous} may still read), so that a big
-   * spec's tokens never all live at once. Callers settle between declarations; `atEnd` releases every token.
+   * spec's tokens never all live at once. Callers settle between declarations, holding no token; `atEnd` releases
+   * every token. The released tokens go back to the lexer, which writes later tokens into them.
    */
   settle(atEnd = false): void {
     const cut = (atEnd ? this.base + this.tokens.length : this.pos - 1) - this.base;
     if (cut <= 0) return;
     const length = this.tokens.length;
+    this.lexer.recycle(this.tokens, 0, cut);
     this.tokens.copyWithin(0, cut);
     this.tokens.length = length - cut;
     this.dropped.copyWithin(0, cut, length);
