@@ -97,7 +97,8 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
         const object = roots[m]!.kids[0];
         const name = object?.name;
         if (object === undefined || name === undefined || !startsLower(name) || name.includes('/')) continue;
-        if (ruleFacts.bound.has(name) || index.globalNames.has(name) || reported?.has(name) === true) continue;
+        if (ruleFacts.bound.has(name) || index.globalNames.has(name) || reported?.has(name) === true)
+          continue;
         (reported ??= new Set()).add(name);
         diagnostics.push({
           code: 'allium.rule.undefinedBinding',
