@@ -186,6 +186,8 @@ export type Declaration =
       readonly path: string;
       readonly hint?: string;
       readonly location: SourceLocation;
+      /** The source offset of the `deferred` keyword. */
+      readonly start: number;
     }
   | { readonly kind: 'open-question'; readonly text: string; readonly location: SourceLocation }
   | {

@@ -201,9 +201,12 @@ function addEntityItem(
   }
 }
 
+/** The plain name a `with`/`where` selects from; `unknown` for anything else, a qualified `alias/Name` included. */
 function sourceIdent(value: Expr): string {
   const left = value.kids[0];
-  return left?.kind === 'ident' && left.name !== undefined ? left.name : 'unknown';
+  return left?.kind === 'ident' && left.name !== undefined && !left.name.includes('/')
+    ? left.name
+    : 'unknown';
 }
 
 function inferWhenSet(value: Expr, whenSets: ReadonlyMap<string, WhenSet>): WhenSet | undefined {

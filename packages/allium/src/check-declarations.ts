@@ -3,7 +3,7 @@ import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 
 /**
- * `allium.entity.unused` (an internal entity) and `allium.definition.unused` (a value type or enum) whose name
+ * `allium.entity.unused` (an entity, internal or external) and `allium.definition.unused` (a value type or enum) whose name
  * appears nowhere in the file except its own declaration. `usedElsewhere` says whether another file of the check
  * set mentions a name.
  */
@@ -22,7 +22,7 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
     const name = block.name.name;
     const uses = (index.spec.nameCounts.get(name) ?? 0) - (declared.get(name) ?? 0);
     if (uses > 0 || usedElsewhere(name)) continue;
-    if (block.block === 'entity') {
+    if (block.block === 'entity' || block.block === 'external entity') {
       diagnostics.push({
         code: 'allium.entity.unused',
         severity: 'warning',
@@ -41,21 +41,54 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
   return diagnostics;
 }
 
-/** `allium.deferred.missingLocationHint`. Open questions are not diagnostics (the reference reports none). */
+/**
+ * `allium.deferred.missingLocationHint`, read from the text of the `deferred` line as the reference reads it: a line
+ * holding only white space before the keyword, white space, then a name (`[A-Za-z_][A-Za-z0-9_.]*`), and after
+ * the name no location hint (a quote, `http://`, `https://` or a `-- see:` comment). The message names the text
+ * matched, which may end in a dot the parsed path does not have. Open questions are not diagnostics (the reference
+ * reports none).
+ */
 export function checkDeferredAndQuestions(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  const source = index.spec.source;
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    if (declaration.kind === 'deferred' && declaration.hint === undefined) {
-      diagnostics.push({
-        code: 'allium.deferred.missingLocationHint',
-        severity: 'warning',
-        message: `Deferred specification '${declaration.path}' should include a location hint.`,
-        location: declaration.location,
-      });
-    }
+    if (declaration.kind !== 'deferred') continue;
+    const name = deferredNameWithoutHint(source, declaration.start);
+    if (name === undefined) continue;
+    diagnostics.push({
+      code: 'allium.deferred.missingLocationHint',
+      severity: 'warning',
+      message: `Deferred specification '${name}' should include a location hint.`,
+      location: declaration.location,
+    });
   }
   return diagnostics;
+}
+
+/** Line ends as the reference's line-based reading sees them: `\n`, `\r`, U+2028 and U+2029. */
+const isLineEnd = (c: number): boolean => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+// White space as the reference's line reading sees it: ASCII, without the vertical tab.
+const isAsciiSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
+const startsName = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const continuesName = (c: number): boolean => startsName(c) || (c >= 48 && c <= 57) || c === 46;
+
+/** The name a `deferred` keyword at `start` declares when its line has no location hint after it, else undefined. */
+function deferredNameWithoutHint(source: string, start: number): string | undefined {
+  for (let i = start - 1; i >= 0 && !isLineEnd(source.charCodeAt(i)); i -= 1)
+    if (!isAsciiSpace(source.charCodeAt(i))) return undefined;
+  const afterKeyword = start + 'deferred'.length;
+  let nameStart = afterKeyword;
+  while (nameStart < source.length && isAsciiSpace(source.charCodeAt(nameStart))) nameStart += 1;
+  if (nameStart === afterKeyword || !startsName(source.charCodeAt(nameStart))) return undefined;
+  let nameEnd = nameStart + 1;
+  while (nameEnd < source.length && continuesName(source.charCodeAt(nameEnd))) nameEnd += 1;
+  let lineEnd = nameEnd;
+  while (lineEnd < source.length && !isLineEnd(source.charCodeAt(lineEnd))) lineEnd += 1;
+  const rest = source.slice(nameEnd, lineEnd);
+  if (rest.includes('"') || rest.includes('http://') || rest.includes('https://') || rest.includes('-- see:'))
+    return undefined;
+  return source.slice(nameStart, nameEnd);
 }
 
 /** `allium.use.unresolvedPath`: a `use` whose path names no file of the check set. */

@@ -69,7 +69,10 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
   if (p.eat('|') !== undefined) return undefined;
   const token = p.peek();
   if (token.kind === 'backtick' || p.atWord()) {
+    // An enum value is a label, not a use of a declaration with the same name.
+    const at = p.pos;
     p.advance();
+    p.drop(at);
     const name = token.kind === 'backtick' ? token.text.replace(/^`|`$/g, '') : token.text;
     return { kind: 'enum-value', name: { name, location: p.location(token) }, span: tokenSpan(token) };
   }
@@ -363,13 +366,13 @@ function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined 
     );
     return undefined;
   }
-  const name = p.expectIdent('annotation name');
+  const name = p.expectLabel('annotation name');
   return name === undefined ? undefined : { kind: 'annotation', annotation: keyword.name, name, location };
 }
 
 function parseInvariantItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   p.advance();
-  const name = p.expectIdent('invariant name');
+  const name = p.expectLabel('invariant name');
   if (name === undefined) return undefined;
   const body = parseBracedBody(p);
   return body === undefined ? undefined : { kind: 'invariant', name, body };
@@ -407,7 +410,12 @@ export function unquote(text: string): string {
   return text.replace(/^"|"$/g, '').replace(/\\(.)/g, '$1');
 }
 
+/**
+ * `transitions field { from -> to, …, terminal: a, b }`. As the reference: a missing `->` loses the rest of its
+ * line and the graph goes on; a missing state name fails the whole item (the block's recovery takes over).
+ */
 function parseTransitions(p: ParserState): BlockItemKind | BlockItem | undefined {
+  const from = p.pos;
   const keyword = p.advance();
   const field = p.expectIdent('transition field name');
   if (field === undefined) return undefined;
@@ -418,37 +426,35 @@ function parseTransitions(p: ParserState): BlockItemKind | BlockItem | undefined
     if (p.at('terminal') && p.at(':', 1)) {
       p.advance();
       p.advance();
-      terminal.push(...parseStateList(p));
+      do {
+        const state = p.expectIdent('terminal state');
+        if (state === undefined) return undefined;
+        terminal.push(state);
+      } while (p.eat(',') !== undefined && !p.at('}'));
       continue;
     }
-    const edge = parseEdge(p);
-    if (edge !== undefined) edges.push(edge);
+    const first = p.peek();
+    const source = p.expectIdent('source state');
+    if (source === undefined) return undefined;
+    if (p.expect('->') === undefined) {
+      skipRestOfLine(p);
+      continue;
+    }
+    const target = p.expectIdent('target state');
+    if (target === undefined) return undefined;
+    edges.push({ from: source, to: target, span: { start: first.start, end: p.previous().end } });
+    p.eat(',');
   }
   if (p.expect('}') === undefined) return undefined;
+  // The graph's words are states, not uses of declarations (the reference does not read them as uses).
+  p.drop(from);
   return { kind: 'transitions', field, edges, terminal, location: p.location(keyword) };
 }
 
-function parseStateList(p: ParserState): Ident[] {
-  const states: Ident[] = [];
-  do {
-    const state = p.expectIdent('terminal state');
-    if (state === undefined) return states;
-    states.push(state);
-  } while (p.eat(',') !== undefined && !p.at('}'));
-  return states;
-}
-
-function parseEdge(p: ParserState): { from: Ident; to: Ident; span: Span } | undefined {
-  const line = p.peek().line;
-  const first = p.peek();
-  const from = p.expectIdent('source state');
-  const arrow = from === undefined ? undefined : p.expect('->');
-  const to = arrow === undefined ? undefined : p.expectIdent('target state');
-  if (from === undefined || to === undefined) {
-    while (!p.at('}') && !p.atEof() && p.peek().line === line) p.advance();
-    return undefined;
+/** Skips at least one token, then the rest of its line, stopping before a `}`. */
+function skipRestOfLine(p: ParserState): void {
+  while (!p.at('}') && !p.atEof()) {
+    const line = p.advance().line;
+    if (p.peek().line !== line) return;
   }
-  const span = { start: first.start, end: p.previous().end };
-  p.eat(',');
-  return { from, to, span };
 }

@@ -45,7 +45,11 @@ const INFIX: Readonly<Record<string, number>> = {
   '/': BP.product,
 };
 
-/** Keywords that can never start an expression; every other keyword reads as a plain name in expressions. */
+/**
+ * Keywords never read as the name of a `name: value` entry (in a call, an object or a join). In an expression's
+ * first position every keyword that is not an operator or a literal reads as a plain name, as in the reference:
+ * `[when condition]` is a list of two names.
+ */
 const STRUCTURAL = new Set([
   'when',
   'let',
@@ -118,10 +122,18 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
       return undefined;
     }
     for (let i = 0; i < op.width; i += 1) p.advance();
+    const rightAt = p.pos;
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
+    // `items -> name` projects a field (or, in a signature, names a return type): the reference reads the name
+    // after the arrow as a field, not as a use of a declaration.
+    if (op.text === '->' && isProjectedName(right)) p.drop(rightAt);
     left = node(p, 'binary', left, [left, right], undefined, op.text);
   }
+}
+
+function isProjectedName(expr: Expr): boolean {
+  return expr.kind === 'ident' || (expr.kind === 'optional' && expr.kids[0]?.kind === 'ident');
 }
 
 function infixOperator(p: ParserState): { text: string; width: number } | undefined {
@@ -178,10 +190,6 @@ function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
     case 'for':
       return parseForExpr(p);
     default:
-      if (STRUCTURAL.has(token.text) && !endsOperand(p)) {
-        p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(token)}`);
-        return undefined;
-      }
       return parseName(p, token);
   }
 }
@@ -315,7 +323,7 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
     else if (sameLine && p.at('{') && isTypeName(current)) next = parseJoin(p, current);
     else if (sameLine && p.at('<') && isTypeName(current) && looksLikeTypeArguments(p))
       next = parseGeneric(p, current);
-    else if (p.at('?') && isOptionalMarker(p)) {
+    else if (p.at('?')) {
       p.advance();
       next = node(p, 'optional', current, [current]);
     } else return current;
@@ -378,12 +386,6 @@ function looksLikeTypeArguments(p: ParserState): boolean {
       if (depth === 0) return i > 1;
     } else if (token.kind !== 'ident' && !['*', '?', ',', '/'].includes(token.text)) return false;
   }
-}
-
-function isOptionalMarker(p: ParserState): boolean {
-  const next = p.peek(1);
-  if (next.line !== p.peek().line || next.kind === 'eof') return true;
-  return [')', ',', ']', '}', '=', ':'].includes(next.text) || next.text === 'when';
 }
 
 /** `if c: a [else if c: b] [else: d]` inside an expression; bodies are expressions or indented blocks. */

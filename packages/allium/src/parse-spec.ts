@@ -113,7 +113,7 @@ function parseBraces(
 function parseInvariant(p: ParserState): Declaration | undefined {
   const first = p.advance();
   const location = p.location(first);
-  const name = p.expectIdent('invariant name');
+  const name = p.expectLabel('invariant name');
   const body = name === undefined ? undefined : parseBracedBody(p);
   if (name === undefined || body === undefined) return undefined;
   return { kind: 'invariant', name, body, location, span: { start: first.start, end: p.previous().end } };
@@ -157,19 +157,44 @@ function parseQualifiedIdent(p: ParserState, what: string): Ident | undefined {
   return rest === undefined ? undefined : { name: `${first.name}/${rest.name}`, location: first.location };
 }
 
+/**
+ * `deferred Name.path "hint"`, as the reference reads it: the path (`Name`, `alias/Name`, `.field` segments) stays
+ * on its line and stops before a `.` that no word follows (`deferred Foo.` forms, the `.` is then stray input); the
+ * hint is a string on the same line.
+ */
 function parseDeferred(p: ParserState): Declaration | undefined {
-  const location = p.location(p.advance());
-  const first = p.expectIdent('deferred path');
+  const keyword = p.advance();
+  const location = p.location(keyword);
+  const first = p.expectLabel('deferred name');
   if (first === undefined) return undefined;
   let path = first.name;
-  while (p.at('.') || p.at('/')) {
-    const separator = p.advance().text;
-    const part = p.expectIdent('deferred path');
-    if (part === undefined) return undefined;
-    path += `${separator}${part.name}`;
+  if (p.at('/') && sameLine(p, p.previous().end, p.peek().start)) {
+    const end = p.previous().end;
+    p.advance();
+    if (!p.atWord() || !sameLine(p, end, p.peek().start)) {
+      p.errorHere(`expected deferred name after '/', found ${describeToken(p.peek())}`);
+      return undefined;
+    }
+    path += `/${p.expectLabel("deferred name after '/'")?.name ?? ''}`;
   }
-  const hint = p.peek().kind === 'string' ? unquote(p.advance().text) : undefined;
-  return { kind: 'deferred', path, ...(hint === undefined ? {} : { hint }), location };
+  while (p.at('.') && p.atWord(1) && sameLine(p, p.previous().end, p.peek(1).start)) {
+    p.advance();
+    path += `.${p.expectLabel('field name')?.name ?? ''}`;
+  }
+  const hint =
+    p.peek().kind === 'string' && sameLine(p, p.previous().end, p.peek().start)
+      ? unquote(p.advance().text)
+      : undefined;
+  return { kind: 'deferred', path, ...(hint === undefined ? {} : { hint }), location, start: keyword.start };
+}
+
+/** True when no line break lies between two source offsets. */
+function sameLine(p: ParserState, from: number, to: number): boolean {
+  for (let i = from; i < to; i += 1) {
+    const c = p.source.charCodeAt(i);
+    if (c === 10 || c === 13) return false;
+  }
+  return true;
 }
 
 function parseOpenQuestion(p: ParserState): Declaration | undefined {
@@ -192,7 +217,7 @@ function parseUse(p: ParserState): Declaration | undefined {
   const path = unquote(pathToken.text);
   const pathLocation = p.location(pathToken);
   if (p.eat('as') === undefined) return { kind: 'use', path, location, pathLocation };
-  const alias = p.expectIdent('alias');
+  const alias = p.expectLabel('alias');
   return alias === undefined ? undefined : { kind: 'use', path, alias, location, pathLocation };
 }
 

@@ -43,6 +43,9 @@ export class ParserState {
   /**
    * Marks the tokens from index `from` up to the current position as dropped: their words no longer count as uses
    * (see {@link nameCounts}). Everything dropped lies after the last {@link settle}, so those tokens still exist.
+   * Besides what failed to parse, the words the reference does not read as uses are dropped where they are parsed:
+   * enum values, annotation and invariant names, a `use` alias, a `deferred` path, a transitions graph, the name
+   * after `->`.
    */
   drop(from: number): void {
     for (let i = Math.max(from - this.base, 0); i < this.pos - this.base; i += 1) {
@@ -165,6 +168,18 @@ export class ParserState {
     const token = this.eat(text);
     if (token === undefined) this.errorHere(`expected '${text}', found ${describeToken(this.peek())}`);
     return token;
+  }
+
+  /**
+   * {@link expectIdent} for a name that labels or declares something rather than naming a declaration: the
+   * reference does not read it as a use (an annotation or invariant name, a `use` alias, a `deferred` path), so
+   * its word is taken back as a {@link drop}ped token's is.
+   */
+  expectLabel(what: string): Ident | undefined {
+    const from = this.pos;
+    const ident = this.expectIdent(what);
+    if (ident !== undefined) this.drop(from);
+    return ident;
   }
 
   /** Consumes a word and returns it as an identifier, or reports an error naming `what`. */

@@ -338,3 +338,75 @@ describe('further reference codes', () => {
     ]);
   });
 });
+
+describe('agreement on snippets of the language reference (checked against the reference binary)', () => {
+  it('an external entity nothing mentions is unused, as an internal one', () => {
+    expect(withCode(v3('external entity Payer {\n    name: String\n}\n'), 'allium.entity.unused')).toEqual([
+      '2:17 warning allium.entity.unused',
+    ]);
+  });
+
+  it('labels are not uses: enum values, annotation and invariant names, a use alias, a deferred path, after ->', () => {
+    const unusedOrder = (text: string): string[] =>
+      withCode(v3(`entity Order {\n    total: Integer\n}\n${text}`), 'allium.entity.unused');
+    const unused = ['2:8 warning allium.entity.unused'];
+    expect(unusedOrder('enum Kind {\n    Order | Refund\n}\nentity H {\n    k: Kind\n}\n')).toEqual([
+      ...unused,
+      '8:8 warning allium.entity.unused',
+    ]);
+    expect(unusedOrder('contract Api {\n    @invariant Order\n        -- never mutates\n}\n')).toEqual(
+      unused,
+    );
+    expect(unusedOrder('invariant Order {\n    true\n}\n')).toEqual(unused);
+    expect(unusedOrder('use "./other.allium" as Order\n')).toEqual(unused);
+    expect(unusedOrder('deferred Order.refund "refunds.allium"\n')).toEqual(unused);
+    expect(unusedOrder('value Box {\n    items: List<String>\n    first: items -> Order\n}\n')).toEqual(
+      expect.arrayContaining(unused),
+    );
+    // A real use still counts.
+    expect(unusedOrder('entity Line {\n    order: Order\n}\n')).toEqual(['5:8 warning allium.entity.unused']);
+  });
+
+  it('an optional type argument: List<Node?>', () => {
+    const spec = parseSpec('-- allium: 3\nentity Node {\n    children: List<Node?>\n}\n', 's.allium');
+    expect(spec.diagnostics).toEqual([]);
+  });
+
+  it('a deferred location hint may be a quoted path, a URL or a `-- see:` comment on its line', () => {
+    const hints = (text: string): string[] =>
+      v3(text)
+        .filter((d) => d.code === 'allium.deferred.missingLocationHint')
+        .map((d) => `${d.location.line} ${d.message}`);
+    expect(
+      hints(
+        'deferred A.one "a.allium"\ndeferred B.two    -- see: b.allium\ndeferred C.three  -- https://example.com/c\ndeferred D.four   -- no hint here\ndeferred E.five.\n',
+      ),
+    ).toEqual([
+      "5 Deferred specification 'D.four' should include a location hint.",
+      "6 Deferred specification 'E.five.' should include a location hint.",
+    ]);
+    // The path stops before the dangling dot, which is then stray input at the declaration level.
+    expect(withCode(v3('deferred E.five.\n'), null)).toEqual(['2:16 error null']);
+  });
+
+  it('a transitions graph with a broken state fails as an item, so its `}` closes the entity', () => {
+    const errors = v3(
+      'entity Doc {\n    status: draft | done\n    transitions status { ... }\n    title: String\n}\n',
+    )
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${brief(d)} ${d.message.split(',')[0]}`);
+    expect(errors).toEqual([
+      '4:26 error null expected source state',
+      '5:5 error null expected declaration (entity',
+      '6:1 error null expected declaration (entity',
+    ]);
+  });
+
+  it('a keyword in an expression’s first position reads as a name: [when condition] is a list of two names', () => {
+    const spec = parseSpec(
+      '-- allium: 3\nsurface S {\n    context item: Thing\n    exposes:\n        item.field [when condition]\n}\n',
+      's.allium',
+    );
+    expect(spec.diagnostics).toEqual([]);
+  });
+});
