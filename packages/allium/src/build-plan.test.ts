@@ -122,6 +122,14 @@ describe('buildPlan: obligations as the reference `allium plan` derives them', (
     );
   });
 
+  it('ends an expression where its last operand ends, short of a closing parenthesis, as the reference does', () => {
+    const text =
+      '-- allium: 3\nentity Slot {\n    start: Integer\n    finish: Integer\n}\ninvariant Ordered {\n    for s in Slots:\n        not (s.finish < s.start)\n}\n';
+    expect(byId(text).get('invariant.Ordered')?.expression).toBe(
+      'for s in Slots:\n        not (s.finish < s.start',
+    );
+  });
+
   it('derives value, enum, config and surface obligations', () => {
     expect(obligations.get('value-equality.Money')?.category).toBe('value_equality');
     expect(obligations.get('entity-fields.Money')?.detail).toEqual({ fields: ['amount', 'currency'] });

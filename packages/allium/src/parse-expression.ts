@@ -68,10 +68,19 @@ const STRUCTURAL = new Set([
 const EXPECTED_EXPRESSION =
   "expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '[')";
 
+/** Where a node whose last part is `last` ends (undefined, for the last consumed token, when that part is empty). */
+function endOf(last: Expr | undefined): number | undefined {
+  return last === undefined || last.kind === 'empty' ? undefined : last.end;
+}
+
 /** The children of every leaf: one shared empty list instead of one per node (leaves are most of a tree). */
 export const NO_KIDS: readonly Expr[] = Object.freeze([]);
 
-/** Builds a node spanning from `first` to the last consumed token. */
+/**
+ * Builds a node spanning from `first` to the last consumed token, or to `end` when given: an operator's node ends
+ * where its last operand does, as in the reference, whose parenthesised operand keeps its own span (the text of
+ * `not (a or b)` stops before the closing parenthesis).
+ */
 export function node(
   p: ParserState,
   kind: ExprKind,
@@ -79,8 +88,8 @@ export function node(
   kids: readonly Expr[] = NO_KIDS,
   name?: string,
   op?: string,
+  end = Math.max(p.previous().end, first.start),
 ): Expr {
-  const end = Math.max(p.previous().end, first.start);
   return {
     kind,
     start: first.start,
@@ -128,7 +137,7 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
     // `items -> name` projects a field (or, in a signature, names a return type): the reference reads the name
     // after the arrow as a field, not as a use of a declaration.
     if (op.text === '->' && isProjectedName(right)) p.drop(rightAt);
-    left = node(p, 'binary', left, [left, right], undefined, op.text);
+    left = node(p, 'binary', left, [left, right], undefined, op.text, right.end);
   }
 }
 
@@ -203,7 +212,7 @@ function endsOperand(p: ParserState): boolean {
 function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
   p.advance();
   const operand = parseExpr(p, bp);
-  return operand === undefined ? undefined : node(p, 'unary', token, [operand], undefined, op);
+  return operand === undefined ? undefined : node(p, 'unary', token, [operand], undefined, op, operand.end);
 }
 
 /** An identifier, a qualified `alias/Name` (no spaces around the slash), or a lambda `x => body`. */
@@ -222,7 +231,7 @@ function parseName(p: ParserState, token: Token): Expr {
   if (p.at('=>')) {
     p.advance();
     const body = parseExpr(p, BP.arrow);
-    if (body !== undefined) return node(p, 'lambda', token, [body], name);
+    if (body !== undefined) return node(p, 'lambda', token, [body], name, undefined, endOf(body));
   }
   return node(p, 'ident', token, NO_KIDS, name);
 }
@@ -407,7 +416,7 @@ function parseIfExpr(p: ParserState): Expr | undefined {
     kids.push(elseBody);
     break;
   }
-  return node(p, 'if', first, kids);
+  return node(p, 'if', first, kids, undefined, undefined, endOf(kids[kids.length - 1]));
 }
 
 /** `for x in c [where f]: body` (also `for (k, v) in …`). */
@@ -426,7 +435,7 @@ function parseForExpr(p: ParserState): Expr | undefined {
   if (p.expect(':') === undefined) return undefined;
   const body = parseBody(p, first.line, first.col);
   if (body === undefined) return undefined;
-  return node(p, 'for', first, [collection, filter, body], bindings.join(','));
+  return node(p, 'for', first, [collection, filter, body], bindings.join(','), undefined, endOf(body));
 }
 
 /** The binding names after `for`: `x` or `(k, v)`. */
@@ -479,7 +488,7 @@ export function parseIndentedBlock(p: ParserState, baseCol: number, partial = tr
     p.eat(',');
   }
   if (items.length === 1 && items[0] !== undefined) return items[0];
-  return node(p, 'block', first, items);
+  return node(p, 'block', first, items, undefined, undefined, endOf(items[items.length - 1]));
 }
 
 function parseLetExpr(p: ParserState): Expr | undefined {
@@ -487,5 +496,5 @@ function parseLetExpr(p: ParserState): Expr | undefined {
   const name = p.expectIdent('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
-  return value === undefined ? undefined : node(p, 'let', first, [value], name.name);
+  return value === undefined ? undefined : node(p, 'let', first, [value], name.name, undefined, endOf(value));
 }
