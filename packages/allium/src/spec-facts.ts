@@ -1,16 +1,9 @@
 import type { BlockItem, Declaration, Expr } from './ast.js';
 import type { NamedBlock, SpecIndex } from './spec-index.js';
-import { triggerCalls, triggerParameterName } from './triggers.js';
-import { startsUpper, walkDeclaration, walkItems } from './walk.js';
+import { startsUpper, walkDeclaration } from './walk.js';
 
 /** What the rule checks need from one rule's expressions. */
 export interface RuleFacts {
-  /** The names the rule binds: trigger parameters and bindings, `let`s, loop variables and lambda parameters. */
-  readonly bound: ReadonlySet<string>;
-  /** Member accesses on a plain name (`x.f`) in `requires` clauses, in walk order. */
-  readonly requiresRoots: readonly Expr[];
-  /** The same in `ensures` clauses. */
-  readonly ensuresRoots: readonly Expr[];
   /** Block expressions holding a `let`. */
   readonly letBlocks: readonly Expr[];
 }
@@ -60,9 +53,6 @@ interface Scope {
 }
 
 interface RuleCollector {
-  readonly bound: Set<string>;
-  readonly requiresRoots: Expr[];
-  readonly ensuresRoots: Expr[];
   /** Allocated on the first block with a `let` (most rules have none). */
   letBlocks: Expr[] | undefined;
 }
@@ -78,7 +68,7 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   const rules = new Map<NamedBlock, RuleFacts>();
   const ruleSet = new Set<Declaration>(index.rules);
   const scope: Scope = { fields: false, lists: false, ownFields: undefined, rule: undefined };
-  const visit = (e: Expr, item: BlockItem | undefined): void => {
+  const visit = (e: Expr): void => {
     const rule = scope.rule;
     switch (e.kind) {
       case 'member': {
@@ -86,10 +76,6 @@ function gatherFacts(index: SpecIndex): SpecFacts {
         if (name !== undefined && scope.fields) accessedFields.add(name);
         const object = e.kids[0];
         if (object?.kind !== 'ident') return;
-        if (rule !== undefined && item?.kind === 'clause') {
-          if (item.keyword === 'requires') rule.requiresRoots.push(e);
-          else if (item.keyword === 'ensures') rule.ensuresRoots.push(e);
-        }
         if (object.name === 'config') configRefs.push(e);
         if (name !== undefined && startsUpper(name) && object.name?.includes('/') === false)
           importedRefs.push(e);
@@ -107,15 +93,6 @@ function gatherFacts(index: SpecIndex): SpecFacts {
       case 'list':
         if (scope.lists) lists.push(e);
         return;
-      case 'let':
-      case 'lambda':
-      case 'binding':
-        if (rule !== undefined && e.name !== undefined) rule.bound.add(e.name);
-        return;
-      case 'for':
-        if (rule !== undefined && e.name !== undefined)
-          for (const name of e.name.split(',')) rule.bound.add(name);
-        return;
       case 'block':
         if (rule !== undefined && e.kids.some((kid) => kid.kind === 'let')) (rule.letBlocks ??= []).push(e);
         return;
@@ -126,21 +103,13 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
     const fields = declaration.kind === 'block' || declaration.kind === 'invariant';
-    const rule = ruleSet.has(declaration) ? ruleCollector(declaration as NamedBlock) : undefined;
+    const rule: RuleCollector | undefined = ruleSet.has(declaration) ? { letBlocks: undefined } : undefined;
     scope.fields = fields;
     scope.lists = fields || declaration.kind === 'default';
     scope.ownFields = ownPlainFields(declaration);
     scope.rule = rule;
     walkDeclaration(declaration, visit);
-    if (rule !== undefined) {
-      const { bound, requiresRoots, ensuresRoots, letBlocks } = rule;
-      rules.set(declaration as NamedBlock, {
-        bound,
-        requiresRoots,
-        ensuresRoots,
-        letBlocks: letBlocks ?? NONE,
-      });
-    }
+    if (rule !== undefined) rules.set(declaration as NamedBlock, { letBlocks: rule.letBlocks ?? NONE });
   }
   return { accessedFields, lists, importedRefs, configRefs, rules };
 }
@@ -170,23 +139,4 @@ function ownPlainFields(declaration: Declaration): Set<string> | undefined {
     if (isPlainField(item)) names.add(item.name.name);
   }
   return names;
-}
-
-/** A rule's collector, holding the names its items bind (`let` and `for` items, `when:` trigger parameters). */
-function ruleCollector(rule: NamedBlock): RuleCollector {
-  const bound = new Set<string>();
-  walkItems(rule.items, (item) => {
-    if (item.kind === 'let') bound.add(item.name.name);
-    else if (item.kind === 'for') for (const name of item.bindings) bound.add(name);
-    else if (item.kind === 'clause' && item.keyword === 'when') {
-      for (const call of triggerCalls(item.value)) {
-        for (let i = 1; i < call.kids.length; i += 1) {
-          const arg = call.kids[i];
-          const name = arg === undefined ? undefined : triggerParameterName(arg);
-          if (name !== undefined) bound.add(name);
-        }
-      }
-    }
-  });
-  return { bound, requiresRoots: [], ensuresRoots: [], letBlocks: undefined };
 }
