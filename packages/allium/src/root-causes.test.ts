@@ -441,3 +441,16 @@ describe('undefined bindings where the reference judges them (its answers for th
     expect(found).toEqual(['7:5 error allium.rule.undefinedBinding']);
   });
 });
+
+describe('migration errors for the colon forms annotations replaced (the reference’s answers)', () => {
+  it('guidance:, guarantee: and invariant: are reported, then read as clauses', () => {
+    const found = v3(
+      'rule R {\n    when: Go(x)\n    guidance: "prefer off-peak"\n    guarantee: "none"\n    ensures: Done()\n}\nentity E {\n    n: Integer\n    invariant: n > 0\n}\n',
+    ).filter((d) => d.severity === 'error');
+    expect(found.map((d) => `${d.location.line}:${d.location.col} ${d.message}`)).toEqual([
+      '4:5 `guidance:` syntax was replaced by `@guidance`. Use `@guidance` followed by indented comment lines.',
+      '5:5 `guarantee:` syntax was replaced by `@guarantee`. Use `@guarantee` followed by indented comment lines.',
+      '10:5 `invariant:` syntax was replaced by `@invariant`. Use `@invariant Name` followed by indented comment lines.',
+    ]);
+  });
+});
