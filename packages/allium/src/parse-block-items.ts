@@ -288,7 +288,8 @@ function parseLegacyClause(p: ParserState): BlockItemKind | BlockItem | undefine
     null,
     `\`${keyword.text}:\` clauses are removed in v3; use \`when\` clauses on entity fields instead`,
   );
-  return undefined;
+  // As the reference: the clause is dropped and the next item parsed in its place (no token skipped for it).
+  return parseBlockItem(p);
 }
 
 function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {

@@ -454,3 +454,10 @@ describe('migration errors for the colon forms annotations replaced (the referen
     ]);
   });
 });
+
+describe('a legacy produces: clause (the reference’s answer)', () => {
+  it('is reported and dropped, and the next item is parsed in its place', () => {
+    const found = v3('rule R {\n    when: Go(x)\n    produces: a, b\n    ensures: x.done = true\n}\n');
+    expect(found.filter((d) => d.severity !== 'info').map(brief)).toEqual(['4:5 warning null']);
+  });
+});
