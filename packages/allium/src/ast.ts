@@ -46,6 +46,12 @@ export type ExprKind =
   | 'empty'
   | 'error';
 
+/** The reference's operator families, as the `op` of a `binary` node spells them. */
+export const COMPARISON_OPS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
+export const LOGICAL_OPS: readonly string[] = ['and', 'or', 'implies'];
+export const ARITHMETIC_OPS: readonly string[] = ['+', '-', '*', '/'];
+export const MEMBERSHIP_OPS: readonly string[] = ['in', 'not in'];
+
 /** An expression with its byte range (for the source text "as written") and its 1-based start position. */
 export interface Expr {
   readonly kind: ExprKind;

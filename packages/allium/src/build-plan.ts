@@ -1,4 +1,14 @@
-import type { BlockItem, Declaration, Expr, ParsedSpec, Span } from './ast.js';
+import {
+  ARITHMETIC_OPS,
+  COMPARISON_OPS,
+  LOGICAL_OPS,
+  MEMBERSHIP_OPS,
+  type BlockItem,
+  type Declaration,
+  type Expr,
+  type ParsedSpec,
+  type Span,
+} from './ast.js';
 import { isDerived } from './build-model.js';
 import type { Diagnostic } from './diagnostic.js';
 
@@ -737,21 +747,10 @@ function collectDeferred(expr: Expr, deferred: ReadonlySet<string>, out: Set<str
 
 /** Binary operators whose two sides the reference's entity-reference walk visits. */
 const TWO_SIDED = new Set([
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'and',
-  'or',
-  'implies',
-  '+',
-  '-',
-  '*',
-  '/',
-  'in',
-  'not in',
+  ...COMPARISON_OPS,
+  ...LOGICAL_OPS,
+  ...ARITHMETIC_OPS,
+  ...MEMBERSHIP_OPS,
   '??',
   'where',
   'with',
@@ -760,8 +759,8 @@ const TWO_SIDED = new Set([
   'becomes',
   'when',
 ]);
-const LOGICAL = new Set(['and', 'or', 'implies']);
-const ARITHMETIC = new Set(['+', '-', '*', '/']);
+const LOGICAL = new Set(LOGICAL_OPS);
+const ARITHMETIC = new Set(ARITHMETIC_OPS);
 
 /** Entities a `when`/`requires` expression refers to: by name, or a variable whose capitalised name is one. */
 function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<string>): void {
@@ -1003,7 +1002,7 @@ function isBinary(expr: Expr, op: string): boolean {
   return expr.kind === 'binary' && expr.op === op;
 }
 
-const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+const COMPARISONS = new Set(COMPARISON_OPS);
 
 function isComparison(expr: Expr): boolean {
   return expr.kind === 'binary' && COMPARISONS.has(expr.op ?? '');

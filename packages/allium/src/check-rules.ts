@@ -1,10 +1,17 @@
-import type { BlockItem, Expr } from './ast.js';
+import {
+  ARITHMETIC_OPS,
+  COMPARISON_OPS,
+  LOGICAL_OPS,
+  MEMBERSHIP_OPS,
+  type BlockItem,
+  type Expr,
+} from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
 import { startsLower, startsUpper } from './walk.js';
 
-const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+const COMPARISONS = new Set(COMPARISON_OPS);
 
 /**
  * The trigger forms a `when:` accepts: a call `T(…)` (also `alias/T(…)`, `x.T(…)`), a binding `x: E.f becomes v`,
@@ -142,23 +149,8 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
 
 /** Names never reported as unbound (besides the index's global names). */
 const BUILTIN_NAMES = new Set(['config', 'now', 'this', 'within', 'true', 'false', 'null']);
-const COMPARISON_OR_LOGIC = new Set([
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'and',
-  'or',
-  'implies',
-  '+',
-  '-',
-  '*',
-  '/',
-  'in',
-  'not in',
-]);
+/** The binary operators whose two sides the reference's unbound-name walk visits. */
+const JUDGED_BINARY = new Set([...COMPARISON_OPS, ...LOGICAL_OPS, ...ARITHMETIC_OPS, ...MEMBERSHIP_OPS]);
 
 /** The names a `when:` clause binds: binding names, plain positional and named call arguments, through `or`/`and`. */
 function boundByTrigger(value: Expr, out: Set<string>): void {
@@ -212,7 +204,7 @@ function judgeRoots(
       return;
     }
     case 'binary':
-      if (COMPARISON_OR_LOGIC.has(e.op ?? '')) for (const kid of e.kids) recurse(kid);
+      if (JUDGED_BINARY.has(e.op ?? '')) for (const kid of e.kids) recurse(kid);
       return;
     case 'unary':
       for (const kid of e.kids) recurse(kid);

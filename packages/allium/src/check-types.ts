@@ -1,4 +1,4 @@
-import type { Expr } from './ast.js';
+import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import type { SpecIndex } from './spec-index.js';
@@ -76,23 +76,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
 }
 
 /** Expression kinds the reference looks through for `config.x` (not collections, `where`, `in` or bindings). */
-const CONFIG_BINARY = new Set([
-  '+',
-  '-',
-  '*',
-  '/',
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'and',
-  'or',
-  'implies',
-  '|',
-  '??',
-]);
+const CONFIG_BINARY = new Set([...ARITHMETIC_OPS, ...COMPARISON_OPS, ...LOGICAL_OPS, '|', '??']);
 
 /**
  * `allium.config.undefinedReference` (warning): `config.name` where no `config { … }` block of the file declares
