@@ -17,8 +17,6 @@ export const CLAUSE_KEYWORDS = new Set([
   'within',
   'facing',
   'context',
-  'produces',
-  'consumes',
 ]);
 
 const DECLARATION_STARTERS = new Set([
@@ -45,7 +43,7 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
   const items: BlockItem[] = [];
   while (!p.at('}') && !p.atEof()) {
     const before = p.pos;
-    const item = block === 'enum' ? parseEnumValue(p) : parseBlockItem(p);
+    const item = block === 'enum' ? parseEnumValue(p) : parseBlockItem(p, block === 'rule');
     if (item === undefined) {
       // As the reference: a failed item always skips one more token (so a clause right after a broken
       // `for … in` line is lost with it); a failed enum value skips only itself.
@@ -80,12 +78,16 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
   return undefined;
 }
 
-/** Parses one item; returns `undefined` after reporting an error. */
-export function parseBlockItem(p: ParserState): BlockItem | undefined {
+/**
+ * Parses one item; returns `undefined` after reporting an error. `ruleItem`: a rule's own item, where the legacy
+ * `produces:`/`consumes:` clauses are recognised (elsewhere, nested bodies included, they read as fields, as in the
+ * reference).
+ */
+export function parseBlockItem(p: ParserState, ruleItem = false): BlockItem | undefined {
   if (!p.enter()) return undefined;
   try {
     const first = p.peek();
-    const item = parseBlockItemAt(p);
+    const item = parseBlockItemAt(p, ruleItem);
     if (item === undefined || 'span' in item) return item;
     return { ...item, span: { start: first.start, end: Math.max(first.end, p.previous().end) } };
   } finally {
@@ -107,7 +109,7 @@ function lastItemSpan(first: Token, items: readonly BlockItem[]): Span {
   return { start: first.start, end: items.at(-1)?.span.end ?? first.end };
 }
 
-function parseBlockItemAt(p: ParserState): BlockItemKind | BlockItem | undefined {
+function parseBlockItemAt(p: ParserState, ruleItem: boolean): BlockItemKind | BlockItem | undefined {
   const token = p.peek();
   if (p.at('let')) return parseLetItem(p);
   if (p.at('for')) return parseForItem(p);
@@ -131,7 +133,7 @@ function parseBlockItemAt(p: ParserState): BlockItemKind | BlockItem | undefined
       return parseBindingClause(p);
     if (p.at('.', 1) && p.atWord(2) && p.at(':', 3)) return parsePathField(p);
     if (p.at('(', 1) && hasColonAfterParens(p)) return parseParamField(p);
-    if ((word === 'produces' || word === 'consumes') && p.at(':', 1)) return parseLegacyClause(p);
+    if (ruleItem && (word === 'produces' || word === 'consumes') && p.at(':', 1)) return parseLegacyClause(p);
     if (p.at(':', 1)) return parseClauseOrField(p);
   }
   p.errorHere(`${EXPECTED_ITEM}, found ${describeToken(token)}`);
@@ -289,7 +291,7 @@ function parseLegacyClause(p: ParserState): BlockItemKind | BlockItem | undefine
     `\`${keyword.text}:\` clauses are removed in v3; use \`when\` clauses on entity fields instead`,
   );
   // As the reference: the clause is dropped and the next item parsed in its place (no token skipped for it).
-  return parseBlockItem(p);
+  return parseBlockItem(p, true);
 }
 
 function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {

@@ -45,26 +45,6 @@ const INFIX: Readonly<Record<string, number>> = {
   '/': BP.product,
 };
 
-/**
- * Keywords never read as the name of a `name: value` entry (in a call, an object or a join). In an expression's
- * first position every keyword that is not an operator or a literal reads as a plain name, as in the reference:
- * `[when condition]` is a list of two names.
- */
-const STRUCTURAL = new Set([
-  'when',
-  'let',
-  'else',
-  'where',
-  'with',
-  'in',
-  'and',
-  'or',
-  'implies',
-  'transitions_to',
-  'becomes',
-  'as',
-]);
-
 const EXPECTED_EXPRESSION =
   "expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '[')";
 
@@ -204,9 +184,10 @@ function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
 }
 
 /** A keyword directly followed by a closing bracket, a comma or the end of its line is used as a plain name. */
+/** True when the token after this one closes a list or the input: `exists` there is a plain name (as in the reference). */
 function endsOperand(p: ParserState): boolean {
   const next = p.peek(1);
-  return next.line !== p.peek().line || next.kind === 'eof' || [')', ',', ']', '}'].includes(next.text);
+  return next.kind === 'eof' || (next.kind === 'punct' && [')', ',', ']', '}'].includes(next.text));
 }
 
 function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
@@ -312,7 +293,7 @@ export function parseEntries(p: ParserState, close: string): Expr[] | undefined 
 }
 
 function parseEntry(p: ParserState): Expr | undefined {
-  if (p.atWord() && p.at(':', 1) && !STRUCTURAL.has(p.peek().text)) {
+  if (p.atWord() && p.at(':', 1)) {
     const nameToken = p.advance();
     p.advance();
     const value = parseExpr(p);

@@ -461,3 +461,22 @@ describe('a legacy produces: clause (the reference’s answer)', () => {
     expect(found.filter((d) => d.severity !== 'info').map(brief)).toEqual(['4:5 warning null']);
   });
 });
+
+describe('keywords as names and produces: outside rules (the reference’s answers)', () => {
+  it('produces: is a legacy clause only among a rule’s own items; in an entity it is a field', () => {
+    const found = v3(
+      'entity E {\n    produces: String\n    n: Integer\n}\nrule R {\n    when: Go(e)\n    ensures: e.n = 1\n}\n',
+    );
+    expect(found.filter((d) => d.location.line === 3).map((d) => `${brief(d)} ${d.message}`)).toEqual([
+      "3:5 info allium.field.unused Field 'E.produces' is declared but not referenced elsewhere.",
+    ]);
+  });
+
+  it('a keyword names a call argument (when:, with:, in:), and exists at a line end applies to the next line', () => {
+    const spec = parseSpec(
+      '-- allium: 3\nentity E {\n    n: Integer\n}\nrule R {\n    when: Go(e)\n    requires: exists\n        e.n\n    ensures: Done(when: e, with: 1)\n    ensures: E.created(n: 1, in: 2)\n}\n',
+      's.allium',
+    );
+    expect(spec.diagnostics).toEqual([]);
+  });
+});
