@@ -37,3 +37,23 @@ describe('buildModel parity with `allium model`', () => {
     });
   });
 });
+
+describe('buildModel on qualified names (the reference’s answers)', () => {
+  it('a qualified type is no inline enum value, and a qualified with/where source is unknown', () => {
+    const model = buildModel(
+      parseSpec(
+        '-- allium: 3\nuse "./pay.allium" as pay\nentity Order {\n    payment: pay/Payment\n    status: open | paid\n    refunds: pay/Refund with order = this\n}\n',
+        'o.allium',
+      ),
+    );
+    const [order] = model.entities as {
+      fields: { name: string; enum_values?: string[] }[];
+      relationships: unknown[];
+    }[];
+    expect(order?.fields.map((f) => [f.name, f.enum_values])).toEqual([
+      ['payment', undefined],
+      ['status', ['open', 'paid']],
+    ]);
+    expect(order?.relationships).toEqual([{ name: 'refunds', target: 'unknown' }]);
+  });
+});

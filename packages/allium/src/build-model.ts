@@ -114,7 +114,14 @@ function inlineEnumValues(value: Expr): string[] {
   if (value.kind === 'binary' && value.op !== '|') return [];
   const values: string[] = [];
   collectPipe(value, (leaf) => {
-    if (leaf.kind === 'ident' && leaf.name !== undefined && /^[a-z]/.test(leaf.name)) values.push(leaf.name);
+    // A qualified `alias/Name` is a type from another module, never an enum value (even with a lower-case alias).
+    if (
+      leaf.kind === 'ident' &&
+      leaf.name !== undefined &&
+      /^[a-z]/.test(leaf.name) &&
+      !leaf.name.includes('/')
+    )
+      values.push(leaf.name);
   });
   return values;
 }
