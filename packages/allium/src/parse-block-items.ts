@@ -367,13 +367,15 @@ function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {
 
 function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined {
   const at = p.advance();
+  const keywordToken = p.peek();
   const keyword = p.expectIdent('annotation keyword');
   if (keyword === undefined) return undefined;
   const location = p.location(at);
   if (keyword.name === 'guidance') return { kind: 'annotation', annotation: 'guidance', location };
   if (keyword.name !== 'invariant' && keyword.name !== 'guarantee') {
+    // At the unknown word, as the reference reports it.
     p.errorAt(
-      at,
+      keywordToken,
       `Unknown annotation \`@${keyword.name}\`. Use \`@invariant\`, \`@guidance\` or \`@guarantee\`.`,
     );
     return undefined;

@@ -373,7 +373,8 @@ function looksLikeTypeArguments(p: ParserState): boolean {
     if (token.text === '<') depth += 1;
     else if (token.text === '>') {
       depth -= 1;
-      if (depth === 0) return i > 1;
+      // `List<>` too: the reference reads an empty argument list.
+      if (depth === 0) return true;
     } else if (token.kind !== 'ident' && !['*', '?', ',', '/'].includes(token.text)) return false;
   }
 }

@@ -480,3 +480,14 @@ describe('keywords as names and produces: outside rules (the reference’s answe
     expect(spec.diagnostics).toEqual([]);
   });
 });
+
+describe('small syntax details (the reference’s answers)', () => {
+  it('an unknown annotation is reported at its word, not at the @', () => {
+    const found = v3('entity C {\n    n: Integer\n    @foo Bar\n}\n').filter((d) => d.severity === 'error');
+    expect(found.map(brief)).toEqual(['4:6 error null']);
+  });
+
+  it('an empty type argument list parses: List<>', () => {
+    expect(parseSpec('-- allium: 3\nentity F {\n    k: List<>\n}\n', 's.allium').diagnostics).toEqual([]);
+  });
+});
