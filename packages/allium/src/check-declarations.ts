@@ -3,9 +3,9 @@ import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 
 /**
- * `allium.entity.unused` (an entity, internal or external) and `allium.definition.unused` (a value type or enum) whose name
- * appears nowhere in the file except its own declaration. `usedElsewhere` says whether another file of the check
- * set mentions a name.
+ * `allium.entity.unused` (an entity, internal or external) and `allium.definition.unused` (a value type or enum)
+ * whose name appears nowhere in the file except its own declaration. `usedElsewhere` says whether another file of
+ * the check set mentions a name.
  */
 export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => boolean): Diagnostic[] {
   // A declaration's own name is not a use: a name declared twice and mentioned nowhere else is unused at both.

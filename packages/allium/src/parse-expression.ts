@@ -183,7 +183,6 @@ function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
   }
 }
 
-/** A keyword directly followed by a closing bracket, a comma or the end of its line is used as a plain name. */
 /** True when the token after this one closes a list or the input: `exists` there is a plain name (as in the reference). */
 function endsOperand(p: ParserState): boolean {
   const next = p.peek(1);
