@@ -208,6 +208,8 @@ export class Lexer {
         continue;
       }
       const start = i;
+      const startLine = line;
+      const startCol = start - lineStart + 1;
       let kind: TokenKind;
       let text: string;
       if (isIdentStart(c)) {
@@ -230,14 +232,21 @@ export class Lexer {
         kind = result.kind;
         text = source.slice(start, i);
       } else if (c === 34) {
-        i = scanString(source, i);
-        kind = 'string';
+        const end = scanString(source, i);
+        // An unterminated string (a line break or the end of the text before the closing quote) is one
+        // unrecognised token up to there, as the reference lexes it.
+        kind = end > 0 ? 'string' : 'unknown';
+        i = end > 0 ? end : -end;
         text = source.slice(start, i);
+        // A backslash escapes any character, a line break too: the string goes on on the next line.
+        for (let at = source.indexOf('\n', start); at !== -1 && at < i; at = source.indexOf('\n', at + 1)) {
+          line += 1;
+          lineStart = at + 1;
+        }
       } else if (c === 96) {
-        const close = source.indexOf('`', i + 1);
-        const lineEnd = findLineEnd(source, i);
-        i = close !== -1 && close < lineEnd ? close + 1 : lineEnd;
-        kind = 'backtick';
+        const end = scanBacktick(source, i);
+        kind = end > 0 ? 'backtick' : 'unknown';
+        i = end > 0 ? end : -end;
         text = source.slice(start, i);
       } else {
         const two = twoCharPunct(c, source.charCodeAt(i + 1));
@@ -255,7 +264,7 @@ export class Lexer {
       this.line = line;
       this.lineStart = lineStart;
       this.i = i;
-      return this.token(kind, text, start, i, line, start - lineStart + 1);
+      return this.token(kind, text, start, i, startLine, startCol);
     }
     this.line = line;
     this.lineStart = lineStart;
@@ -309,17 +318,30 @@ function scanNumber(source: string, from: number): { end: number; kind: TokenKin
   return { end: i, kind: 'number' };
 }
 
+/**
+ * Where the string opening at `from` ends: after its closing quote, or, when a line break or the end of the text
+ * comes first, the negated offset of that point (an unterminated string). A backslash skips the next character,
+ * whatever it is.
+ */
 function scanString(source: string, from: number): number {
   let i = from + 1;
   while (i < source.length) {
     const c = source.charCodeAt(i);
-    if (c === 10) return i;
-    if (c === 92 && source.charCodeAt(i + 1) !== 10) {
-      i += 2;
-      continue;
-    }
-    i += 1;
-    if (c === 34) return i;
+    if (c === 34) return i + 1;
+    if (c === 10) return -i;
+    i += c === 92 ? 2 : 1;
   }
-  return source.length;
+  return -source.length;
+}
+
+/** {@link scanString} for a backtick literal: no escapes, and a carriage return also ends the line. */
+function scanBacktick(source: string, from: number): number {
+  let i = from + 1;
+  while (i < source.length) {
+    const c = source.charCodeAt(i);
+    if (c === 96) return i + 1;
+    if (c === 10 || c === 13) return -i;
+    i += 1;
+  }
+  return -source.length;
 }

@@ -490,4 +490,26 @@ describe('small syntax details (the reference’s answers)', () => {
   it('an empty type argument list parses: List<>', () => {
     expect(parseSpec('-- allium: 3\nentity F {\n    k: List<>\n}\n', 's.allium').diagnostics).toEqual([]);
   });
+
+  it('an unterminated string or backtick is one unrecognised token up to the line end; the next line parses', () => {
+    const errors = (text: string): string[] =>
+      v3(text)
+        .filter((d) => d.severity === 'error')
+        .map((d) => `${brief(d)} ${d.message.split(', found ')[1] ?? ''}`);
+    expect(errors('rule R {\n    when: X()\n    ensures: Y(msg: "oops)\n}\n')).toEqual([
+      '4:21 error null unrecognised token',
+    ]);
+    expect(errors('entity A {\n    a: `open\n    b: Integer\n}\n')).toEqual([
+      '3:8 error null unrecognised token',
+    ]);
+    // At the end of the text, with the block unclosed: the one error, as the reference reports it.
+    expect(errors('entity A {\n    a: "at the end')).toEqual(['3:8 error null unrecognised token']);
+  });
+
+  it('a backslash escapes a line break: the string goes on on the next line, which keeps its own numbering', () => {
+    const found = v3('entity A {\n    a: "one \\\n two"\n    b: Integer\n    c: Nope\n}\n');
+    expect(found.filter((d) => d.severity === 'error').map(brief)).toEqual([
+      '6:8 error allium.type.undefinedReference',
+    ]);
+  });
 });
