@@ -469,7 +469,9 @@ export function parseIndentedBlock(p: ParserState, baseCol: number, partial = tr
     p.eat(',');
   }
   if (items.length === 1 && items[0] !== undefined) return items[0];
-  return node(p, 'block', first, items, undefined, undefined, endOf(items[items.length - 1]));
+  // When the first item fails, the block spans its first token, as the reference's empty block does.
+  const end = items.length === 0 ? first.end : endOf(items[items.length - 1]);
+  return node(p, 'block', first, items, undefined, undefined, end);
 }
 
 function parseLetExpr(p: ParserState): Expr | undefined {

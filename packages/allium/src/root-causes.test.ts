@@ -506,6 +506,15 @@ describe('small syntax details (the reference’s answers)', () => {
     expect(errors('entity A {\n    a: "at the end')).toEqual(['3:8 error null unrecognised token']);
   });
 
+  it('an indented clause value whose first item fails spans its first token (a plan’s source span)', () => {
+    const text = '-- allium: 3\nsurface S {\n    provides:\n        Act(a, ...)\n}\n';
+    const surface = parseSpec(text, 's.allium').declarations[0];
+    const item = surface?.kind === 'block' ? surface.items[0] : undefined;
+    expect(item === undefined ? '' : text.slice(item.span.start, item.span.end)).toBe(
+      'provides:\n        Act',
+    );
+  });
+
   it('a backslash escapes a line break: the string goes on on the next line, which keeps its own numbering', () => {
     const found = v3('entity A {\n    a: "one \\\n two"\n    b: Integer\n    c: Nope\n}\n');
     expect(found.filter((d) => d.severity === 'error').map(brief)).toEqual([
