@@ -132,7 +132,9 @@ function parseBlockItemAt(p: ParserState, ruleItem: boolean): BlockItemKind | Bl
     if ((word === 'facing' || word === 'context') && p.atWord(1) && p.at(':', 2))
       return parseBindingClause(p);
     if (p.at('.', 1) && p.atWord(2) && p.at(':', 3)) return parsePathField(p);
-    if (p.at('(', 1) && hasColonAfterParens(p)) return parseParamField(p);
+    // `name(params): value`; without the colon after the parentheses the reference reads `name(` as `name:` (the
+    // `(` taken for the colon), so `Done(a: b)` on its own line is a field `Done` whose value is `a`.
+    if (p.at('(', 1)) return hasColonAfterParens(p) ? parseParamField(p) : parseClauseOrField(p);
     if (ruleItem && (word === 'produces' || word === 'consumes') && p.at(':', 1)) return parseLegacyClause(p);
     if (p.at(':', 1)) return parseClauseOrField(p);
   }

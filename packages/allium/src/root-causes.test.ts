@@ -515,6 +515,13 @@ describe('small syntax details (the reference’s answers)', () => {
     );
   });
 
+  it('a call alone on an item line reads as `name:` (the `(` taken for the colon): the error is at the next colon', () => {
+    const found = v3('rule R {\n    when: X()\n    Done(a: b)\n}\n').filter((d) => d.severity === 'error');
+    expect(found.map((d) => `${brief(d)} ${d.message.split(', found ')[1] ?? ''}`)).toEqual([
+      "4:11 error null ':'",
+    ]);
+  });
+
   it('a backslash escapes a line break: the string goes on on the next line, which keeps its own numbering', () => {
     const found = v3('entity A {\n    a: "one \\\n two"\n    b: Integer\n    c: Nope\n}\n');
     expect(found.filter((d) => d.severity === 'error').map(brief)).toEqual([
