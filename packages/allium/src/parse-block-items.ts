@@ -1,6 +1,14 @@
 import type { BlockItem, BlockItemKind, BlockKind, Expr, Ident, Span, WhenQualifier } from './ast.js';
 import type { Token } from './lexer.js';
-import { node, NO_KIDS, parseExpr, parseForBindings, parseIndentedBlock, BP } from './parse-expression.js';
+import {
+  BP,
+  exact,
+  node,
+  NO_KIDS,
+  parseExpr,
+  parseForBindings,
+  parseIndentedBlock,
+} from './parse-expression.js';
 import { describeToken, type ParserState } from './parser-state.js';
 
 /** Clause keywords: `kw: value` items that are not fields. */
@@ -54,7 +62,7 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
     items.push(item);
     p.eat(',');
   }
-  return items;
+  return exact(items);
 }
 
 /** True at a top-level declaration keyword in column 1 (ends the indented body of a block-level `for`/`if`). */
@@ -340,7 +348,7 @@ function parseNestedItems(p: ParserState, ownerLine: number): BlockItem[] {
     }
     items.push(item);
   }
-  return items;
+  return exact(items);
 }
 
 function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {

@@ -185,7 +185,11 @@ async function loadSources(
   const sources: SpecSource[] = [];
   for (const file of [...new Set(files)].sort()) {
     const path = relative(cwd, file) || file;
-    const text = await readFile(file, 'utf8').catch(() => undefined);
+    // Decoded in one piece from the bytes (`readFile(file, 'utf8')` decodes chunk by chunk and joins the pieces).
+    const text = await readFile(file).then(
+      (bytes) => bytes.toString('utf8'),
+      () => undefined,
+    );
     if (text === undefined) unreadable.push(`cannot read '${path}'`);
     else sources.push({ path, text });
   }
