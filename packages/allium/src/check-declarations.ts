@@ -117,8 +117,9 @@ export function resolveUsePath(
   path: string,
   checkSet: ReadonlySet<string>,
 ): string | undefined {
-  const directory = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
-  const joined = normalisePath(path.startsWith('/') ? path : `${directory}/${path}`);
+  // The importing file's folder with its slash ('' for a file named without one, so the path stays relative).
+  const folder = from.slice(0, from.lastIndexOf('/') + 1);
+  const joined = normalisePath(path.startsWith('/') ? path : `${folder}${path}`);
   return [joined, `${joined}.allium`].find((candidate) => checkSet.has(candidate));
 }
 

@@ -172,6 +172,43 @@ describe('individual checks', () => {
     expect(checkSpecs([importer, target]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
   });
 
+  it('resolves a use path from a file named without a folder (the check run inside the specs folder)', () => {
+    const importer = parseSpec('-- allium: 3\nuse "./shared.allium" as shared\n', 'a.allium');
+    const target = parseSpec('-- allium: 3\n', 'shared.allium');
+    expect(checkSpecs([importer, target]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
+    const up = parseSpec('-- allium: 3\nuse "../lib/shared" as shared\n', 'specs/a.allium');
+    const below = parseSpec('-- allium: 3\n', 'lib/shared.allium');
+    expect(checkSpecs([up, below]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
+  });
+
+  it('checks a default’s object literal against its type’s fields, nested literals too (the reference’s answers)', () => {
+    const text = [
+      '-- allium: 3',
+      'value Address {',
+      '    street: String',
+      '}',
+      'entity Plan {',
+      '    tags: Set<String>',
+      '    items: List<String>?',
+      '    home: Address?',
+      '    can_edit(user): Boolean',
+      '}',
+      'default Plan basic = { tags: [], items: [], colour: "red", can_edit: true, home: { zip: "1" } }',
+      'default ext/Plan other = { anything: 1 }',
+    ].join('\n');
+    const found = checkSpecs([parseSpec(text, 's.allium')])
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${at(d)} ${d.code} ${d.message}`);
+    expect(found).toEqual([
+      "11:30 allium.list.emptyListNoElementType Empty list literal has no inferable element type: target field 'tags' is not a List<T>.",
+      "11:45 allium.default.unknownField Default sets field 'colour' which is not declared on 'Plan'.",
+      "11:60 allium.default.unknownField Default sets field 'can_edit' which is not declared on 'Plan'.",
+      "11:84 allium.default.unknownField Default sets field 'zip' which is not declared on 'Address'.",
+      // Another module's type is not checked here, but its alias must be declared.
+      "12:9 allium.reference.undefinedImportedAlias Reference 'ext/Plan' uses unknown import alias 'ext'.",
+    ]);
+  });
+
   it('applies allium-ignore on the same and the next line only', () => {
     const text = '-- allium-ignore allium.entity.unused\nentity A { x: String }\n\nentity B { y: String }\n';
     expect(

@@ -11,6 +11,7 @@ import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
 import { checkExternalSourceHints, checkSurfaceBindings, checkUnusedFields } from './check-usage.js';
 import {
   checkConfigReferences,
+  checkDefaultSchemas,
   checkDiscriminators,
   checkImportedAliases,
   checkListLiterals,
@@ -62,6 +63,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkImportedAliases(index),
         checkRelatedSurfaces(index),
         checkListLiterals(index),
+        checkDefaultSchemas(index),
       ),
       index.spec.suppressions,
     );

@@ -147,8 +147,8 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
 
 /**
  * `allium.reference.undefinedImportedAlias` (error): a qualified reference `alias/Name`, or a member access with a
- * capitalised member on a plain name (`shared.Name`, which the reference reads as an imported type), whose
- * qualifier is not a `use … as alias` of the file.
+ * capitalised member on a plain name (`shared.Name`, which the reference reads as an imported type), or a
+ * `default alias/Type`, whose qualifier is not a `use … as alias` of the file.
  */
 export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
   const aliases = new Set<string>();
@@ -167,6 +167,19 @@ export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
       location: { file, line: at.line, col: at.col },
     });
   };
+  // A `default alias/Type`'s qualifier sits on the declaration, not in an expression.
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
+    if (declaration.kind !== 'default') continue;
+    const slash = declaration.type.name.indexOf('/');
+    if (slash !== -1 && !aliases.has(declaration.type.name.slice(0, slash)))
+      diagnostics.push({
+        code: 'allium.reference.undefinedImportedAlias',
+        severity: 'error',
+        message: `Reference '${declaration.type.name}' uses unknown import alias '${declaration.type.name.slice(0, slash)}'.`,
+        location: declaration.type.location,
+      });
+  }
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.kids[0];
     if (ref.kind === 'member' && object !== undefined) report(object.name ?? '', ref.name ?? '', object);
@@ -256,4 +269,77 @@ export function checkListLiterals(index: SpecIndex): Diagnostic[] {
     }
   }
   return diagnostics;
+}
+
+/**
+ * The defaults' object literals against the fields their type declares (entities, external entities and values of
+ * this file; a later declaration of a name wins, as a later field does), nested literals against the nested field's
+ * own type:
+ * - `allium.default.unknownField` (error): a field the type does not declare, at the field's name;
+ * - `allium.list.emptyListNoElementType` (error): `[]` for a field that is not a `List<T>` (nothing to infer its
+ *   element type from), at the `[`.
+ * A qualified `default alias/Type` names a type of another module, whose fields this file does not know: it is left
+ * alone, as is a literal for a type that is not declared here.
+ */
+export function checkDefaultSchemas(index: SpecIndex): Diagnostic[] {
+  const schemas = new Map<string, Map<string, Expr>>();
+  for (let b = 0; b < index.blocks.length; b += 1) {
+    const block = index.blocks[b]!;
+    if (block.block !== 'entity' && block.block !== 'external entity' && block.block !== 'value') continue;
+    const fields = new Map<string, Expr>();
+    for (let i = 0; i < block.items.length; i += 1) {
+      const item = block.items[i]!;
+      if (item.kind === 'field' && item.params === undefined && item.path === undefined)
+        fields.set(item.name.name, item.value);
+    }
+    schemas.set(block.name.name, fields);
+  }
+  const diagnostics: Diagnostic[] = [];
+  const file = index.spec.file;
+  const validate = (literal: Expr, typeName: string): void => {
+    const schema = schemas.get(typeName);
+    if (schema === undefined) return;
+    for (let k = 0; k < literal.kids.length; k += 1) {
+      const field = literal.kids[k]!;
+      const value = field.kids[0];
+      if (field.kind !== 'arg' || field.name === undefined || value === undefined) continue;
+      const fieldType = schema.get(field.name);
+      if (fieldType === undefined) {
+        diagnostics.push({
+          code: 'allium.default.unknownField',
+          severity: 'error',
+          message: `Default sets field '${field.name}' which is not declared on '${typeName}'.`,
+          location: { file, line: field.line, col: field.col },
+        });
+        continue;
+      }
+      if (value.kind === 'list' && value.kids.length === 0 && !isListType(fieldType))
+        diagnostics.push({
+          code: 'allium.list.emptyListNoElementType',
+          severity: 'error',
+          message: `Empty list literal has no inferable element type: target field '${field.name}' is not a List<T>.`,
+          location: { file, line: value.line, col: value.col },
+        });
+      const nestedType = value.kind === 'object' ? baseTypeName(fieldType) : undefined;
+      if (nestedType !== undefined) validate(value, nestedType);
+    }
+  };
+  for (let d = 0; d < index.spec.declarations.length; d += 1) {
+    const declaration = index.spec.declarations[d]!;
+    if (declaration.kind !== 'default' || declaration.type.name.includes('/')) continue;
+    if (declaration.value.kind === 'object') validate(declaration.value, declaration.type.name);
+  }
+  return diagnostics;
+}
+
+/** Whether a field's declared type is `List<T>`, or `List<T>?`. */
+function isListType(type: Expr): boolean {
+  if (type.kind === 'optional') return type.kids[0] !== undefined && isListType(type.kids[0]);
+  return type.kind === 'generic' && type.kids[0]?.kind === 'ident' && type.kids[0].name === 'List';
+}
+
+/** The type a field names directly (`Address`, `Address?`), to check a nested literal against; else undefined. */
+function baseTypeName(type: Expr): string | undefined {
+  if (type.kind === 'optional') return type.kids[0] === undefined ? undefined : baseTypeName(type.kids[0]);
+  return type.kind === 'ident' ? type.name : undefined;
 }
