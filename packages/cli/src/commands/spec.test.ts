@@ -80,6 +80,17 @@ describe('allium-loop spec', () => {
     expect(Object.keys(documents[0] ?? {})).toEqual(['command', 'diagnostics', 'findings', 'spec_file']);
   });
 
+  it('check --json prints files in the order they are named (a file named twice once), a folder’s sorted', async () => {
+    await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
+    await writeFile(join(dir, 'alone.allium'), GOOD);
+    const { out } = await run('check', '--json', 'specs/good.allium', 'alone.allium', 'specs');
+    const files = out
+      .split(/(?<=^\})\n/m)
+      .filter((d) => d.trim() !== '')
+      .map((d) => (JSON.parse(d) as Record<string, unknown>)['spec_file']);
+    expect(files).toEqual(['specs/good.allium', 'alone.allium', 'specs/broken.allium']);
+  });
+
   it('check --json prints a big report in pieces that end at line breaks, together exactly the reference JSON', async () => {
     // 3,000 unused entities: a report of well over a megabyte, written in pieces (see printJson).
     const entities = Array.from({ length: 3_000 }, (_, i) => `entity Unused${i} {\n  note: String\n}\n`);

@@ -160,8 +160,9 @@ function parseOptions(action: string, rest: readonly string[], io: CliIo): SpecO
 }
 
 /**
- * Every `.allium` file under the given paths (sorted), and the paths that could not be read. Directories are
- * searched by the engine's one project walker (`walkProject`), with its one list of skipped directories.
+ * Every `.allium` file under the given paths, in the order the paths were given (a directory's files sorted), and
+ * the paths that could not be read. Directories are searched by the engine's one project walker (`walkProject`),
+ * with its one list of skipped directories.
  */
 async function loadSources(
   paths: readonly string[],
@@ -176,14 +177,18 @@ async function loadSources(
     else if (info.isDirectory()) {
       const walk = await walkProject(absolute);
       files.push(
-        ...walk.files.filter((file) => file.endsWith('.allium')).map((file) => join(absolute, file)),
+        ...walk.files
+          .filter((file) => file.endsWith('.allium'))
+          .map((file) => join(absolute, file))
+          .sort(),
       );
       for (const folder of walk.unreadable)
         unreadable.push(`cannot read '${relative(cwd, join(absolute, folder)) || '.'}'`);
     } else files.push(absolute);
   }
   const sources: SpecSource[] = [];
-  for (const file of [...new Set(files)].sort()) {
+  // In the order given, as the reference prints them (a file named twice is read once).
+  for (const file of new Set(files)) {
     const path = relative(cwd, file) || file;
     // Decoded in one piece from the bytes (`readFile(file, 'utf8')` decodes chunk by chunk and joins the pieces).
     const text = await readFile(file).then(
