@@ -1,11 +1,12 @@
 import type { Diagnostic } from './diagnostic.js';
+import type { Imports } from './imports.js';
 import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 
 /**
  * `allium.entity.unused` (an entity, internal or external) and `allium.definition.unused` (a value type or enum)
- * whose name appears nowhere in the file except its own declaration. `usedElsewhere` says whether another file of
- * the check set mentions a name.
+ * whose name appears nowhere in the file except its own declaration. `usedElsewhere` says whether a file importing
+ * this one refers to a name.
  */
 export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => boolean): Diagnostic[] {
   // A declaration's own name is not a use: a name declared twice and mentioned nowhere else is unused at both.
@@ -111,7 +112,7 @@ export function checkUsePaths(index: SpecIndex, checkSet: ReadonlySet<string>): 
   return diagnostics;
 }
 
-/** The check-set file a `use` path names (relative to the importing file; `.allium` optional), if any. */
+/** The check-set file a `use` path names (relative to the importing file, extension included, as the reference), if any. */
 export function resolveUsePath(
   from: string,
   path: string,
@@ -120,7 +121,7 @@ export function resolveUsePath(
   // The importing file's folder with its slash ('' for a file named without one, so the path stays relative).
   const folder = from.slice(0, from.lastIndexOf('/') + 1);
   const joined = normalisePath(path.startsWith('/') ? path : `${folder}${path}`);
-  return [joined, `${joined}.allium`].find((candidate) => checkSet.has(candidate));
+  return checkSet.has(joined) ? joined : undefined;
 }
 
 /** Collapses `.`/`..` segments and duplicate slashes of a POSIX path (pure; no file system). */
@@ -135,12 +136,17 @@ export function normalisePath(path: string): string {
 }
 
 /**
- * `allium.rule.unreachableTrigger` (info): a rule's `when:` listens for an unqualified trigger that no surface of
- * the same file provides and no rule of the file emits (as its leading `ensures` call). Qualified triggers
- * (`alias/T`) are left alone: what another module offers is not judged here.
+ * `allium.rule.unreachableTrigger` (info): a rule's `when:` listens for a trigger nothing offers. An unqualified
+ * trigger is offered by a surface of the same file that provides it, a rule of the file that emits it (as its
+ * leading `ensures` call), or any file the file imports from its check set; a qualified one (`alias/T`) by the file
+ * the alias names, and is left alone when that file is not in the check set (what it offers is unknowable).
  */
-export function checkUnreachableTriggers(index: SpecIndex): Diagnostic[] {
+export function checkUnreachableTriggers(index: SpecIndex, imports: Imports): Diagnostic[] {
   const reachable = reachableTriggers(index);
+  const imported = (name: string): boolean => {
+    for (const target of imports.values()) if (reachableTriggers(target).has(name)) return true;
+    return false;
+  };
   const diagnostics: Diagnostic[] = [];
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
@@ -148,11 +154,21 @@ export function checkUnreachableTriggers(index: SpecIndex): Diagnostic[] {
       const clause = rule.items[c]!;
       if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
       for (const ref of triggerRefs(clause.value)) {
-        if (ref.qualified || reachable.has(ref.name)) continue;
+        let message: string;
+        if (ref.qualified) {
+          const slash = ref.name.indexOf('/');
+          const alias = ref.name.slice(0, slash);
+          const target = imports.get(alias);
+          if (target === undefined || reachableTriggers(target).has(ref.name.slice(slash + 1))) continue;
+          message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but imported module '${alias}' does not provide or emit it.`;
+        } else {
+          if (reachable.has(ref.name) || imported(ref.name)) continue;
+          message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`;
+        }
         diagnostics.push({
           code: 'allium.rule.unreachableTrigger',
           severity: 'info',
-          message: `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`,
+          message,
           location: { file: index.spec.file, line: ref.at.line, col: ref.at.col },
         });
       }

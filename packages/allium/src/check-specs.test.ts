@@ -176,9 +176,98 @@ describe('individual checks', () => {
     const importer = parseSpec('-- allium: 3\nuse "./shared.allium" as shared\n', 'a.allium');
     const target = parseSpec('-- allium: 3\n', 'shared.allium');
     expect(checkSpecs([importer, target]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
-    const up = parseSpec('-- allium: 3\nuse "../lib/shared" as shared\n', 'specs/a.allium');
+    const up = parseSpec('-- allium: 3\nuse "../lib/shared.allium" as shared\n', 'specs/a.allium');
     const below = parseSpec('-- allium: 3\n', 'lib/shared.allium');
     expect(checkSpecs([up, below]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
+    // The path names the file exactly, extension included, as the reference resolves it.
+    const bare = parseSpec('-- allium: 3\nuse "../lib/shared" as shared\n', 'specs/a.allium');
+    expect(checkSpecs([bare, below]).map((d) => d.code)).toContain('allium.use.unresolvedPath');
+  });
+
+  describe('a check set of several files (the reference’s answers for these two-file sets)', () => {
+    const core = [
+      '-- allium: 3',
+      'entity Customer {',
+      '    name: String',
+      '    status: active | closed',
+      '}',
+      'value Money {',
+      '    amount: Decimal',
+      '}',
+      'enum Tier { basic | gold }',
+      'rule Close {',
+      '    when: CloseRequested(customer)',
+      '    ensures: CustomerClosed(customer: customer)',
+      '}',
+    ].join('\n');
+    const codesAt = (diagnostics: Diagnostic[], file: string): string[] =>
+      diagnostics
+        .filter((d) => d.location.file === file && d.code !== 'allium.field.unused')
+        .map((d) => `${at(d)} ${d.code} ${d.message}`);
+
+    it('a file that does not import another leaves its declarations unused, however many names they share', () => {
+      const other = parseSpec(
+        '-- allium: 3\nentity Account {\n    owner: Customer\n    cash: Money\n}\n',
+        'b.allium',
+      );
+      const found = codesAt(checkSpecs([parseSpec(core, 'core.allium'), other]), 'core.allium');
+      expect(found.filter((line) => line.includes('.unused'))).toEqual([
+        "2:8 allium.entity.unused Entity 'Customer' is declared but not referenced elsewhere in this specification.",
+        "6:7 allium.definition.unused Value 'Money' is declared but not referenced elsewhere.",
+        "9:6 allium.definition.unused Value 'Tier' is declared but not referenced elsewhere.",
+      ]);
+    });
+
+    it('an importer’s qualified and bare references use the imported declarations', () => {
+      const importer = parseSpec(
+        '-- allium: 3\nuse "./core.allium" as core\nentity Account {\n    owner: core/Customer\n    cash: Money\n}\n',
+        'b.allium',
+      );
+      const found = codesAt(checkSpecs([parseSpec(core, 'core.allium'), importer]), 'core.allium');
+      expect(found.filter((line) => line.includes('.unused'))).toEqual([
+        "9:6 allium.definition.unused Value 'Tier' is declared but not referenced elsewhere.",
+      ]);
+    });
+
+    it('reference.unknownName for a name the imported file does not offer; triggers judged against it', () => {
+      const importer = parseSpec(
+        [
+          '-- allium: 3',
+          'use "./core.allium" as core',
+          'entity Account {',
+          '    owner: core/Customer',
+          '    plan: core/Plan',
+          '}',
+          'rule A {',
+          '    when: core/CustomerClosed(c)',
+          '    ensures: Done(c: c)',
+          '}',
+          'rule B {',
+          '    when: core/Vanished(c)',
+          '    ensures: Done(c: c)',
+          '}',
+          'rule C {',
+          '    when: CustomerClosed(c)',
+          '    requires: c.status = core/active',
+          '    ensures: Done(c: c)',
+          '}',
+          'rule D {',
+          '    when: Tick()',
+          '    ensures:',
+          '        for c in core/Customers:',
+          '            Done(c: c)',
+          '}',
+        ].join('\n'),
+        'b.allium',
+      );
+      expect(codesAt(checkSpecs([importer, parseSpec(core, 'core.allium')]), 'b.allium')).toEqual([
+        "3:8 allium.entity.unused Entity 'Account' is declared but not referenced elsewhere in this specification.",
+        "5:11 allium.reference.unknownName Reference 'core/Plan' names 'Plan', which imported module 'core' does not define.",
+        "12:11 allium.reference.unknownName Reference 'core/Vanished' names 'Vanished', which imported module 'core' does not define.",
+        "12:11 allium.rule.unreachableTrigger Rule 'B' listens for trigger 'core/Vanished' but imported module 'core' does not provide or emit it.",
+        "21:11 allium.rule.unreachableTrigger Rule 'D' listens for trigger 'Tick' but no local surface provides or rule emits it.",
+      ]);
+    });
   });
 
   it('checks a default’s object literal against its type’s fields, nested literals too (the reference’s answers)', () => {

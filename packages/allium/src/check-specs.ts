@@ -19,6 +19,7 @@ import {
 } from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import type { Diagnostic } from './diagnostic.js';
+import { importerUses, NO_IMPORTS, resolveImports } from './imports.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 
 /** The diagnostics of one file of a check set, in the reference order. */
@@ -41,9 +42,11 @@ export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
  */
 export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostics[] {
   const checkSet = new Set(indexes.map((index) => index.spec.file));
-  return indexes.map((index, position) => {
+  const imports = new Map(indexes.map((index) => [index, resolveImports(index, indexes, checkSet)]));
+  return indexes.map((index) => {
+    const own = imports.get(index) ?? NO_IMPORTS;
     const usedElsewhere = (name: string): boolean =>
-      indexes.some((other, i) => i !== position && (other.spec.nameCounts.get(name) ?? 0) > 0);
+      indexes.some((importer) => importerUses(importer, imports.get(importer) ?? NO_IMPORTS, index, name));
     const checks = applySuppressions(
       checkTypeReferences(index).concat(
         checkCreatedTypes(index),
@@ -54,13 +57,13 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkUnused(index, usedElsewhere),
         checkUsePaths(index, checkSet),
         checkDeferredAndQuestions(index),
-        checkUnreachableTriggers(index),
+        checkUnreachableTriggers(index, own),
         checkUnusedFields(index),
         checkExternalSourceHints(index),
         checkSurfaceBindings(index),
         checkDiscriminators(index),
         checkConfigReferences(index),
-        checkImportedAliases(index),
+        checkImportedAliases(index, own),
         checkRelatedSurfaces(index),
         checkListLiterals(index),
         checkDefaultSchemas(index),

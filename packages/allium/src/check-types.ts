@@ -1,5 +1,6 @@
 import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type Expr } from './ast.js';
-import type { Diagnostic } from './diagnostic.js';
+import type { Diagnostic, SourceLocation } from './diagnostic.js';
+import { collectionHeads, offeredNames, type Imports } from './imports.js';
 import { collectPipe } from './parse-block-items.js';
 import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
@@ -146,11 +147,13 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
 }
 
 /**
- * `allium.reference.undefinedImportedAlias` (error): a qualified reference `alias/Name`, or a member access with a
- * capitalised member on a plain name (`shared.Name`, which the reference reads as an imported type), or a
- * `default alias/Type`, whose qualifier is not a `use … as alias` of the file.
+ * Qualified references: `alias/Name`, a member access with a capitalised member on a plain name (`shared.Name`,
+ * which the reference reads as an imported type), and a `default alias/Type`.
+ * - `allium.reference.undefinedImportedAlias` (error): the qualifier is not a `use … as alias` of the file;
+ * - `allium.reference.unknownName` (warning): the alias names a file of the check set that does not offer the name
+ *   (see `offeredNames`); a name in a collection's place is left alone (an entity's plural, which no file declares).
  */
-export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
+export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagnostic[] {
   const aliases = new Set<string>();
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
@@ -158,13 +161,25 @@ export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
   }
   const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
-  const report = (qualifier: string, name: string, at: Expr): void => {
-    if (aliases.has(qualifier)) return;
+  const heads = imports.size === 0 ? undefined : collectionHeads(index);
+  const report = (qualifier: string, name: string, location: SourceLocation, ref?: Expr): void => {
+    if (!aliases.has(qualifier)) {
+      diagnostics.push({
+        code: 'allium.reference.undefinedImportedAlias',
+        severity: 'error',
+        message: `Reference '${qualifier}/${name}' uses unknown import alias '${qualifier}'.`,
+        location,
+      });
+      return;
+    }
+    const target = imports.get(qualifier);
+    if (target === undefined || offeredNames(target).has(name)) return;
+    if (ref !== undefined && heads?.has(ref) === true) return;
     diagnostics.push({
-      code: 'allium.reference.undefinedImportedAlias',
-      severity: 'error',
-      message: `Reference '${qualifier}/${name}' uses unknown import alias '${qualifier}'.`,
-      location: { file, line: at.line, col: at.col },
+      code: 'allium.reference.unknownName',
+      severity: 'warning',
+      message: `Reference '${qualifier}/${name}' names '${name}', which imported module '${qualifier}' does not define.`,
+      location,
     });
   };
   // A `default alias/Type`'s qualifier sits on the declaration, not in an expression.
@@ -172,20 +187,25 @@ export function checkImportedAliases(index: SpecIndex): Diagnostic[] {
     const declaration = index.spec.declarations[d]!;
     if (declaration.kind !== 'default') continue;
     const slash = declaration.type.name.indexOf('/');
-    if (slash !== -1 && !aliases.has(declaration.type.name.slice(0, slash)))
-      diagnostics.push({
-        code: 'allium.reference.undefinedImportedAlias',
-        severity: 'error',
-        message: `Reference '${declaration.type.name}' uses unknown import alias '${declaration.type.name.slice(0, slash)}'.`,
-        location: declaration.type.location,
-      });
+    if (slash !== -1)
+      report(
+        declaration.type.name.slice(0, slash),
+        declaration.type.name.slice(slash + 1),
+        declaration.type.location,
+      );
   }
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.kids[0];
-    if (ref.kind === 'member' && object !== undefined) report(object.name ?? '', ref.name ?? '', object);
+    if (ref.kind === 'member' && object !== undefined)
+      report(object.name ?? '', ref.name ?? '', { file, line: object.line, col: object.col });
     else if (ref.name !== undefined) {
       const slash = ref.name.indexOf('/');
-      report(ref.name.slice(0, slash), ref.name.slice(slash + 1), ref);
+      report(
+        ref.name.slice(0, slash),
+        ref.name.slice(slash + 1),
+        { file, line: ref.line, col: ref.col },
+        ref,
+      );
     }
   }
   return diagnostics;

@@ -1,6 +1,7 @@
 import type { Expr, ExprKind } from './ast.js';
 import type { Token } from './lexer.js';
 import { describeToken, MAX_NESTING, type ParserState } from './parser-state.js';
+import { startsUpper } from './walk.js';
 
 /** Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. */
 export const BP = {
@@ -204,16 +205,20 @@ function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr 
   return operand === undefined ? undefined : node(p, 'unary', token, [operand], undefined, op, operand.end);
 }
 
-/** An identifier, a qualified `alias/Name` (no spaces around the slash), or a lambda `x => body`. */
+/** A word that makes `alias/word` a qualified name. */
+function qualifies(word: Token): boolean {
+  return startsUpper(word.text) || word.text === 'config' || word.text === 'entity' || word.text === 'value';
+}
+
+/**
+ * An identifier, a qualified `alias/Name`, or a lambda `x => body`. As the reference reads a slash after a plain
+ * name: a capitalised word or `config`, `entity`, `value` after it makes one qualified name (`core/Order`,
+ * `core/config`); anything else is a division (`a/b`, and `core/Order/X` divides the qualified name by `X`).
+ */
 function parseName(p: ParserState, token: Token): Expr {
   p.advance();
   let name = token.text;
-  while (
-    p.at('/') &&
-    p.peek().start === p.previous().end &&
-    p.atWord(1) &&
-    p.peek(1).start === p.peek().end
-  ) {
+  if (p.at('/') && p.atWord(1) && qualifies(p.peek(1))) {
     p.advance();
     name += `/${p.advance().text}`;
   }

@@ -522,6 +522,20 @@ describe('small syntax details (the reference’s answers)', () => {
     ]);
   });
 
+  it('a slash after a plain name qualifies it only before a capitalised word or config/entity/value', () => {
+    const value = (text: string): string => {
+      const decl = parseSpec(`-- allium: 3\nentity E {\n    f: ${text}\n}\n`, 's.allium').declarations[0];
+      const item = decl?.kind === 'block' ? decl.items[0] : undefined;
+      const expr = item?.kind === 'field' ? item.value : undefined;
+      return expr === undefined ? '' : `${expr.kind} ${expr.name ?? expr.op ?? ''}`;
+    };
+    expect(value('core/Order')).toBe('ident core/Order');
+    expect(value('core / Order')).toBe('ident core/Order');
+    expect(value('core/config')).toBe('ident core/config');
+    expect(value('core/active')).toBe('binary /');
+    expect(value('core/Order/Line')).toBe('binary /');
+  });
+
   it('a backslash escapes a line break: the string goes on on the next line, which keeps its own numbering', () => {
     const found = v3('entity A {\n    a: "one \\\n two"\n    b: Integer\n    c: Nope\n}\n');
     expect(found.filter((d) => d.severity === 'error').map(brief)).toEqual([

@@ -1,0 +1,146 @@
+import type { Expr } from './ast.js';
+import { resolveUsePath } from './check-declarations.js';
+import { specFacts } from './spec-facts.js';
+import type { SpecIndex } from './spec-index.js';
+import { reachableTriggers, triggerRefs } from './triggers.js';
+import { forEachItemExpr, walkExpr, walkItems } from './walk.js';
+
+/**
+ * What one file of a check set imports from the others, as the reference's multi-file context has it: each
+ * `use "…" as alias` whose path names a file of the check set (relative to the importing file, exactly), by alias.
+ * An alias whose file is not in the check set is absent: what it offers is unknowable, so nothing is judged by it.
+ */
+export type Imports = ReadonlyMap<string, SpecIndex>;
+
+/** A file that imports nothing from its check set (a check of one file alone). */
+export const NO_IMPORTS: Imports = new Map();
+
+/** The {@link Imports} of `index` within the check set `indexes` (whose file names are `checkSet`). */
+export function resolveImports(
+  index: SpecIndex,
+  indexes: readonly SpecIndex[],
+  checkSet: ReadonlySet<string>,
+): Imports {
+  const imports = new Map<string, SpecIndex>();
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind !== 'use' || declaration.alias === undefined) continue;
+    const file = resolveUsePath(index.spec.file, declaration.path, checkSet);
+    const target = file === undefined ? undefined : indexes.find((other) => other.spec.file === file);
+    if (target !== undefined) imports.set(declaration.alias.name, target);
+  }
+  return imports;
+}
+
+/**
+ * Whether `importer` (with its `imports`) refers to `name`, a declaration of `target`: as `alias/Name` or
+ * `alias.Name` through an alias of `target`, or by the bare name when the importer does not declare it itself (the
+ * reference's external references, which make an imported declaration used).
+ */
+export function importerUses(
+  importer: SpecIndex,
+  imports: Imports,
+  target: SpecIndex,
+  name: string,
+): boolean {
+  if (importer === target) return false;
+  let imported = false;
+  for (const [alias, file] of imports) {
+    if (file !== target) continue;
+    imported = true;
+    if (qualifiedNames(importer).has(`${alias}/${name}`)) return true;
+  }
+  return imported && !declaredNames(importer).has(name) && (importer.spec.nameCounts.get(name) ?? 0) > 0;
+}
+
+/** The kinds of declaration another file can refer to by name (the reference's declared names). */
+const IMPORTABLE = new Set(['entity', 'external entity', 'value', 'enum', 'actor', 'contract']);
+
+const declaredCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
+
+/** The names of the entities, values, enums, actors, contracts and variants a file declares. */
+export function declaredNames(index: SpecIndex): ReadonlySet<string> {
+  let names = declaredCache.get(index);
+  if (names !== undefined) return names;
+  const found = new Set<string>();
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'variant') found.add(declaration.name.name);
+    else if (
+      declaration.kind === 'block' &&
+      declaration.name !== undefined &&
+      IMPORTABLE.has(declaration.block)
+    )
+      found.add(declaration.name.name);
+  }
+  names = found;
+  declaredCache.set(index, names);
+  return names;
+}
+
+const qualifiedCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
+
+/** Every `alias/Name` a file refers to (`alias.Name` spelled the same way), its `default alias/Type`s included. */
+function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
+  let names = qualifiedCache.get(index);
+  if (names !== undefined) return names;
+  const found = new Set<string>();
+  for (const ref of specFacts(index).importedRefs) {
+    const object = ref.kids[0];
+    if (ref.kind === 'member') found.add(`${object?.name ?? ''}/${ref.name ?? ''}`);
+    else if (ref.name !== undefined) found.add(ref.name);
+  }
+  for (const declaration of index.spec.declarations)
+    if (declaration.kind === 'default' && declaration.type.name.includes('/'))
+      found.add(declaration.type.name);
+  names = found;
+  qualifiedCache.set(index, names);
+  return names;
+}
+
+const offeredCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
+
+/**
+ * The names a file offers to the files importing it, against which their `alias/Name` references are judged: the
+ * triggers its surfaces provide and its rules emit or listen for, and the types it declares.
+ */
+export function offeredNames(index: SpecIndex): ReadonlySet<string> {
+  let names = offeredCache.get(index);
+  if (names !== undefined) return names;
+  const found = new Set<string>([...reachableTriggers(index), ...declaredNames(index)]);
+  for (const rule of index.rules)
+    for (const item of rule.items)
+      if (item.kind === 'clause' && item.keyword === 'when')
+        for (const ref of triggerRefs(item.value)) found.add(ref.name.slice(ref.name.lastIndexOf('/') + 1));
+  names = found;
+  offeredCache.set(index, names);
+  return names;
+}
+
+/**
+ * The qualified names (`alias/Things`) in a collection's place: what `for … in` and `in` iterate, the source of
+ * `where`/`with`, a block-level `let`'s value. Such a name is an imported entity's plural, which no offered set holds,
+ * so the reference leaves it unjudged.
+ */
+export function collectionHeads(index: SpecIndex): ReadonlySet<Expr> {
+  const heads = new Set<Expr>();
+  const mark = (expr: Expr | undefined): void => {
+    if (expr === undefined) return;
+    if (expr.kind === 'ident' && expr.name?.includes('/') === true) heads.add(expr);
+    else if (expr.kind === 'binary' && (expr.op === 'where' || expr.op === 'with')) mark(expr.kids[0]);
+  };
+  const visit = (expr: Expr): void => {
+    if (expr.kind === 'binary' && (expr.op === 'in' || expr.op === 'not in')) mark(expr.kids[1]);
+    else if (expr.kind === 'binary' && (expr.op === 'where' || expr.op === 'with')) mark(expr.kids[0]);
+    else if (expr.kind === 'for') mark(expr.kids[0]);
+  };
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
+    else if (declaration.kind === 'default') walkExpr(declaration.value, visit);
+    else if (declaration.kind === 'block' || declaration.kind === 'variant')
+      walkItems(declaration.items, (item) => {
+        if (item.kind === 'for') mark(item.collection);
+        if (item.kind === 'let') mark(item.value);
+        forEachItemExpr(item, (expr) => walkExpr(expr, visit));
+      });
+  }
+  return heads;
+}
