@@ -138,10 +138,15 @@ export function normalisePath(path: string): string {
 /**
  * `allium.rule.unreachableTrigger` (info): a rule's `when:` listens for a trigger nothing offers. An unqualified
  * trigger is offered by a surface of the same file that provides it, a rule of the file that emits it (as its
- * leading `ensures` call), or any file the file imports from its check set; a qualified one (`alias/T`) by the file
+ * leading `ensures` call), a file importing it whose surface provides it as `alias/T(…)`, or any file the file
+ * imports from its check set; a qualified one (`alias/T`) by the file
  * the alias names, and is left alone when that file is not in the check set (what it offers is unknowable).
  */
-export function checkUnreachableTriggers(index: SpecIndex, imports: Imports): Diagnostic[] {
+export function checkUnreachableTriggers(
+  index: SpecIndex,
+  imports: Imports,
+  providedByImporters: ReadonlySet<string> = new Set(),
+): Diagnostic[] {
   const reachable = reachableTriggers(index);
   const imported = (name: string): boolean => {
     for (const target of imports.values()) if (reachableTriggers(target).has(name)) return true;
@@ -162,7 +167,7 @@ export function checkUnreachableTriggers(index: SpecIndex, imports: Imports): Di
           if (target === undefined || reachableTriggers(target).has(ref.name.slice(slash + 1))) continue;
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but imported module '${alias}' does not provide or emit it.`;
         } else {
-          if (reachable.has(ref.name) || imported(ref.name)) continue;
+          if (reachable.has(ref.name) || providedByImporters.has(ref.name) || imported(ref.name)) continue;
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`;
         }
         diagnostics.push({

@@ -229,6 +229,42 @@ describe('individual checks', () => {
       ]);
     });
 
+    it('an importer’s qualified provides and alias/Entity.field reads count in the imported file', () => {
+      const ticket = [
+        '-- allium: 3',
+        'entity Ticket {',
+        '    title: String',
+        '    priority: Integer',
+        '}',
+        'rule Escalate {',
+        '    when: EscalateRequested(ticket)',
+        '    ensures: Done(ticket: ticket)',
+        '}',
+      ].join('\n');
+      const desk = [
+        '-- allium: 3',
+        'use "./core.allium" as core',
+        'surface Desk {',
+        '    context t: core/Ticket',
+        '    exposes:',
+        '        t.title',
+        '    provides:',
+        '        core/EscalateRequested(t) when core/Ticket.priority > 2',
+        '}',
+      ].join('\n');
+      const alone = checkSpecs([parseSpec(ticket, 'core.allium')]).map((d) => `${at(d)} ${d.code}`);
+      expect(alone).toEqual([
+        '2:8 allium.entity.unused',
+        '3:5 allium.field.unused',
+        '4:5 allium.field.unused',
+        '7:11 allium.rule.unreachableTrigger',
+      ]);
+      const together = checkSpecs([parseSpec(ticket, 'core.allium'), parseSpec(desk, 'desk.allium')]);
+      expect(
+        together.filter((d) => d.location.file === 'core.allium').map((d) => `${at(d)} ${d.code}`),
+      ).toEqual(['3:5 allium.field.unused']);
+    });
+
     it('reference.unknownName for a name the imported file does not offer; triggers judged against it', () => {
       const importer = parseSpec(
         [

@@ -19,7 +19,7 @@ import {
 } from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import type { Diagnostic } from './diagnostic.js';
-import { importerUses, NO_IMPORTS, resolveImports } from './imports.js';
+import { contributionsTo, importerUses, NO_IMPORTS, resolveImports } from './imports.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 
 /** The diagnostics of one file of a check set, in the reference order. */
@@ -45,6 +45,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
   const imports = new Map(indexes.map((index) => [index, resolveImports(index, indexes, checkSet)]));
   return indexes.map((index) => {
     const own = imports.get(index) ?? NO_IMPORTS;
+    const contributions = contributionsTo(index, imports);
     const usedElsewhere = (name: string): boolean =>
       indexes.some((importer) => importerUses(importer, imports.get(importer) ?? NO_IMPORTS, index, name));
     const checks = applySuppressions(
@@ -57,8 +58,8 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkUnused(index, usedElsewhere),
         checkUsePaths(index, checkSet),
         checkDeferredAndQuestions(index),
-        checkUnreachableTriggers(index, own),
-        checkUnusedFields(index),
+        checkUnreachableTriggers(index, own, contributions.providedTriggers),
+        checkUnusedFields(index, contributions.referencedFields),
         checkExternalSourceHints(index),
         checkSurfaceBindings(index),
         checkDiscriminators(index),

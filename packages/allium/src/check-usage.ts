@@ -21,9 +21,13 @@ function itemMentions(item: BlockItem, name: string): boolean {
 /**
  * `allium.field.unused` (info): a field of an entity or external entity whose name is never accessed —
  * as a member (`x.name`), a `.created(name: …)` argument, a join key (`E{name: …}`), or, inside its own entity,
- * as a bare name in a sibling's expression.
+ * as a bare name in a sibling's expression — here or, as `alias/Entity.field`, in a file importing this one
+ * (`readByImporters`).
  */
-export function checkUnusedFields(index: SpecIndex): Diagnostic[] {
+export function checkUnusedFields(
+  index: SpecIndex,
+  readByImporters: ReadonlySet<string> = new Set(),
+): Diagnostic[] {
   const accessed = specFacts(index).accessedFields;
   const diagnostics: Diagnostic[] = [];
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
@@ -35,7 +39,8 @@ export function checkUnusedFields(index: SpecIndex): Diagnostic[] {
     if (owner === undefined) continue;
     for (let i = 0; i < declaration.items.length; i += 1) {
       const item = declaration.items[i]!;
-      if (!isPlainField(item) || accessed.has(item.name.name)) continue;
+      if (!isPlainField(item) || accessed.has(item.name.name) || readByImporters.has(item.name.name))
+        continue;
       diagnostics.push({
         code: 'allium.field.unused',
         severity: 'info',

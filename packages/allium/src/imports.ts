@@ -2,8 +2,8 @@ import type { Expr } from './ast.js';
 import { resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
-import { reachableTriggers, triggerRefs } from './triggers.js';
-import { forEachItemExpr, walkExpr, walkItems } from './walk.js';
+import { ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
+import { forEachItemExpr, startsUpper, walkExpr, walkItems } from './walk.js';
 
 /**
  * What one file of a check set imports from the others, as the reference's multi-file context has it: each
@@ -143,4 +143,62 @@ export function collectionHeads(index: SpecIndex): ReadonlySet<Expr> {
       });
   }
   return heads;
+}
+
+/** What the files importing a file contribute to its own checks (the reference's reverse contributions, in part). */
+export interface Contributions {
+  /** Triggers an importer's surface provides as `alias/Trigger(…)`: the imported file's listeners are reachable. */
+  readonly providedTriggers: ReadonlySet<string>;
+  /** Fields an importer reads as `alias/Entity.field`: used, though the use lives in another file. */
+  readonly referencedFields: ReadonlySet<string>;
+}
+
+/** A file nobody imports. */
+export const NO_CONTRIBUTIONS: Contributions = { providedTriggers: new Set(), referencedFields: new Set() };
+
+/** The {@link Contributions} the files of a check set make to `target`, given each file's {@link Imports}. */
+export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecIndex, Imports>): Contributions {
+  const providedTriggers = new Set<string>();
+  const referencedFields = new Set<string>();
+  for (const [importer, aliases] of imports) {
+    for (const [alias, file] of aliases) {
+      if (file !== target) continue;
+      for (const surface of importer.surfaces)
+        for (const item of surface.items)
+          if (item.kind === 'clause' && item.keyword === 'provides')
+            qualifiedProvides(item.value, alias, providedTriggers);
+      for (const declaration of importer.spec.declarations) {
+        if (declaration.kind !== 'block') continue;
+        walkItems(declaration.items, (item) =>
+          forEachItemExpr(item, (expr) =>
+            walkExpr(expr, (e) => {
+              const object = e.kids[0];
+              if (
+                e.kind === 'member' &&
+                object?.kind === 'ident' &&
+                object.name?.startsWith(`${alias}/`) === true
+              )
+                referencedFields.add(e.name ?? '');
+            }),
+          ),
+        );
+      }
+    }
+  }
+  return providedTriggers.size === 0 && referencedFields.size === 0
+    ? NO_CONTRIBUTIONS
+    : { providedTriggers, referencedFields };
+}
+
+/** The capitalised `alias/Trigger(…)` calls a `provides:` value offers (through blocks, `when` guards, `if`, `for`). */
+function qualifiedProvides(expr: Expr, alias: string, out: Set<string>): void {
+  if (expr.kind === 'call') {
+    const name = expr.kids[0]?.kind === 'ident' ? (expr.kids[0].name ?? '') : '';
+    if (name.startsWith(`${alias}/`) && startsUpper(name, alias.length + 1))
+      out.add(name.slice(alias.length + 1));
+  } else if (expr.kind === 'block') for (const kid of expr.kids) qualifiedProvides(kid, alias, out);
+  else if (expr.kind === 'binary' && expr.op === 'when') {
+    if (expr.kids[0] !== undefined) qualifiedProvides(expr.kids[0], alias, out);
+  } else if (expr.kind === 'if') for (const body of ifBodies(expr)) qualifiedProvides(body, alias, out);
+  else if (expr.kind === 'for') for (const body of expr.kids.slice(2)) qualifiedProvides(body, alias, out);
 }
