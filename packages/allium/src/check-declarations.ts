@@ -1,5 +1,5 @@
 import type { Diagnostic } from './diagnostic.js';
-import type { Imports } from './imports.js';
+import { aliasList, ambiguousImports, type Imports } from './imports.js';
 import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 
@@ -92,6 +92,8 @@ function deferredNameWithoutHint(source: string, start: number): string | undefi
   return source.slice(nameStart, nameEnd);
 }
 
+const NOTHING_AMBIGUOUS: ReadonlyMap<string, readonly string[]> = new Map();
+
 /** `allium.use.unresolvedPath`: a `use` whose path names no file of the check set. */
 export function checkUsePaths(index: SpecIndex, checkSet: ReadonlySet<string>): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -139,7 +141,8 @@ export function normalisePath(path: string): string {
  * `allium.rule.unreachableTrigger` (info): a rule's `when:` listens for a trigger nothing offers. An unqualified
  * trigger is offered by a surface of the same file that provides it, a rule of the file that emits it (as its
  * leading `ensures` call), a file importing it whose surface provides it as `alias/T(…)`, or any file the file
- * imports from its check set; a qualified one (`alias/T`) by the file
+ * imports from its check set (`allium.use.ambiguousReference`, a warning, when nothing local offers it and several
+ * imported files do); a qualified one (`alias/T`) by the file
  * the alias names, and is left alone when that file is not in the check set (what it offers is unknowable).
  */
 export function checkUnreachableTriggers(
@@ -152,6 +155,7 @@ export function checkUnreachableTriggers(
     for (const target of imports.values()) if (reachableTriggers(target).has(name)) return true;
     return false;
   };
+  const ambiguous = imports.size < 2 ? NOTHING_AMBIGUOUS : ambiguousImports(imports, reachableTriggers);
   const diagnostics: Diagnostic[] = [];
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
@@ -167,7 +171,16 @@ export function checkUnreachableTriggers(
           if (target === undefined || reachableTriggers(target).has(ref.name.slice(slash + 1))) continue;
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but imported module '${alias}' does not provide or emit it.`;
         } else {
-          if (reachable.has(ref.name) || providedByImporters.has(ref.name) || imported(ref.name)) continue;
+          const local = reachable.has(ref.name) || providedByImporters.has(ref.name);
+          const aliases = local ? undefined : ambiguous.get(ref.name);
+          if (aliases !== undefined)
+            diagnostics.push({
+              code: 'allium.use.ambiguousReference',
+              severity: 'warning',
+              message: `Rule '${rule.name.name}' listens for trigger '${ref.name}', which is provided or emitted by imported modules ${aliasList(aliases)}. Use a qualified name (e.g. '${aliases[0]}/${ref.name}').`,
+              location: { file: index.spec.file, line: ref.at.line, col: ref.at.col },
+            });
+          if (local || imported(ref.name)) continue;
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`;
         }
         diagnostics.push({

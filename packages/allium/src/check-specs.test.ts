@@ -265,6 +265,35 @@ describe('individual checks', () => {
       ).toEqual(['3:5 allium.field.unused']);
     });
 
+    it('use.ambiguousReference: a bare name two imported files declare (once, first site), a trigger both offer', () => {
+      const offering = (extra: string): string =>
+        `-- allium: 3\nentity Customer {\n    name: String\n}\n${extra}rule R {\n    when: Go(c)\n    ensures: Ping(c: c)\n}\nsurface S {\n    facing c: Customer\n    provides:\n        Go(c)\n}\n`;
+      const importer = [
+        '-- allium: 3',
+        'use "./a.allium" as alpha',
+        'use "./b.allium" as beta',
+        'use "./a.allium" as aa',
+        'entity Order {',
+        '    buyer: Customer',
+        '    other: Customer',
+        '}',
+        'rule Listen {',
+        '    when: Ping(c) or Go(c)',
+        '    ensures: Done(c: c)',
+        '}',
+      ].join('\n');
+      const found = checkSpecs([
+        parseSpec(importer, 'c.allium'),
+        parseSpec(offering(''), 'a.allium'),
+        parseSpec(offering('value Money {\n    amount: Decimal\n}\n'), 'b.allium'),
+      ]).filter((d) => d.code === 'allium.use.ambiguousReference');
+      expect(found.map((d) => `${d.location.file}:${at(d)} ${d.message}`)).toEqual([
+        "c.allium:6:12 Unqualified reference 'Customer' is ambiguous: it is declared in imported modules 'aa' and 'beta'. Use a qualified name (e.g. 'aa/Customer').",
+        "c.allium:10:11 Rule 'Listen' listens for trigger 'Ping', which is provided or emitted by imported modules 'aa' and 'beta'. Use a qualified name (e.g. 'aa/Ping').",
+        "c.allium:10:22 Rule 'Listen' listens for trigger 'Go', which is provided or emitted by imported modules 'aa' and 'beta'. Use a qualified name (e.g. 'aa/Go').",
+      ]);
+    });
+
     it('reference.unknownName for a name the imported file does not offer; triggers judged against it', () => {
       const importer = parseSpec(
         [

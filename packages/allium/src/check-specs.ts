@@ -10,6 +10,7 @@ import { checkLifecycle } from './check-lifecycle.js';
 import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
 import { checkExternalSourceHints, checkSurfaceBindings, checkUnusedFields } from './check-usage.js';
 import {
+  checkAmbiguousNames,
   checkConfigReferences,
   checkDefaultSchemas,
   checkDiscriminators,
@@ -65,6 +66,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkDiscriminators(index),
         checkConfigReferences(index),
         checkImportedAliases(index, own),
+        checkAmbiguousNames(index, own),
         checkRelatedSurfaces(index),
         checkListLiterals(index),
         checkDefaultSchemas(index),

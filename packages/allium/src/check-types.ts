@@ -1,10 +1,17 @@
-import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type Expr } from './ast.js';
+import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type BlockItem, type Expr } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
-import { collectionHeads, offeredNames, type Imports } from './imports.js';
+import {
+  aliasList,
+  ambiguousImports,
+  collectionHeads,
+  declaredNames,
+  offeredNames,
+  type Imports,
+} from './imports.js';
 import { collectPipe } from './parse-block-items.js';
 import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
-import { forEachItemExpr, memberNamePosition, walkItems } from './walk.js';
+import { forEachItemExpr, memberNamePosition, walkExpr, walkItems } from './walk.js';
 
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
@@ -362,4 +369,57 @@ function isListType(type: Expr): boolean {
 function baseTypeName(type: Expr): string | undefined {
   if (type.kind === 'optional') return type.kids[0] === undefined ? undefined : baseTypeName(type.kids[0]);
   return type.kind === 'ident' ? type.name : undefined;
+}
+
+/**
+ * `allium.use.ambiguousReference` (warning): a bare capitalised name that more than one imported file declares and
+ * this file does not (its own declarations, contracts, built-ins and aliases shadow imports); once per name, at its
+ * first reference, in the reference's order (declarations in order; a variant's base, a default's type, then the
+ * expressions of each item).
+ */
+export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnostic[] {
+  if (imports.size < 2) return [];
+  const ambiguous = ambiguousImports(imports, declaredNames);
+  if (ambiguous.size === 0) return [];
+  const local = new Set(index.typeNames);
+  for (const block of index.blocks) if (block.block === 'contract') local.add(block.name.name);
+  const file = index.spec.file;
+  const diagnostics: Diagnostic[] = [];
+  const flagged = new Set<string>();
+  const consider = (name: string | undefined, line: number, col: number): void => {
+    if (
+      name === undefined ||
+      !capitalised(name) ||
+      name.includes('/') ||
+      local.has(name) ||
+      flagged.has(name)
+    )
+      return;
+    const aliases = ambiguous.get(name);
+    if (aliases === undefined) return;
+    flagged.add(name);
+    diagnostics.push({
+      code: 'allium.use.ambiguousReference',
+      severity: 'warning',
+      message: `Unqualified reference '${name}' is ambiguous: it is declared in imported modules ${aliasList(aliases)}. Use a qualified name (e.g. '${aliases[0]}/${name}').`,
+      location: { file, line, col },
+    });
+  };
+  const visit = (e: Expr): void => {
+    if (e.kind === 'ident') consider(e.name, e.line, e.col);
+  };
+  const items = (list: readonly BlockItem[]): void =>
+    walkItems(list, (item) => forEachItemExpr(item, (expr) => walkExpr(expr, visit)));
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'block') items(declaration.items);
+    else if (declaration.kind === 'variant') {
+      consider(declaration.base.name, declaration.base.location.line, declaration.base.location.col);
+      items(declaration.items);
+    } else if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
+    else if (declaration.kind === 'default') {
+      consider(declaration.type.name, declaration.type.location.line, declaration.type.location.col);
+      walkExpr(declaration.value, visit);
+    }
+  }
+  return diagnostics;
 }

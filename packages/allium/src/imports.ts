@@ -202,3 +202,32 @@ function qualifiedProvides(expr: Expr, alias: string, out: Set<string>): void {
   } else if (expr.kind === 'if') for (const body of ifBodies(expr)) qualifiedProvides(body, alias, out);
   else if (expr.kind === 'for') for (const body of expr.kids.slice(2)) qualifiedProvides(body, alias, out);
 }
+
+/**
+ * The names that more than one imported file holds (by `held`: the names it declares, or the triggers it offers),
+ * each with the aliases naming those files: per file its alphabetically first alias, sorted. Two aliases of one file
+ * are no ambiguity.
+ */
+export function ambiguousImports(
+  imports: Imports,
+  held: (target: SpecIndex) => ReadonlySet<string>,
+): ReadonlyMap<string, readonly string[]> {
+  const sources = new Map<string, Map<SpecIndex, string>>();
+  for (const [alias, target] of imports)
+    for (const name of held(target)) {
+      const byTarget = sources.get(name) ?? new Map<SpecIndex, string>();
+      const known = byTarget.get(target);
+      if (known === undefined || alias < known) byTarget.set(target, alias);
+      sources.set(name, byTarget);
+    }
+  const ambiguous = new Map<string, readonly string[]>();
+  for (const [name, byTarget] of sources)
+    if (byTarget.size >= 2) ambiguous.set(name, [...byTarget.values()].sort());
+  return ambiguous;
+}
+
+/** `'a' and 'b'`, `'a', 'b' and 'c'`: aliases as the reference lists them. */
+export function aliasList(aliases: readonly string[]): string {
+  const quoted = aliases.map((alias) => `'${alias}'`);
+  return quoted.length < 2 ? quoted.join(', ') : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
+}
