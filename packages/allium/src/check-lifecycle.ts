@@ -56,9 +56,13 @@ type BindingTypes = Map<string, string>;
  * Only internal entities with a field literally named `status` of ≥2 lower-case values are tracked. A binding is
  * typed by its `x: E.…` trigger, an `E(x)` trigger call, a surface `provides: Cmd(x: E)` parameter, its name
  * (case-insensitively equal to an entity's), or, failing those, by the status value it is compared with or set
- * to when exactly one tracked entity has that value.
+ * to when exactly one tracked entity has that value. A status a file importing this one creates an entity with
+ * (`alias/Entity.created(status: v)`, `createdByImporters`) counts as assigned.
  */
-export function checkLifecycle(index: SpecIndex): Diagnostic[] {
+export function checkLifecycle(
+  index: SpecIndex,
+  createdByImporters: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): Diagnostic[] {
   const machines = collectMachines(index);
   if (machines.size === 0) return [];
   const commands = commandParamTypes(index, machines);
@@ -66,6 +70,13 @@ export function checkLifecycle(index: SpecIndex): Diagnostic[] {
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
     observeRule(rule, machines, commands, observed, index.spec.file);
+  }
+  // A status an importing file creates the entity with is assigned (only values the entity declares).
+  for (const [entity, statuses] of createdByImporters) {
+    const machine = machines.get(entity);
+    if (machine !== undefined)
+      for (const status of statuses)
+        if (machine.valueSet.has(status)) addTo(observed.assigned, entity, status);
   }
   const diagnostics: Diagnostic[] = [];
   for (const machine of machines.values())

@@ -294,6 +294,27 @@ describe('individual checks', () => {
       ]);
     });
 
+    it('a status an importer creates the entity with is assigned in the imported file', () => {
+      const ticket =
+        '-- allium: 3\nentity Ticket {\n    title: String\n    status: open | triaged | closed\n}\nrule Close {\n    when: CloseIt(ticket)\n    requires: ticket.status = triaged\n    ensures: ticket.status = closed\n}\n';
+      const importer =
+        '-- allium: 3\nuse "./core.allium" as core\nrule Open {\n    when: Report(title)\n    ensures:\n        if title = "x":\n            core/Ticket.created(title: title, status: open)\n        else:\n            core/Ticket.created(title: title, status: bogus)\n}\n';
+      const statuses = (specs: ReturnType<typeof parseSpec>[]): string[] =>
+        checkSpecs(specs)
+          .filter((d) => d.location.file === 'core.allium' && d.code?.startsWith('allium.status.') === true)
+          .map((d) => `${d.code} ${d.message.split("'")[1] ?? ''}`);
+      expect(statuses([parseSpec(ticket, 'core.allium')])).toEqual([
+        'allium.status.noExit open',
+        'allium.status.unreachableValue open',
+        'allium.status.unreachableValue triaged',
+      ]);
+      // `bogus` is no status of Ticket: ignored.
+      expect(statuses([parseSpec(ticket, 'core.allium'), parseSpec(importer, 'imp.allium')])).toEqual([
+        'allium.status.noExit open',
+        'allium.status.unreachableValue triaged',
+      ]);
+    });
+
     it('reference.unknownName for a name the imported file does not offer; triggers judged against it', () => {
       const importer = parseSpec(
         [

@@ -55,7 +55,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkInvalidTriggers(index),
         checkUndefinedBindings(index),
         checkDuplicateLets(index),
-        checkLifecycle(index),
+        checkLifecycle(index, contributions.createdStatuses),
         checkUnused(index, usedElsewhere),
         checkUsePaths(index, checkSet),
         checkDeferredAndQuestions(index),

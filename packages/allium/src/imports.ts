@@ -151,15 +151,22 @@ export interface Contributions {
   readonly providedTriggers: ReadonlySet<string>;
   /** Fields an importer reads as `alias/Entity.field`: used, though the use lives in another file. */
   readonly referencedFields: ReadonlySet<string>;
+  /** Entity → the `status` values an importer's rules create it with (`alias/Entity.created(status: v)`). */
+  readonly createdStatuses: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** A file nobody imports. */
-export const NO_CONTRIBUTIONS: Contributions = { providedTriggers: new Set(), referencedFields: new Set() };
+export const NO_CONTRIBUTIONS: Contributions = {
+  providedTriggers: new Set(),
+  referencedFields: new Set(),
+  createdStatuses: new Map(),
+};
 
 /** The {@link Contributions} the files of a check set make to `target`, given each file's {@link Imports}. */
 export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecIndex, Imports>): Contributions {
   const providedTriggers = new Set<string>();
   const referencedFields = new Set<string>();
+  const createdStatuses = new Map<string, Set<string>>();
   for (const [importer, aliases] of imports) {
     for (const [alias, file] of aliases) {
       if (file !== target) continue;
@@ -167,6 +174,11 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
         for (const item of surface.items)
           if (item.kind === 'clause' && item.keyword === 'provides')
             qualifiedProvides(item.value, alias, providedTriggers);
+      for (const rule of importer.rules)
+        walkItems(rule.items, (item) => {
+          if (item.kind === 'clause' && item.keyword === 'ensures')
+            qualifiedCreations(item.value, alias, createdStatuses);
+        });
       for (const declaration of importer.spec.declarations) {
         if (declaration.kind !== 'block') continue;
         walkItems(declaration.items, (item) =>
@@ -185,9 +197,27 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
       }
     }
   }
-  return providedTriggers.size === 0 && referencedFields.size === 0
+  return providedTriggers.size === 0 && referencedFields.size === 0 && createdStatuses.size === 0
     ? NO_CONTRIBUTIONS
-    : { providedTriggers, referencedFields };
+    : { providedTriggers, referencedFields, createdStatuses };
+}
+
+/** `alias/Entity.created(status: v)` calls of an `ensures` value (through blocks and `if` bodies): entity → values. */
+function qualifiedCreations(expr: Expr, alias: string, out: Map<string, Set<string>>): void {
+  if (expr.kind === 'call') {
+    const callee = expr.kids[0];
+    const entity = callee?.kind === 'member' && callee.name === 'created' ? callee.kids[0] : undefined;
+    if (entity?.kind !== 'ident' || entity.name?.startsWith(`${alias}/`) !== true) return;
+    for (const arg of expr.kids.slice(1)) {
+      const value = arg.kind === 'arg' && arg.name === 'status' ? arg.kids[0] : undefined;
+      if (value?.kind !== 'ident' || value.name === undefined) continue;
+      const name = entity.name.slice(alias.length + 1);
+      const statuses = out.get(name) ?? new Set<string>();
+      statuses.add(value.name);
+      out.set(name, statuses);
+    }
+  } else if (expr.kind === 'block') for (const kid of expr.kids) qualifiedCreations(kid, alias, out);
+  else if (expr.kind === 'if') for (const body of ifBodies(expr)) qualifiedCreations(body, alias, out);
 }
 
 /** The capitalised `alias/Trigger(…)` calls a `provides:` value offers (through blocks, `when` guards, `if`, `for`). */
