@@ -315,6 +315,18 @@ describe('individual checks', () => {
       ]);
     });
 
+    it('a default of an imported type is checked against that type’s fields (top level)', () => {
+      const ticket = '-- allium: 3\nentity Ticket {\n    title: String\n}\n';
+      const importer =
+        '-- allium: 3\nuse "./core.allium" as core\ndefault core/Ticket t = { title: "a", colour: "red" }\n';
+      const found = checkSpecs([parseSpec(importer, 'd.allium'), parseSpec(ticket, 'core.allium')]).filter(
+        (d) => d.code === 'allium.default.unknownField',
+      );
+      expect(found.map((d) => `${d.location.file}:${at(d)} ${d.message}`)).toEqual([
+        "d.allium:3:39 Default sets field 'colour' which is not declared on 'core/Ticket'.",
+      ]);
+    });
+
     it('reference.unknownName for a name the imported file does not offer; triggers judged against it', () => {
       const importer = parseSpec(
         [

@@ -69,7 +69,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkAmbiguousNames(index, own),
         checkRelatedSurfaces(index),
         checkListLiterals(index),
-        checkDefaultSchemas(index),
+        checkDefaultSchemas(index, own),
       ),
       index.spec.suppressions,
     );

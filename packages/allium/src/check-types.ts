@@ -305,22 +305,11 @@ export function checkListLiterals(index: SpecIndex): Diagnostic[] {
  * - `allium.default.unknownField` (error): a field the type does not declare, at the field's name;
  * - `allium.list.emptyListNoElementType` (error): `[]` for a field that is not a `List<T>` (nothing to infer its
  *   element type from), at the `[`.
- * A qualified `default alias/Type` names a type of another module, whose fields this file does not know: it is left
- * alone, as is a literal for a type that is not declared here.
+ * A qualified `default alias/Type` is checked, top-level fields only, against the type of the file the alias names
+ * when that file is in the check set (else left alone, as is a literal for a type declared nowhere here).
  */
-export function checkDefaultSchemas(index: SpecIndex): Diagnostic[] {
-  const schemas = new Map<string, Map<string, Expr>>();
-  for (let b = 0; b < index.blocks.length; b += 1) {
-    const block = index.blocks[b]!;
-    if (block.block !== 'entity' && block.block !== 'external entity' && block.block !== 'value') continue;
-    const fields = new Map<string, Expr>();
-    for (let i = 0; i < block.items.length; i += 1) {
-      const item = block.items[i]!;
-      if (item.kind === 'field' && item.params === undefined && item.path === undefined)
-        fields.set(item.name.name, item.value);
-    }
-    schemas.set(block.name.name, fields);
-  }
+export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnostic[] {
+  const schemas = typeSchemas(index);
   const diagnostics: Diagnostic[] = [];
   const file = index.spec.file;
   const validate = (literal: Expr, typeName: string): void => {
@@ -353,10 +342,53 @@ export function checkDefaultSchemas(index: SpecIndex): Diagnostic[] {
   };
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    if (declaration.kind !== 'default' || declaration.type.name.includes('/')) continue;
-    if (declaration.value.kind === 'object') validate(declaration.value, declaration.type.name);
+    if (declaration.kind !== 'default' || declaration.value.kind !== 'object') continue;
+    const type = declaration.type.name;
+    const slash = type.indexOf('/');
+    if (slash === -1) {
+      validate(declaration.value, type);
+      continue;
+    }
+    // `default alias/Type`: only the top-level field names, against the imported file's type, when in the check set.
+    const target = imports.get(type.slice(0, slash));
+    const schema = target === undefined ? undefined : typeSchemas(target).get(type.slice(slash + 1));
+    if (schema === undefined) continue;
+    for (const field of declaration.value.kids) {
+      if (field.kind !== 'arg' || field.name === undefined || schema.has(field.name)) continue;
+      diagnostics.push({
+        code: 'allium.default.unknownField',
+        severity: 'error',
+        message: `Default sets field '${field.name}' which is not declared on '${type}'.`,
+        location: { file, line: field.line, col: field.col },
+      });
+    }
   }
   return diagnostics;
+}
+
+const schemaCache = new WeakMap<SpecIndex, ReadonlyMap<string, ReadonlyMap<string, Expr>>>();
+
+/**
+ * Each entity, external entity and value type of a file with its fields' declared types (a later declaration of a
+ * name wins, as a later field does; parameterised and path fields are not fields of the type).
+ */
+function typeSchemas(index: SpecIndex): ReadonlyMap<string, ReadonlyMap<string, Expr>> {
+  const cached = schemaCache.get(index);
+  if (cached !== undefined) return cached;
+  const schemas = new Map<string, Map<string, Expr>>();
+  for (let b = 0; b < index.blocks.length; b += 1) {
+    const block = index.blocks[b]!;
+    if (block.block !== 'entity' && block.block !== 'external entity' && block.block !== 'value') continue;
+    const fields = new Map<string, Expr>();
+    for (let i = 0; i < block.items.length; i += 1) {
+      const item = block.items[i]!;
+      if (item.kind === 'field' && item.params === undefined && item.path === undefined)
+        fields.set(item.name.name, item.value);
+    }
+    schemas.set(block.name.name, fields);
+  }
+  schemaCache.set(index, schemas);
+  return schemas;
 }
 
 /** Whether a field's declared type is `List<T>`, or `List<T>?`. */
