@@ -1044,12 +1044,12 @@ function compareBytes(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
-/** An invariant body as written: one expression, or from the first to the last of several. */
+/**
+ * An invariant body as written: one expression, or from the first to the last of several (the span `parseBracedBody`
+ * gives its block; an empty body spans its `}`, as the reference's does).
+ */
 function bodyText(source: string, body: Expr): string {
-  if (body.kind !== 'block') return source.slice(body.start, body.end);
-  const first = body.kids[0];
-  const last = body.kids.at(-1);
-  return first === undefined || last === undefined ? '' : source.slice(first.start, last.end);
+  return source.slice(body.start, body.end);
 }
 
 /** Maps string offsets to UTF-8 byte offsets (the identity for ASCII text). */

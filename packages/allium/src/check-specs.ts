@@ -77,12 +77,21 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
       (a, b) =>
         a.location.line - b.location.line ||
         a.location.col - b.location.col ||
+        spansWhole(a) - spansWhole(b) ||
         compareStrings(a.code ?? '', b.code ?? '') ||
         compareStrings(a.message, b.message),
     );
     return { file: index.spec.file, diagnostics: index.spec.diagnostics.concat(checks) };
   });
 }
+
+/**
+ * The reference orders diagnostics at one position by where their spans end, then by code. Ours carry no span end;
+ * the only ones that share a start with another and end later are these two, reported over a field's whole
+ * `A | B` value (which starts with the name another diagnostic may be reported at).
+ */
+const WHOLE_VALUE_CODES = new Set(['allium.sum.v1InlineEnum', 'allium.sum.invalidDiscriminator']);
+const spansWhole = (d: Diagnostic): number => (WHOLE_VALUE_CODES.has(d.code ?? '') ? 1 : 0);
 
 /** Drops diagnostics silenced by an `-- allium-ignore` on their line or the line above (`all` silences any). */
 export function applySuppressions(

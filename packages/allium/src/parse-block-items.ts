@@ -8,8 +8,10 @@ import {
   parseExpr,
   parseForBindings,
   parseIndentedBlock,
+  parseLetExpr,
 } from './parse-expression.js';
 import { describeToken, type ParserState } from './parser-state.js';
+import { startsLower } from './walk.js';
 
 /** Clause keywords: `kw: value` items that are not fields. */
 export const CLAUSE_KEYWORDS = new Set([
@@ -226,25 +228,69 @@ export function collectPipe(expr: Expr, visit: (leaf: Expr) => void): void {
   visit(expr);
 }
 
-function parseContracts(
-  p: ParserState,
-  keyword: { line: number; col: number },
-): BlockItemKind | BlockItem | undefined {
-  const first = p.peek();
-  const parts: Expr[] = [];
-  while (!p.atEof() && !p.at('}') && (p.peek().line === keyword.line || p.peek().col > keyword.col)) {
-    const token = p.advance();
-    parts.push(node(p, 'ident', token, NO_KIDS, token.text));
+/**
+ * `contracts:` entries as the reference reads them, each `demands Name` or `fulfils Name` (`alias/Name` for an
+ * imported contract) on lines deeper than the keyword: an unknown direction is reported and skipped with the word
+ * after it; no entry at all fails the clause. The value is a block of the contract names (`alias/Name` qualified).
+ */
+function parseContracts(p: ParserState, keyword: Token): BlockItemKind | BlockItem | undefined {
+  const entries: Expr[] = [];
+  while (!p.atEof() && !p.at('}') && p.peek().col > keyword.col && p.atWord()) {
+    const direction = p.advance();
+    if (direction.text !== 'demands' && direction.text !== 'fulfils') {
+      p.errorAt(
+        direction,
+        `Unknown direction '${direction.text}' in contracts clause. Use \`demands\` or \`fulfils\`.`,
+      );
+      if (p.atWord()) p.advance();
+      continue;
+    }
+    const first = p.expectIdent('contract name');
+    if (first === undefined) return undefined;
+    let entry = node(p, 'ident', p.previous(), NO_KIDS, first.name);
+    if (p.at('/')) {
+      p.advance();
+      const nameToken = p.peek();
+      const name = p.expectIdent("contract name after '/'");
+      if (name === undefined) return undefined;
+      entry = node(p, 'ident', nameToken, NO_KIDS, `${first.name}/${name.name}`);
+    }
+    if (p.at('{')) {
+      p.errorHere(
+        'Inline contract blocks are not allowed in `contracts:`. Declare the contract at module level.',
+      );
+      return undefined;
+    }
+    entries.push(entry);
   }
-  const value = node(p, 'block', first, parts);
-  return { kind: 'clause', keyword: 'contracts', value, location: p.location(first) };
+  if (entries.length === 0) {
+    p.errorAt(keyword, 'Empty `contracts:` clause. Add at least one `demands` or `fulfils` entry.');
+    return undefined;
+  }
+  const last = entries[entries.length - 1]!;
+  const value = node(p, 'block', entries[0]!, exact(entries), undefined, undefined, last.end);
+  return {
+    kind: 'clause',
+    keyword: 'contracts',
+    value,
+    location: p.location(keyword),
+    span: { start: keyword.start, end: last.end },
+  };
 }
 
+/**
+ * `facing name: Type` / `context name: Type`: the type is a clause value (so a line break right after the colon
+ * leaves it empty when the next line is no deeper, as the reference reads `context region:` before `exposes:`).
+ */
 function parseBindingClause(p: ParserState): BlockItemKind | BlockItem | undefined {
   const keyword = p.advance();
-  const value = parseBinding(p);
-  if (value === undefined) return undefined;
-  const span = { start: keyword.start, end: value.end };
+  const name = p.advance();
+  p.advance();
+  const type = parseClauseValue(p, keyword.line, keyword.col, false);
+  if (type === undefined) return undefined;
+  const empty = type.kind === 'empty';
+  const value = node(p, 'binding', name, [type], name.text, undefined, empty ? name.end : type.end);
+  const span = { start: keyword.start, end: empty ? keyword.end : type.end };
   return { kind: 'clause', keyword: keyword.text, value, location: p.location(keyword), span };
 }
 
@@ -381,8 +427,19 @@ function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined 
   const keyword = p.expectIdent('annotation keyword');
   if (keyword === undefined) return undefined;
   const location = p.location(at);
-  if (keyword.name === 'guidance') return { kind: 'annotation', annotation: 'guidance', location };
-  if (keyword.name !== 'invariant' && keyword.name !== 'guarantee') {
+  let name: Ident | undefined;
+  let header = keywordToken;
+  if (keyword.name === 'guidance') {
+    if (p.atWord() && p.peek().line === keywordToken.line) {
+      p.errorHere('`@guidance` does not take a name. Remove the name after `@guidance`.');
+      return undefined;
+    }
+  } else if (keyword.name === 'invariant' || keyword.name === 'guarantee') {
+    header = p.peek();
+    name = p.expectLabel('annotation name');
+    if (name === undefined) return undefined;
+    if (startsLower(name.name)) p.errorAlways(header, 'Annotation names must be PascalCase.');
+  } else {
     // At the unknown word, as the reference reports it.
     p.errorAt(
       keywordToken,
@@ -390,31 +447,80 @@ function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined 
     );
     return undefined;
   }
-  const name = p.expectLabel('annotation name');
-  return name === undefined ? undefined : { kind: 'annotation', annotation: keyword.name, name, location };
+  if (!hasCommentBody(p.source, at.col - 1, header.line)) {
+    // A failed item: its block then skips one more token (the reference's recovery), often the closing brace.
+    p.errorAt(header, 'Annotations must be followed by at least one indented comment line.');
+    return undefined;
+  }
+  return name === undefined
+    ? { kind: 'annotation', annotation: keyword.name, location }
+    : { kind: 'annotation', annotation: keyword.name, name, location };
+}
+
+/**
+ * Whether the lines after line `headerLine` (1-based) start an annotation body as the reference reads it: blank
+ * lines, then at least one line indented deeper than `atIndent` (the `@`'s column, 0-based) holding `-- text` or a
+ * bare `--`; any other line first ends the search.
+ */
+function hasCommentBody(source: string, atIndent: number, headerLine: number): boolean {
+  let start = 0;
+  for (let line = 1; line <= headerLine && start !== -1; line += 1) {
+    const next = source.indexOf('\n', start);
+    start = next === -1 ? -1 : next + 1;
+  }
+  while (start !== -1 && start < source.length) {
+    const next = source.indexOf('\n', start);
+    const end = next === -1 ? source.length : next;
+    const line = source.slice(start, source.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    const trimmed = line.trimStart();
+    if (trimmed !== '') {
+      if (line.length - trimmed.length <= atIndent) return false;
+      return trimmed.startsWith('-- ') || trimmed === '--';
+    }
+    start = next === -1 ? -1 : next + 1;
+  }
+  return false;
 }
 
 function parseInvariantItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   p.advance();
+  const nameToken = p.peek();
   const name = p.expectLabel('invariant name');
   if (name === undefined) return undefined;
+  if (startsLower(name.name)) p.errorAlways(nameToken, 'invariant name must start with an uppercase letter');
   const body = parseBracedBody(p);
   return body === undefined ? undefined : { kind: 'invariant', name, body };
 }
 
-/** `{ expr… }` as used by invariants: one expression, or a block of them. */
+/**
+ * `{ expr… }` as used by invariants, as the reference reads it: expressions (and `let`s) up to the `}`, one giving
+ * itself, several a block from the first to the last. An expression that fails ends the body (one more token
+ * skipped); the `}` must follow. An empty body is a block spanning the `}` (its text, as the reference's, is `}`).
+ */
 export function parseBracedBody(p: ParserState): Expr | undefined {
-  const open = p.expect('{');
-  if (open === undefined) return undefined;
+  if (p.expect('{') === undefined) return undefined;
+  const first = p.peek();
   const items: Expr[] = [];
   while (!p.at('}') && !p.atEof()) {
-    const item = parseIndentedBlock(p, 1, false);
-    if (item === undefined) return undefined;
+    if (p.at('let')) {
+      const item = parseLetExpr(p);
+      if (item === undefined) return undefined;
+      items.push(item);
+      continue;
+    }
+    const before = p.pos;
+    const item = parseExpr(p);
+    if (item === undefined) {
+      p.advance();
+      p.drop(before);
+      break;
+    }
     items.push(item);
   }
+  const end = items.length === 0 ? first.end : items[items.length - 1]!.end;
   if (p.expect('}') === undefined) return undefined;
-  const only = items.length === 1 ? items[0] : undefined;
-  return only ?? node(p, 'block', open, items);
+  if (items.length === 1) return items[0];
+  return node(p, 'block', first, exact(items), undefined, undefined, end);
 }
 
 function parseOpenQuestionItem(p: ParserState): BlockItemKind | BlockItem | undefined {

@@ -139,7 +139,6 @@ function infixOperator(p: ParserState): { text: string; width: number } | undefi
   const token = p.peek();
   if (token.kind !== 'punct' && token.kind !== 'keyword') return undefined;
   if (token.text === 'not' && p.at('in', 1)) return { text: 'not in', width: 2 };
-  if (token.text === 'when' && p.at(':', 1)) return undefined;
   return INFIX[token.text] === undefined ? undefined : { text: token.text, width: 1 };
 }
 
@@ -323,7 +322,7 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
     let next: Expr | undefined;
     if (p.at('.') || p.at('?.')) next = parseMember(p, current);
     else if (sameLine && p.at('(')) next = parseCall(p, current);
-    else if (sameLine && p.at('{') && isTypeName(current)) next = parseJoin(p, current);
+    else if (sameLine && p.at('{')) next = parseJoin(p, current);
     else if (sameLine && p.at('<') && isTypeName(current) && looksLikeTypeArguments(p))
       next = parseGeneric(p, current);
     else if (p.at('?')) {
@@ -348,10 +347,27 @@ function parseCall(p: ParserState, callee: Expr): Expr | undefined {
   return args === undefined ? undefined : node(p, 'call', callee, [callee].concat(args));
 }
 
+/**
+ * `E{field, field: value, …}` (after any expression, with the `{` on its line, as in the reference): each entry a
+ * field name, with an optional `: value`; the closing `}` must follow.
+ */
 function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
   p.advance();
-  const entries = parseEntries(p, '}');
-  return entries === undefined ? undefined : node(p, 'join', entity, [entity].concat(entries));
+  const kids: Expr[] = [entity];
+  while (!p.at('}') && !p.atEof()) {
+    const nameToken = p.peek();
+    const field = p.expectIdent('join field name');
+    if (field === undefined) return undefined;
+    if (p.eat(':') === undefined) kids.push(node(p, 'ident', nameToken, NO_KIDS, field.name));
+    else {
+      const value = parseExpr(p);
+      if (value === undefined) return undefined;
+      kids.push(node(p, 'arg', nameToken, [value], field.name, undefined, value.end));
+    }
+    p.eat(',');
+  }
+  if (p.expect('}') === undefined) return undefined;
+  return node(p, 'join', entity, exact(kids));
 }
 
 function parseGeneric(p: ParserState, base: Expr): Expr | undefined {
@@ -396,17 +412,20 @@ function looksLikeTypeArguments(p: ParserState): boolean {
 function parseIfExpr(p: ParserState): Expr | undefined {
   const first = p.advance();
   const kids: Expr[] = [];
+  // The line a branch's body is judged against: the `if`'s, then each `else`'s.
+  let ownerLine = first.line;
   for (;;) {
     const condition = parseExpr(p);
     if (condition === undefined || p.expect(':') === undefined) return undefined;
-    const body = parseBody(p, first.line, first.col);
+    const body = parseBody(p, ownerLine);
     if (body === undefined) return undefined;
     kids.push(condition, body);
     if (!p.at('else')) break;
     const elseToken = p.advance();
+    ownerLine = elseToken.line;
     if (p.eat('if') !== undefined) continue;
     if (p.expect(':') === undefined) return undefined;
-    const elseBody = parseBody(p, elseToken.line, first.col);
+    const elseBody = parseBody(p, ownerLine);
     if (elseBody === undefined) return undefined;
     kids.push(elseBody);
     break;
@@ -428,7 +447,7 @@ function parseForExpr(p: ParserState): Expr | undefined {
     filter = parsed;
   }
   if (p.expect(':') === undefined) return undefined;
-  const body = parseBody(p, first.line, first.col);
+  const body = parseBody(p, first.line);
   if (body === undefined) return undefined;
   return node(p, 'for', first, [collection, filter, body], bindings.join(','), undefined, endOf(body));
 }
@@ -453,11 +472,14 @@ export function parseForBindings(p: ParserState): string[] | undefined {
   return names;
 }
 
-/** The body after `:` in an `if`/`for`: the rest of the line, or an indented block deeper than `ownerCol`. */
-function parseBody(p: ParserState, ownerLine: number, ownerCol: number): Expr | undefined {
+/**
+ * The body after `:` in an `if`/`for`: the rest of the line, or else a block of the lines from the next token's
+ * column on. As in the reference that column need not be deeper than the keyword's: an empty body takes the next
+ * line (`requires: …`, even the next `rule`) for its own, and the error comes where that stops parsing.
+ */
+function parseBody(p: ParserState, ownerLine: number): Expr | undefined {
   const next = p.peek();
   if (next.line === ownerLine) return parseExpr(p);
-  if (next.kind === 'eof' || next.col <= ownerCol) return node(p, 'empty', next);
   return parseIndentedBlock(p, next.col);
 }
 
@@ -488,7 +510,7 @@ export function parseIndentedBlock(p: ParserState, baseCol: number, partial = tr
   return node(p, 'block', first, exact(items), undefined, undefined, end);
 }
 
-function parseLetExpr(p: ParserState): Expr | undefined {
+export function parseLetExpr(p: ParserState): Expr | undefined {
   const first = p.advance();
   const name = p.expectIdent('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;

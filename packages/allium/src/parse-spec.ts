@@ -4,6 +4,7 @@ import { Lexer, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
 import { parseExpr } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
+import { startsLower } from './walk.js';
 
 const SIMPLE_BLOCKS = new Set<string>(['entity', 'value', 'enum', 'rule', 'surface', 'actor', 'contract']);
 
@@ -62,7 +63,7 @@ function parseDeclaration(p: ParserState): Declaration | undefined {
   if (p.at('variant')) return parseVariant(p);
   if (p.at('default')) return parseDefault(p);
   if (p.at('deferred')) return parseDeferred(p);
-  if (p.at('open') && p.at('question', 1)) return parseOpenQuestion(p);
+  if (p.at('open')) return parseOpenQuestion(p);
   if (p.at('use')) return parseUse(p);
   p.errorHere(`${EXPECTED_DECLARATION}, found ${describeToken(token)}`);
   return undefined;
@@ -71,8 +72,16 @@ function parseDeclaration(p: ParserState): Declaration | undefined {
 /** `first` is the declaration's first token (`external` for an external entity), where its span starts. */
 function parseNamedBlock(p: ParserState, block: BlockKind, first: Token): Declaration | undefined {
   p.advance();
+  const nameToken = p.peek();
   const name = p.expectIdent(`${block} name`);
   if (name === undefined) return undefined;
+  if (block === 'contract') {
+    if (startsLower(name.name)) p.errorAlways(nameToken, 'contract name must start with an uppercase letter');
+    if (p.at(':')) {
+      p.errorHere('contract body must use braces { }, not a colon');
+      return undefined;
+    }
+  }
   return parseBraces(p, block, first, name);
 }
 
@@ -113,7 +122,10 @@ function parseBraces(
 function parseInvariant(p: ParserState): Declaration | undefined {
   const first = p.advance();
   const location = p.location(first);
+  const nameToken = p.peek();
   const name = p.expectLabel('invariant name');
+  if (name !== undefined && startsLower(name.name))
+    p.errorAlways(nameToken, 'invariant name must start with an uppercase letter');
   const body = name === undefined ? undefined : parseBracedBody(p);
   if (name === undefined || body === undefined) return undefined;
   return { kind: 'invariant', name, body, location, span: { start: first.start, end: p.previous().end } };
@@ -197,9 +209,10 @@ function sameLine(p: ParserState, from: number, to: number): boolean {
   return true;
 }
 
+/** `open question "…"`; at the top level `open` alone already commits to it, as in the reference. */
 function parseOpenQuestion(p: ParserState): Declaration | undefined {
   const location = p.location(p.advance());
-  p.advance();
+  if (p.expect('question') === undefined) return undefined;
   if (p.peek().kind !== 'string') {
     p.errorHere(`expected string, found ${describeToken(p.peek())}`);
     return undefined;
@@ -222,6 +235,17 @@ function parseUse(p: ParserState): Declaration | undefined {
 }
 
 /**
+ * Unicode white space trimmed from both ends, as the reference trims a line: unlike `String.prototype.trim`, a byte
+ * order mark (U+FEFF) stays (a file starting with one has no readable version marker there) and U+0085 goes.
+ */
+function trimWhiteSpace(text: string): string {
+  return text.replace(
+    /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
+}
+
+/**
  * Reads the `-- allium: N` header as the reference does: the first non-blank line, if it is a `--` comment whose
  * text starts with `allium:` followed by a whole number. Problems are reported at the first token (the first
  * declaration), with no code: a missing or unreadable marker is a warning, a version other than 1-3 an error.
@@ -235,13 +259,13 @@ function readVersion(
   // Line by line up to the first non-blank one (not `split`: that would copy every line of a big spec).
   for (let from = 0; from <= text.length;) {
     const end = text.indexOf('\n', from);
-    const line = text.slice(from, end === -1 ? text.length : end).trim();
+    const line = trimWhiteSpace(text.slice(from, end === -1 ? text.length : end));
     from = end === -1 ? text.length + 1 : end + 1;
     if (line === '') continue;
     if (line.startsWith('--')) {
-      const rest = line.slice(2).trim();
+      const rest = trimWhiteSpace(line.slice(2));
       if (rest.startsWith('allium:')) {
-        const number = rest.slice('allium:'.length).trim();
+        const number = trimWhiteSpace(rest.slice('allium:'.length));
         if (/^\+?[0-9]+$/.test(number) && Number(number) <= 0xffffffff) version = Number(number);
       }
     }

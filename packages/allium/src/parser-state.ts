@@ -208,6 +208,15 @@ export class ParserState {
     this.diagnostics.push({ code: null, severity: 'error', message, location: this.location(token) });
   }
 
+  /**
+   * Reports an error at `token` even when its line has one already, as the reference reports a malformed name (it
+   * counts for the lines after it: a later syntax error on that line is then left out).
+   */
+  errorAlways(token: Token, message: string): void {
+    this.errorLines.add(token.line);
+    this.diagnostics.push({ code: null, severity: 'error', message, location: this.location(token) });
+  }
+
   /** Reports a non-syntax diagnostic found while parsing (migration warnings). */
   report(token: Token, severity: Diagnostic['severity'], code: string | null, message: string): void {
     this.diagnostics.push({ code, severity, message, location: this.location(token) });

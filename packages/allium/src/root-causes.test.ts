@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpecs } from './check-specs.js';
 import type { Diagnostic } from './diagnostic.js';
+import { buildPlan } from './build-plan.js';
 import { parseSpec } from './parse-spec.js';
 
 /** Small specs written from the language reference, one per root cause of issue 19. */
@@ -541,5 +542,106 @@ describe('small syntax details (the reference’s answers)', () => {
     expect(found.filter((d) => d.severity === 'error').map(brief)).toEqual([
       '6:8 error allium.type.undefinedReference',
     ]);
+  });
+});
+
+describe('malformed input read as the reference reads it (its answers for these specs)', () => {
+  const errors = (text: string): string[] =>
+    v3(text)
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.location.line}:${d.location.col} ${d.message}`);
+
+  it('an annotation needs an indented comment body (else it fails, and its block loses its brace)', () => {
+    expect(errors('entity E {\n    n: Integer\n    @invariant Positive\n}\n')).toEqual([
+      '4:16 Annotations must be followed by at least one indented comment line.',
+      "6:1 expected '}', found end of file",
+    ]);
+  });
+
+  it('names: a PascalCase annotation name, no name after @guidance, capitalised contract and invariant names', () => {
+    expect(
+      errors(
+        'surface S {\n    @guarantee lowercase\n        -- a body\n    @guidance Named\n        -- text\n}\n',
+      ),
+    ).toEqual([
+      '3:16 Annotation names must be PascalCase.',
+      '5:15 `@guidance` does not take a name. Remove the name after `@guidance`.',
+    ]);
+    expect(
+      errors('contract signer {\n    sign: (b: Bytes) -> Bytes\n}\ninvariant lower {\n    true\n}\n'),
+    ).toEqual([
+      '2:10 contract name must start with an uppercase letter',
+      '5:11 invariant name must start with an uppercase letter',
+    ]);
+  });
+
+  it('contracts: entries are demands/fulfils Name (alias/Name for an imported one), and there must be one', () => {
+    expect(
+      errors(
+        'surface S {\n    contracts:\n        needs Store\n}\nsurface T {\n    contracts:\n        demands codec/Codec\n}\n',
+      ),
+    ).toEqual([
+      // Sorted here (checkSpecs); the CLI prints parse errors in the order found, as the reference: 4:9 first.
+      '3:5 Empty `contracts:` clause. Add at least one `demands` or `fulfils` entry.',
+      "4:9 Unknown direction 'needs' in contracts clause. Use `demands` or `fulfils`.",
+      "6:1 expected block item (name: value, let name = value, when:/requires:/ensures: clause, for ... in ...:, or open question), found 'surface'",
+      "8:23 Reference 'codec/Codec' uses unknown import alias 'codec'.",
+    ]);
+  });
+
+  it('a second when: line continues the expression before it (`when` is an operator), and fails at its colon', () => {
+    expect(errors('rule R {\n    when: Go(b)\n    when: Go(b)\n    ensures: Done(b: b)\n}\n')).toEqual([
+      "4:9 expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '['), found ':'",
+    ]);
+  });
+
+  it('an empty for/if body takes the next line for its own, however little it is indented', () => {
+    expect(
+      errors(
+        'rule R {\n    when: Go(b)\n    ensures:\n        for i in b.items:\n    requires: b.ready\n}\n',
+      ),
+    ).toEqual([
+      "6:13 expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '['), found ':'",
+    ]);
+  });
+
+  it('`open` at the top level commits to an open question; a join entry must be a field name', () => {
+    expect(errors('foo = open\nbar\n').at(-1)).toBe("3:1 expected 'question', found identifier");
+    expect(errors('rule S {\n    when: Go(b)\n    ensures: F{a: b, 1}\n}\n')[0]).toBe(
+      '4:22 expected join field name, found number',
+    );
+  });
+
+  it('a context binding whose type is left out before the next clause is empty, not the next line', () => {
+    const text =
+      'surface S {\n    facing viewer: User\n    context region:\n    exposes:\n        region.name\n}\n';
+    expect(errors(text)).toEqual([]);
+    const surface = parseSpec(`-- allium: 3\n${text}`, 's.allium').declarations[0];
+    const items = surface?.kind === 'block' ? surface.items : [];
+    expect(items.map((item) => (item.kind === 'clause' ? item.keyword : item.kind))).toEqual([
+      'facing',
+      'context',
+      'exposes',
+    ]);
+  });
+
+  it('a byte order mark hides the version marker; an empty invariant body reads as its `}`', () => {
+    const bom = checkSpecs([parseSpec('\uFEFF-- allium: 3\nentity A {\n    n: Integer\n}\n', 's.allium')]);
+    expect(bom.slice(0, 2).map((d) => `${brief(d)} ${d.message.slice(0, 22)}`)).toEqual([
+      '1:1 warning null missing version marker',
+      '1:1 error null expected declaration (',
+    ]);
+    const plan = buildPlan(
+      parseSpec('-- allium: 3\nentity Box {\n    invariant Positive {}\n}\n', 's.allium'),
+    );
+    expect(plan.obligations.find((o) => o.id === 'invariant.Box.Positive')?.expression).toBe('}');
+  });
+
+  it('at one position a diagnostic over a whole `A | B` value comes after one at its first name', () => {
+    expect(
+      v3('entity Order {\n    status: Pending | Shipped\n}\n')
+        .filter((d) => d.location.col === 13)
+        .map(brief),
+    ).toEqual(['3:13 error allium.type.undefinedReference', '3:13 error allium.sum.v1InlineEnum']);
   });
 });
