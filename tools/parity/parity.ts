@@ -77,10 +77,12 @@ function storedReference(referenceDir: string, name: string, command: Command): 
 
 function toOutput(get: (command: Command) => unknown): ImplementationOutput {
   const check = get('check') as { diagnostics: Diagnostic[] } | undefined;
-  const analyse = get('analyse') as { findings: unknown[] } | undefined;
+  const analyse = get('analyse') as { diagnostics: Diagnostic[]; findings: unknown[] } | undefined;
   return {
     ...(check === undefined ? {} : { check: { diagnostics: check.diagnostics } }),
-    ...(analyse === undefined ? {} : { analyse: { findings: analyse.findings } }),
+    ...(analyse === undefined
+      ? {}
+      : { analyse: { diagnostics: analyse.diagnostics, findings: analyse.findings } }),
     ...(get('model') === undefined ? {} : { model: get('model') }),
     ...(get('plan') === undefined ? {} : { plan: get('plan') }),
   };

@@ -4,7 +4,8 @@ import { compareStrings } from './walk.js';
 /** What one implementation printed for one spec file, per command (a missing command is `undefined`). */
 export interface ImplementationOutput {
   readonly check?: { readonly diagnostics: readonly Diagnostic[]; readonly exitCode?: number };
-  readonly analyse?: { readonly findings: readonly unknown[] };
+  /** The whole `analyse` report: its diagnostics and its findings. */
+  readonly analyse?: { readonly diagnostics: readonly Diagnostic[]; readonly findings: readonly unknown[] };
   readonly model?: unknown;
   readonly plan?: unknown;
 }
@@ -89,7 +90,7 @@ export function compareOutputs(
       referenceErrorLines: refErrors.size,
       matchedErrorLines: [...refErrors].filter((line) => ourErrors.has(line)).length,
       ourErrorLines: ourErrors.size,
-      analyseEqual: equalOrUndefined(ours.analyse?.findings, reference.analyse?.findings),
+      analyseEqual: equalOrUndefined(ours.analyse, reference.analyse),
       modelEqual: equalOrUndefined(ours.model, reference.model),
       planEqual:
         reference.plan === undefined
@@ -123,7 +124,7 @@ export function formatParity(table: ParityTable): string {
     `verdict (error / no error) agrees: ${tally((f) => f.verdictAgrees)}`,
     `check JSON equal: ${tally((f) => f.checkEqual)}`,
     `error lines: reference ${refLines}, ours ${ours}, both ${matched} (recall ${ratio(matched, refLines)}, precision ${ratio(matched, ours)})`,
-    `analyse findings equal: ${tally((f) => f.analyseEqual)}`,
+    `analyse JSON equal (diagnostics and findings): ${tally((f) => f.analyseEqual)}`,
     `model equal: ${tally((f) => f.modelEqual)}`,
     `plan equal: ${tally((f) => f.planEqual)}`,
     '',
@@ -134,7 +135,9 @@ export function formatParity(table: ParityTable): string {
       `${c.severity.padEnd(9)} ${c.code.padEnd(45)} ${String(c.reference).padStart(9)} ${String(c.ours).padStart(5)} ${String(c.both).padStart(5)} ${ratio(c.both, c.reference).padStart(7)} ${ratio(c.both, c.ours).padStart(10)}`,
     );
   }
-  const differing = files.filter((f) => !f.checkEqual || f.analyseEqual === false || f.modelEqual === false);
+  const differing = files.filter(
+    (f) => !f.checkEqual || f.analyseEqual === false || f.modelEqual === false || f.planEqual === false,
+  );
   if (differing.length > 0) {
     lines.push('', 'files that differ (check / analyse / model / plan):');
     const mark = (v: boolean | undefined): string => (v === undefined ? '-' : v ? 'ok' : 'DIFF');
