@@ -8,7 +8,7 @@ import {
 } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
-import { specFacts } from './spec-facts.js';
+import { ifBodies } from './triggers.js';
 import { startsLower, startsUpper } from './walk.js';
 
 const COMPARISONS = new Set(COMPARISON_OPS);
@@ -255,48 +255,52 @@ function containsName(e: Expr, name: string): boolean {
   return false;
 }
 
-/** `allium.let.duplicateBinding`: the same `let` name twice in one item list or one block. */
+/**
+ * `allium.let.duplicateBinding` (error): a `let` name bound twice anywhere in one rule, as the reference counts
+ * them: its items and those nested in block-level `for`/`if` bodies, and the `let`s inside its clause values
+ * (blocks, `for` bodies, `if` branches and `let` values), in source order; reported at each repeated name.
+ */
 export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const file = index.spec.file;
-  const report = (rule: string, name: string, line: number, col: number): void => {
-    diagnostics.push({
-      code: 'allium.let.duplicateBinding',
-      severity: 'error',
-      message: `Rule '${rule}' binds '${name}' with let more than once in the same scope.`,
-      location: { file, line, col },
-    });
-  };
-  const facts = specFacts(index);
+  const source = index.spec.source;
   for (let r = 0; r < index.rules.length; r += 1) {
-    const rule = index.rules[r]!;
-    const visitList = (items: readonly BlockItem[]): void => {
-      let seen: Set<string> | undefined;
-      for (let i = 0; i < items.length; i += 1) {
-        const item = items[i]!;
-        if (item.kind === 'let') {
-          if (seen?.has(item.name.name) === true)
-            report(rule.name.name, item.name.name, item.name.location.line, item.name.location.col);
-          (seen ??= new Set()).add(item.name.name);
-        }
-        if (item.kind === 'for') visitList(item.items);
-        if (item.kind === 'if') {
-          for (const branch of item.branches) visitList(branch.items);
-          if (item.elseItems !== undefined) visitList(item.elseItems);
-        }
+    const seen = new Set<string>();
+    const note = (name: string, line: number, col: number): void => {
+      if (!seen.has(name)) {
+        seen.add(name);
+        return;
+      }
+      diagnostics.push({
+        code: 'allium.let.duplicateBinding',
+        severity: 'error',
+        message: `Duplicate let binding '${name}' in this rule.`,
+        location: { file, line, col },
+      });
+    };
+    const visitExpr = (e: Expr): void => {
+      if (e.kind === 'let' && e.name !== undefined) {
+        // The name's column: after `let` and the blanks that follow it on the keyword's line.
+        let at = e.start + 3;
+        while (source.charCodeAt(at) === 32 || source.charCodeAt(at) === 9) at += 1;
+        note(e.name, e.line, e.col + at - e.start);
+        if (e.kids[0] !== undefined) visitExpr(e.kids[0]);
+      } else if (e.kind === 'block') for (const kid of e.kids) visitExpr(kid);
+      else if (e.kind === 'for') {
+        if (e.kids[2] !== undefined) visitExpr(e.kids[2]);
+      } else if (e.kind === 'if') for (const body of ifBodies(e)) visitExpr(body);
+    };
+    const visitItems = (items: readonly BlockItem[]): void => {
+      for (const item of items) {
+        if (item.kind === 'let') note(item.name.name, item.name.location.line, item.name.location.col);
+        else if (item.kind === 'for') visitItems(item.items);
+        else if (item.kind === 'if') {
+          for (const branch of item.branches) visitItems(branch.items);
+          if (item.elseItems !== undefined) visitItems(item.elseItems);
+        } else if (item.kind === 'clause') visitExpr(item.value);
       }
     };
-    visitList(rule.items);
-    const letBlocks = facts.rules.get(rule)?.letBlocks ?? [];
-    for (let b = 0; b < letBlocks.length; b += 1) {
-      const block = letBlocks[b]!;
-      const seen = new Set<string>();
-      for (const item of block.kids) {
-        if (item.kind !== 'let' || item.name === undefined) continue;
-        if (seen.has(item.name)) report(rule.name.name, item.name, item.line, item.col);
-        seen.add(item.name);
-      }
-    }
+    visitItems(index.rules[r]!.items);
   }
   return diagnostics;
 }

@@ -98,7 +98,7 @@ describe('individual checks', () => {
     expect(where(text, 'allium.rule.undefinedBinding')).toEqual(['4:12', '6:15', '7:13']);
   });
 
-  it('reports duplicate lets in item lists and in blocks, not across scopes', () => {
+  it('reports duplicate lets across the whole rule, at the repeated name (the reference’s answer)', () => {
     const text = [
       'rule R {',
       '  when: Go(x)',
@@ -111,7 +111,10 @@ describe('individual checks', () => {
       '    let b = 2',
       '}',
     ].join('\n');
-    expect(where(text, 'allium.let.duplicateBinding')).toEqual(['7:9', '10:5']);
+    expect(where(text, 'allium.let.duplicateBinding')).toEqual(['6:9', '7:9', '10:9']);
+    expect(run(text).find((d) => d.code === 'allium.let.duplicateBinding')?.message).toBe(
+      "Duplicate let binding 'a' in this rule.",
+    );
   });
 
   it('judges list literals in blocks, invariants and defaults, not in variants', () => {

@@ -1,12 +1,6 @@
 import type { BlockItem, Declaration, Expr } from './ast.js';
-import type { NamedBlock, SpecIndex } from './spec-index.js';
+import type { SpecIndex } from './spec-index.js';
 import { startsUpper, walkDeclaration } from './walk.js';
-
-/** What the rule checks need from one rule's expressions. */
-export interface RuleFacts {
-  /** Block expressions holding a `let`. */
-  readonly letBlocks: readonly Expr[];
-}
 
 /**
  * What several structural checks need from the expressions of one file, gathered in a single walk over every
@@ -25,7 +19,6 @@ export interface SpecFacts {
   readonly importedRefs: readonly Expr[];
   /** `config.x` member accesses anywhere (a superset of where the config check looks). */
   readonly configRefs: readonly Expr[];
-  readonly rules: ReadonlyMap<NamedBlock, RuleFacts>;
 }
 
 const memo = new WeakMap<SpecIndex, SpecFacts>();
@@ -48,16 +41,7 @@ interface Scope {
   lists: boolean;
   /** An entity's own plain fields: bare uses count as accesses. */
   ownFields: ReadonlySet<string> | undefined;
-  /** Set while walking a rule. */
-  rule: RuleCollector | undefined;
 }
-
-interface RuleCollector {
-  /** Allocated on the first block with a `let` (most rules have none). */
-  letBlocks: Expr[] | undefined;
-}
-
-const NONE: readonly Expr[] = [];
 
 /** One walk over every declaration; the visitor does all its work inline (it runs once per node, mostly cold). */
 function gatherFacts(index: SpecIndex): SpecFacts {
@@ -65,11 +49,8 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   const lists: Expr[] = [];
   const importedRefs: Expr[] = [];
   const configRefs: Expr[] = [];
-  const rules = new Map<NamedBlock, RuleFacts>();
-  const ruleSet = new Set<Declaration>(index.rules);
-  const scope: Scope = { fields: false, lists: false, ownFields: undefined, rule: undefined };
+  const scope: Scope = { fields: false, lists: false, ownFields: undefined };
   const visit = (e: Expr): void => {
-    const rule = scope.rule;
     switch (e.kind) {
       case 'member': {
         const name = e.name;
@@ -93,9 +74,6 @@ function gatherFacts(index: SpecIndex): SpecFacts {
       case 'list':
         if (scope.lists) lists.push(e);
         return;
-      case 'block':
-        if (rule !== undefined && e.kids.some((kid) => kid.kind === 'let')) (rule.letBlocks ??= []).push(e);
-        return;
       default:
         return;
     }
@@ -103,15 +81,12 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
     const fields = declaration.kind === 'block' || declaration.kind === 'invariant';
-    const rule: RuleCollector | undefined = ruleSet.has(declaration) ? { letBlocks: undefined } : undefined;
     scope.fields = fields;
     scope.lists = fields || declaration.kind === 'default';
     scope.ownFields = ownPlainFields(declaration);
-    scope.rule = rule;
     walkDeclaration(declaration, visit);
-    if (rule !== undefined) rules.set(declaration as NamedBlock, { letBlocks: rule.letBlocks ?? NONE });
   }
-  return { accessedFields, lists, importedRefs, configRefs, rules };
+  return { accessedFields, lists, importedRefs, configRefs };
 }
 
 /** Field names a `.created(name: …)` call's arguments or a join's keys (`E{name: …}`) access. */
