@@ -62,7 +62,8 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
       continue;
     }
     items.push(item);
-    p.eat(',');
+    // Commas may separate items, not enum values (the reference reports a comma there).
+    if (block !== 'enum') p.eat(',');
   }
   return exact(items);
 }
@@ -84,7 +85,7 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
     const name = token.kind === 'backtick' ? token.text.replace(/^`|`$/g, '') : token.text;
     return { kind: 'enum-value', name: { name, location: p.location(token) }, span: tokenSpan(token) };
   }
-  p.errorHere(`expected enum value, found ${describeToken(token)}`);
+  p.errorHere(`expected enum variant, found ${describeToken(token)}`);
   return undefined;
 }
 

@@ -278,16 +278,33 @@ function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined
   return parameters.length === 1 ? parameters[0] : node(p, 'block', open, parameters);
 }
 
-/** `{a, b}` (set), `{k: v}` (object) or `[a, b]` (list); commas are optional between entries. */
+/**
+ * `{a, b}` (set), `{k: v, …}` (object: every entry `name: value`, as soon as the first is) or `[a, b]` (list), as
+ * the reference reads them; commas are optional between entries, and the closing bracket must follow.
+ */
 function parseCollection(p: ParserState, open: Token, kind: ExprKind, close: string): Expr | undefined {
   p.advance();
-  const entries = parseEntries(p, close);
-  if (entries === undefined) return undefined;
-  const isObject = entries.some((entry) => entry.kind === 'arg');
-  return node(p, isObject ? 'object' : kind, open, exact(entries));
+  const object = kind === 'set' && p.atWord() && p.at(':', 1);
+  const entries: Expr[] = [];
+  while (!p.at(close) && !p.atEof()) {
+    let entry: Expr | undefined;
+    if (object) {
+      const nameToken = p.peek();
+      const name = p.expectIdent('field name');
+      if (name === undefined || p.expect(':') === undefined) return undefined;
+      const value = parseExpr(p);
+      entry =
+        value === undefined ? undefined : node(p, 'arg', nameToken, [value], name.name, undefined, value.end);
+    } else entry = parseExpr(p);
+    if (entry === undefined) return undefined;
+    entries.push(entry);
+    p.eat(',');
+  }
+  if (p.expect(close) === undefined) return undefined;
+  return node(p, object ? 'object' : kind, open, exact(entries));
 }
 
-/** Entries up to `close` (consumed): `name: value` becomes an `arg` node. Shared by calls, joins and literals. */
+/** A call's arguments up to `close` (consumed): `name: value` becomes an `arg` node, anything else is positional. */
 export function parseEntries(p: ParserState, close: string): Expr[] | undefined {
   const entries: Expr[] = [];
   while (!p.at(close)) {
@@ -321,9 +338,12 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
     const sameLine = token.line === p.previous().line;
     let next: Expr | undefined;
     if (p.at('.') || p.at('?.')) next = parseMember(p, current);
-    else if (sameLine && p.at('(')) next = parseCall(p, current);
+    // As in the reference, a `(` on the next line still calls what precedes it.
+    else if (p.at('(')) next = parseCall(p, current);
     else if (sameLine && p.at('{')) next = parseJoin(p, current);
-    else if (sameLine && p.at('<') && isTypeName(current) && looksLikeTypeArguments(p))
+    // A `<` right after a word, with no space between, opens type arguments (`Set<T>`, and so `n<3` too), as in
+    // the reference.
+    else if (p.at('<') && token.start === p.previous().end && isWord(p.previous()))
       next = parseGeneric(p, current);
     else if (p.at('?')) {
       p.advance();
@@ -373,39 +393,19 @@ function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
 function parseGeneric(p: ParserState, base: Expr): Expr | undefined {
   p.advance();
   const args: Expr[] = [];
-  while (!p.at('>')) {
-    const arg = parseExpr(p, BP.prefix);
+  while (!p.at('>') && !p.atEof()) {
+    // Above comparisons, so the closing `>` is no operator.
+    const arg = parseExpr(p, BP.compare);
     if (arg === undefined) return undefined;
     args.push(arg);
-    if (!p.eat(',') && !p.at('>')) {
-      p.errorHere(`expected '>', found ${describeToken(p.peek())}`);
-      return undefined;
-    }
+    p.eat(',');
   }
-  p.advance();
+  if (p.expect('>') === undefined) return undefined;
   return node(p, 'generic', base, [base].concat(args));
 }
 
-function isTypeName(expr: Expr): boolean {
-  if (expr.kind !== 'ident' || expr.name === undefined) return false;
-  const last = expr.name.split('/').pop() ?? '';
-  return /^[A-Z]/.test(last);
-}
-
-/** `Set<String>` versus `a < b`: a type argument list holds only names, `*`, `?`, `,`, `/` and nested `<…>`. */
-function looksLikeTypeArguments(p: ParserState): boolean {
-  let depth = 0;
-  const line = p.peek().line;
-  for (let i = 0; ; i += 1) {
-    const token = p.peek(i);
-    if (token.line !== line || token.kind === 'eof') return false;
-    if (token.text === '<') depth += 1;
-    else if (token.text === '>') {
-      depth -= 1;
-      // `List<>` too: the reference reads an empty argument list.
-      if (depth === 0) return true;
-    } else if (token.kind !== 'ident' && !['*', '?', ',', '/'].includes(token.text)) return false;
-  }
+function isWord(token: Token): boolean {
+  return token.kind === 'ident' || token.kind === 'keyword';
 }
 
 /** `if c: a [else if c: b] [else: d]` inside an expression; bodies are expressions or indented blocks. */
@@ -502,7 +502,6 @@ export function parseIndentedBlock(p: ParserState, baseCol: number, partial = tr
       break;
     }
     items.push(item);
-    p.eat(',');
   }
   if (items.length === 1 && items[0] !== undefined) return items[0];
   // When the first item fails, the block spans its first token, as the reference's empty block does.

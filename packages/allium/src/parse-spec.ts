@@ -28,7 +28,8 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     const declaration = parseDeclaration(p);
     if (declaration !== undefined) declarations.push(declaration);
     else {
-      if (p.pos === before) p.advance();
+      // As the reference: a failed declaration always skips one more token (often the keyword of the next).
+      p.advance();
       p.drop(before);
     }
     p.settle();
@@ -49,9 +50,11 @@ function parseDeclaration(p: ParserState): Declaration | undefined {
   const token = p.peek();
   if (token.kind === 'keyword' && SIMPLE_BLOCKS.has(token.text))
     return parseNamedBlock(p, token.text as BlockKind, token);
-  if (p.at('external') && p.at('entity', 1)) {
+  if (p.at('external')) {
     p.advance();
-    return parseNamedBlock(p, 'external entity', token);
+    if (p.at('entity')) return parseNamedBlock(p, 'external entity', token);
+    p.errorHere("expected 'entity' after 'external'");
+    return undefined;
   }
   if (p.at('given') || p.at('config')) return parseAnonymousBlock(p, token.text as BlockKind, token);
   if (p.atWord() && p.at('/', 1) && p.at('config', 2)) {
