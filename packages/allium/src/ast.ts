@@ -182,7 +182,8 @@ export type Declaration =
     }
   | {
       readonly kind: 'default';
-      readonly type: Ident;
+      /** `default Type name = …` (`alias/Type` qualified); absent in `default name = …`. */
+      readonly type?: Ident;
       readonly name: Ident;
       readonly value: Expr;
       readonly location: SourceLocation;

@@ -192,14 +192,10 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
   // A `default alias/Type`'s qualifier sits on the declaration, not in an expression.
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    if (declaration.kind !== 'default') continue;
-    const slash = declaration.type.name.indexOf('/');
-    if (slash !== -1)
-      report(
-        declaration.type.name.slice(0, slash),
-        declaration.type.name.slice(slash + 1),
-        declaration.type.location,
-      );
+    const type = declaration.kind === 'default' ? declaration.type : undefined;
+    const slash = type === undefined ? -1 : type.name.indexOf('/');
+    if (type !== undefined && slash !== -1)
+      report(type.name.slice(0, slash), type.name.slice(slash + 1), type.location);
   }
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.kids[0];
@@ -342,7 +338,12 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
   };
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    if (declaration.kind !== 'default' || declaration.value.kind !== 'object') continue;
+    if (
+      declaration.kind !== 'default' ||
+      declaration.value.kind !== 'object' ||
+      declaration.type === undefined
+    )
+      continue;
     const type = declaration.type.name;
     const slash = type.indexOf('/');
     if (slash === -1) {
@@ -449,7 +450,8 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
       items(declaration.items);
     } else if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
     else if (declaration.kind === 'default') {
-      consider(declaration.type.name, declaration.type.location.line, declaration.type.location.col);
+      const type = declaration.type;
+      if (type !== undefined) consider(type.name, type.location.line, type.location.col);
       walkExpr(declaration.value, visit);
     }
   }

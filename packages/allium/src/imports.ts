@@ -89,7 +89,7 @@ function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
     else if (ref.name !== undefined) found.add(ref.name);
   }
   for (const declaration of index.spec.declarations)
-    if (declaration.kind === 'default' && declaration.type.name.includes('/'))
+    if (declaration.kind === 'default' && declaration.type?.name.includes('/') === true)
       found.add(declaration.type.name);
   names = found;
   qualifiedCache.set(index, names);

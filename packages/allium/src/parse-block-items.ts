@@ -425,6 +425,10 @@ function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {
 function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined {
   const at = p.advance();
   const keywordToken = p.peek();
+  if (!p.atWord()) {
+    p.errorHere(`expected annotation keyword after \`@\`, found ${describeToken(p.peek())}`);
+    return undefined;
+  }
   const keyword = p.expectIdent('annotation keyword');
   if (keyword === undefined) return undefined;
   const location = p.location(at);

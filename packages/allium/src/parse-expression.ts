@@ -121,18 +121,26 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
       return undefined;
     }
     for (let i = 0; i < op.width; i += 1) p.advance();
-    const rightAt = p.pos;
+    if (op.text === '->') {
+      // `items -> name` projects a field (or, in a signature, names a return type): one name, which the reference
+      // reads as a field, not as a use of a declaration; what follows it (`?`, `<T>`, `.f`) applies to the whole.
+      const rightAt = p.pos;
+      const field = p.expectIdent('projection field');
+      if (field === undefined) return undefined;
+      p.drop(rightAt);
+      const right = node(p, 'ident', p.previous(), NO_KIDS, field.name);
+      const projected = parsePostfix(
+        p,
+        node(p, 'binary', left, [left, right], undefined, op.text, right.end),
+      );
+      if (projected === undefined) return undefined;
+      left = projected;
+      continue;
+    }
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
-    // `items -> name` projects a field (or, in a signature, names a return type): the reference reads the name
-    // after the arrow as a field, not as a use of a declaration.
-    if (op.text === '->' && isProjectedName(right)) p.drop(rightAt);
     left = node(p, 'binary', left, [left, right], undefined, op.text, right.end);
   }
-}
-
-function isProjectedName(expr: Expr): boolean {
-  return expr.kind === 'ident' || (expr.kind === 'optional' && expr.kids[0]?.kind === 'ident');
 }
 
 function infixOperator(p: ParserState): { text: string; width: number } | undefined {

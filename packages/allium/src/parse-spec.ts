@@ -155,21 +155,27 @@ function parseVariant(p: ParserState): Declaration | undefined {
   return { kind: 'variant', name, base, items, location, endLine, span };
 }
 
+/**
+ * `default [alias/][Type] name = value`, the type told apart by looking ahead to the `=`, as the reference does:
+ * `a / T n =` is a qualified type, `T n =` a type, anything else a name alone.
+ */
 function parseDefault(p: ParserState): Declaration | undefined {
   const location = p.location(p.advance());
-  const typeExpr = parseQualifiedIdent(p, 'type name');
-  const name = typeExpr === undefined ? undefined : p.expectIdent('default name');
-  if (typeExpr === undefined || name === undefined || p.expect('=') === undefined) return undefined;
+  let type: Ident | undefined;
+  if (p.atWord() && p.at('/', 1) && p.atWord(2) && p.atWord(3) && p.at('=', 4)) {
+    const alias = p.expectIdent('module alias');
+    p.advance();
+    const name = p.expectIdent('type name');
+    if (alias === undefined || name === undefined) return undefined;
+    type = { name: `${alias.name}/${name.name}`, location: alias.location };
+  } else if (p.atWord() && p.atWord(1) && p.at('=', 2)) type = p.expectIdent('type name');
+  const name = p.expectIdent('default name');
+  if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
-  return value === undefined ? undefined : { kind: 'default', type: typeExpr, name, value, location };
-}
-
-function parseQualifiedIdent(p: ParserState, what: string): Ident | undefined {
-  const first = p.expectIdent(what);
-  if (first === undefined || !p.at('/')) return first;
-  p.advance();
-  const rest = p.expectIdent(what);
-  return rest === undefined ? undefined : { name: `${first.name}/${rest.name}`, location: first.location };
+  if (value === undefined) return undefined;
+  return type === undefined
+    ? { kind: 'default', name, value, location }
+    : { kind: 'default', type, name, value, location };
 }
 
 /**

@@ -637,6 +637,60 @@ describe('malformed input read as the reference reads it (its answers for these 
     expect(plan.obligations.find((o) => o.id === 'invariant.Box.Positive')?.expression).toBe('}');
   });
 
+  it.each([
+    [
+      'a default with no type',
+      'default limit = 5\nentity A {\n    n: Integer\n}\nrule R {\n    when: Go(a)\n    ensures: a.n = limit\n}\n',
+      [],
+    ],
+    [
+      'a projection names one field',
+      'entity W {\n    admins: members where permission = admin ->\n',
+      ['4:1 expected projection field, found end of file'],
+    ],
+    [
+      'an annotation keyword after @',
+      'rule R {\n    @\n}\n',
+      ["4:1 expected annotation keyword after `@`, found '}'", "5:1 expected '}', found end of file"],
+    ],
+    [
+      'no commas between enum values',
+      'enum PayoutStatus { SCHEDULED, PAID, FAILED }\n',
+      ["2:30 expected enum variant, found ','"],
+    ],
+    [
+      'every entry of an object literal is name: value',
+      'rule R {\n    when: Go(a)\n    ensures: a.v = {x: 1, y = 2}\n}\n',
+      [
+        "4:29 expected ':', found '='",
+        "5:1 expected declaration (entity, rule, enum, value, config, surface, actor, given, default, variant, deferred, use, open question, contract, invariant), found '}'",
+      ],
+    ],
+    [
+      'a ( on the next line calls what precedes it',
+      'rule R {\n    when: Go(a)\n    ensures:\n        Done(a: a)\n        (a.b)\n}\n',
+      [],
+    ],
+    [
+      'a < right after a word opens type arguments',
+      'rule R {\n    when: Go(a)\n    requires: a.count<3\n    ensures: Done(a: a)\n}\n',
+      [
+        "5:12 expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '['), found ':'",
+      ],
+    ],
+    [
+      'external needs entity; a failed declaration skips one more token',
+      'ownership: external\nactor One\nactor Two\n',
+      [
+        '2:1 expected declaration (entity, rule, enum, value, config, surface, actor, given, default, variant, deferred, use, open question, contract, invariant), found identifier',
+        "3:1 expected 'entity' after 'external'",
+        "5:1 expected '{', found end of file",
+      ],
+    ],
+  ])('%s', (_, text, expected) => {
+    expect(errors(text)).toEqual(expected);
+  });
+
   it('at one position a diagnostic over a whole `A | B` value comes after one at its first name', () => {
     expect(
       v3('entity Order {\n    status: Pending | Shipped\n}\n')
