@@ -99,11 +99,19 @@ function nonEmpty<K extends string, T>(key: K, list: T[]): Partial<Record<K, T[]
   return list.length === 0 ? {} : ({ [key]: list } as Record<K, T[]>);
 }
 
+/**
+ * A field's type as written. A field with nothing after its colon has the reference's empty value, which spans the
+ * item's first token: its text is then the field's own name.
+ */
+function typeText(source: string, name: string, value: Expr): string {
+  return value.kind === 'empty' ? name : sourceText(source, value);
+}
+
 function plainField(source: string, name: string, value: Expr, withEnums: boolean): ModelField {
   const enumValues = withEnums ? inlineEnumValues(value) : [];
   return {
     name,
-    type_expr: sourceText(source, value),
+    type_expr: typeText(source, name, value),
     ...(value.kind === 'optional' ? { optional: true as const } : {}),
     ...(enumValues.length > 0 ? { enum_values: enumValues } : {}),
   };
@@ -298,6 +306,6 @@ function buildConfig(
         },
       ];
     }
-    return [{ name: item.name.name, type_expr: sourceText(source, value) }];
+    return [{ name: item.name.name, type_expr: typeText(source, item.name.name, value) }];
   });
 }

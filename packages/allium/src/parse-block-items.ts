@@ -172,19 +172,20 @@ export function parseClauseValue(
   allowBinding: boolean,
 ): Expr | undefined {
   const next = p.peek();
-  if (next.line === ownerLine) {
-    if (allowBinding && next.kind === 'ident' && p.at(':', 1)) return parseBinding(p);
-    return parseExpr(p);
+  // `name: value` binds, on the keyword's line, or on the next line when the value starts on that line too (so a
+  // bare `when:` followed by `ensures: X` reads as the binding `ensures` of `X`, as in the reference).
+  if (allowBinding && p.atWord() && p.at(':', 1)) {
+    const after = p.peek(2);
+    if (next.line === ownerLine || (after.kind !== 'eof' && after.line === next.line)) {
+      p.advance();
+      p.advance();
+      const inner = parseClauseValue(p, ownerLine, ownerCol, false);
+      return inner === undefined ? undefined : node(p, 'binding', next, [inner], next.text);
+    }
   }
+  if (next.line === ownerLine) return parseExpr(p);
   if (next.kind === 'eof' || next.col <= ownerCol || p.at('}')) return node(p, 'empty', next);
   return parseIndentedBlock(p, next.col);
-}
-
-function parseBinding(p: ParserState): Expr | undefined {
-  const name = p.advance();
-  p.advance();
-  const value = parseExpr(p);
-  return value === undefined ? undefined : node(p, 'binding', name, [value], name.text);
 }
 
 function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefined {

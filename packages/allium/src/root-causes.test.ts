@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSpecs } from './check-specs.js';
 import type { Diagnostic } from './diagnostic.js';
+import { buildModel } from './build-model.js';
 import { buildPlan } from './build-plan.js';
 import { parseSpec } from './parse-spec.js';
 
@@ -689,6 +690,20 @@ describe('malformed input read as the reference reads it (its answers for these 
     ],
   ])('%s', (_, text, expected) => {
     expect(errors(text)).toEqual(expected);
+  });
+
+  it('a field with nothing after its colon has its own name for type (model); a bare when: binds the next line', () => {
+    const model = buildModel(parseSpec('-- allium: 3\nentity A {\n    ready :\n}\n', 's.allium')) as {
+      entities: { fields: { name: string; type_expr: string }[] }[];
+    };
+    expect(model.entities[0]?.fields).toEqual([{ name: 'ready', type_expr: 'ready' }]);
+    const text =
+      '-- allium: 3\nentity User {\n    email: String\n}\nrule R {\n    when:\n    ensures: User.created(email: "x")\n}\n';
+    const plan = buildPlan(parseSpec(text, 's.allium'));
+    expect(plan.obligations.find((o) => o.id === 'rule-success.R')?.dependencies).toEqual({
+      entities_read: ['User'],
+      trigger_source: 'creation',
+    });
   });
 
   it('at one position a diagnostic over a whole `A | B` value comes after one at its first name', () => {
