@@ -22,6 +22,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
   const lexer = new Lexer(text);
   const p = new ParserState(lexer, text, file);
   const header = readVersion(text, p.peek(), file);
+  p.afterHeader(header.diagnostics);
   const declarations: Declaration[] = [];
   while (!p.atEof()) {
     const before = p.pos;

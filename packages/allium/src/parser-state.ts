@@ -3,8 +3,8 @@ import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import type { Lexer, Token } from './lexer.js';
 
 /**
- * The parser's cursor over the token list plus its diagnostics. Syntax errors are reported at most once per source
- * line (later errors on a line are consequences of the first), which is also what the reference parser shows.
+ * The parser's cursor over the token list plus its diagnostics. A syntax error right after an error on the same
+ * line is left out (it is a consequence of that one), which is also what the reference parser shows.
  */
 /**
  * How deeply expressions and nested items may nest (parentheses, calls, operator chains, `if`/`for` bodies). Deeper
@@ -32,7 +32,11 @@ export class ParserState {
    */
   private dropped = new Uint8Array(1024);
   private eof: Token | undefined;
-  private readonly errorLines = new Set<number>();
+  /**
+   * The line of the last diagnostic when it is an error (else 0): a syntax error on that same line is a consequence
+   * of it and is left out, as the reference does (it looks at its last diagnostic only).
+   */
+  private lastErrorLine = 0;
 
   constructor(
     private readonly lexer: Lexer,
@@ -196,6 +200,12 @@ export class ParserState {
     return { file: this.file, line: token.line, col: token.col };
   }
 
+  /** Takes a diagnostic reported before parsing began (the version marker's) as the last one. */
+  afterHeader(diagnostics: readonly Diagnostic[]): void {
+    const last = diagnostics[diagnostics.length - 1];
+    this.lastErrorLine = last?.severity === 'error' ? last.location.line : 0;
+  }
+
   /** Reports a syntax error at the current token. */
   errorHere(message: string): void {
     this.errorAt(this.peek(), message);
@@ -203,8 +213,8 @@ export class ParserState {
 
   /** Reports a syntax error at `token`, unless this line already has one. */
   errorAt(token: Token, message: string): void {
-    if (this.errorLines.has(token.line)) return;
-    this.errorLines.add(token.line);
+    if (this.lastErrorLine === token.line) return;
+    this.lastErrorLine = token.line;
     this.diagnostics.push({ code: null, severity: 'error', message, location: this.location(token) });
   }
 
@@ -213,12 +223,13 @@ export class ParserState {
    * counts for the lines after it: a later syntax error on that line is then left out).
    */
   errorAlways(token: Token, message: string): void {
-    this.errorLines.add(token.line);
+    this.lastErrorLine = token.line;
     this.diagnostics.push({ code: null, severity: 'error', message, location: this.location(token) });
   }
 
   /** Reports a non-syntax diagnostic found while parsing (migration warnings). */
   report(token: Token, severity: Diagnostic['severity'], code: string | null, message: string): void {
+    this.lastErrorLine = severity === 'error' ? token.line : 0;
     this.diagnostics.push({ code, severity, message, location: this.location(token) });
   }
 }

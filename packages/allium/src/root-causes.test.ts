@@ -706,6 +706,21 @@ describe('malformed input read as the reference reads it (its answers for these 
     });
   });
 
+  it('an error is left out only right after an error on its line (the version marker’s included)', () => {
+    const found = (text: string): string[] =>
+      parseSpec(text, 's.allium')
+        .diagnostics.filter((d) => d.severity === 'error')
+        .map((d) => `${d.location.line}:${d.location.col} ${d.message}`);
+    expect(found('-- allium: 7\n       done\nentity Order {\n}')).toEqual([
+      '2:8 unsupported allium version 7; this parser supports versions 1, 2 and 3',
+    ]);
+    expect(found('-- allium: 3\nsurface S {\n    contracts:\n        d')).toEqual([
+      "4:9 Unknown direction 'd' in contracts clause. Use `demands` or `fulfils`.",
+      '3:5 Empty `contracts:` clause. Add at least one `demands` or `fulfils` entry.',
+      "4:10 expected '}', found end of file",
+    ]);
+  });
+
   it('at one position a diagnostic over a whole `A | B` value comes after one at its first name', () => {
     expect(
       v3('entity Order {\n    status: Pending | Shipped\n}\n')
