@@ -190,11 +190,7 @@ async function loadSources(
   // In the order given, as the reference prints them (a file named twice is read once).
   for (const file of new Set(files)) {
     const path = relative(cwd, file) || file;
-    // Decoded in one piece from the bytes (`readFile(file, 'utf8')` decodes chunk by chunk and joins the pieces).
-    const text = await readFile(file).then(
-      (bytes) => bytes.toString('utf8'),
-      () => undefined,
-    );
+    const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) unreadable.push(`cannot read '${path}'`);
     else sources.push({ path, text });
   }
