@@ -2,7 +2,7 @@ import type { Expr } from './ast.js';
 import { resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
-import { ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
+import { collectCallNames, ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
 import { forEachItemExpr, startsUpper, walkExpr, walkItems } from './walk.js';
 
 /**
@@ -173,7 +173,11 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
       for (const surface of importer.surfaces)
         for (const item of surface.items)
           if (item.kind === 'clause' && item.keyword === 'provides')
-            qualifiedProvides(item.value, alias, providedTriggers);
+            collectCallNames(item.value, providedTriggers, (callee) =>
+              callee.startsWith(`${alias}/`) && startsUpper(callee, alias.length + 1)
+                ? callee.slice(alias.length + 1)
+                : undefined,
+            );
       for (const rule of importer.rules)
         walkItems(rule.items, (item) => {
           if (item.kind === 'clause' && item.keyword === 'ensures')
@@ -218,19 +222,6 @@ function qualifiedCreations(expr: Expr, alias: string, out: Map<string, Set<stri
     }
   } else if (expr.kind === 'block') for (const kid of expr.kids) qualifiedCreations(kid, alias, out);
   else if (expr.kind === 'if') for (const body of ifBodies(expr)) qualifiedCreations(body, alias, out);
-}
-
-/** The capitalised `alias/Trigger(…)` calls a `provides:` value offers (through blocks, `when` guards, `if`, `for`). */
-function qualifiedProvides(expr: Expr, alias: string, out: Set<string>): void {
-  if (expr.kind === 'call') {
-    const name = expr.kids[0]?.kind === 'ident' ? (expr.kids[0].name ?? '') : '';
-    if (name.startsWith(`${alias}/`) && startsUpper(name, alias.length + 1))
-      out.add(name.slice(alias.length + 1));
-  } else if (expr.kind === 'block') for (const kid of expr.kids) qualifiedProvides(kid, alias, out);
-  else if (expr.kind === 'binary' && expr.op === 'when') {
-    if (expr.kids[0] !== undefined) qualifiedProvides(expr.kids[0], alias, out);
-  } else if (expr.kind === 'if') for (const body of ifBodies(expr)) qualifiedProvides(body, alias, out);
-  else if (expr.kind === 'for') for (const body of expr.kids.slice(2)) qualifiedProvides(body, alias, out);
 }
 
 /**

@@ -16,17 +16,28 @@ function forBody(expr: Expr): Expr[] {
   return expr.kids.slice(2);
 }
 
-/** Capitalised trigger calls a surface `provides:` value offers (through blocks, `when` guards, `if`, `for`). */
-function collectCallNames(expr: Expr, out: Set<string>): void {
+/**
+ * The names a surface `provides:` value offers (through blocks, `when` guards, `if`, `for`): each call's callee
+ * name as `pick` reads it (`undefined` skips the call). By default the capitalised unqualified ones.
+ */
+export function collectCallNames(
+  expr: Expr,
+  out: Set<string>,
+  pick: (callee: string) => string | undefined = localTrigger,
+): void {
   if (expr.kind === 'call') {
     const callee = expr.kids[0];
-    if (callee?.kind === 'ident' && capitalised(callee.name) && !callee.name.includes('/'))
-      out.add(callee.name);
-  } else if (expr.kind === 'block') expr.kids.forEach((kid) => collectCallNames(kid, out));
+    const name = callee?.kind === 'ident' && callee.name !== undefined ? pick(callee.name) : undefined;
+    if (name !== undefined) out.add(name);
+  } else if (expr.kind === 'block') expr.kids.forEach((kid) => collectCallNames(kid, out, pick));
   else if (expr.kind === 'binary' && expr.op === 'when') {
-    if (expr.kids[0] !== undefined) collectCallNames(expr.kids[0], out);
-  } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => collectCallNames(body, out));
-  else if (expr.kind === 'for') forBody(expr).forEach((body) => collectCallNames(body, out));
+    if (expr.kids[0] !== undefined) collectCallNames(expr.kids[0], out, pick);
+  } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => collectCallNames(body, out, pick));
+  else if (expr.kind === 'for') forBody(expr).forEach((body) => collectCallNames(body, out, pick));
+}
+
+function localTrigger(callee: string): string | undefined {
+  return capitalised(callee) && !callee.includes('/') ? callee : undefined;
 }
 
 /** The leading call of an `ensures` value: the first item of a block, each `if` branch, a `for` body. */
