@@ -453,7 +453,7 @@ function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined 
     );
     return undefined;
   }
-  if (!hasCommentBody(p.source, at.col - 1, header.line)) {
+  if (!hasCommentBody(p.source, at.col - 1, header.start)) {
     // A failed item: its block then skips one more token (the reference's recovery), often the closing brace.
     p.errorAt(header, 'Annotations must be followed by at least one indented comment line.');
     return undefined;
@@ -464,16 +464,14 @@ function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined 
 }
 
 /**
- * Whether the lines after line `headerLine` (1-based) start an annotation body as the reference reads it: blank
- * lines, then at least one line indented deeper than `atIndent` (the `@`'s column, 0-based) holding `-- text` or a
- * bare `--`; any other line first ends the search.
+ * Whether the lines after the one holding offset `headerAt` start an annotation body as the reference reads it:
+ * blank lines, then at least one line indented deeper than `atIndent` (the `@`'s column, 0-based) holding `-- text`
+ * or a bare `--`; any other line first ends the search. (From the header's offset, not its line number: counting
+ * lines from the top made every annotation cost the length of the file before it.)
  */
-function hasCommentBody(source: string, atIndent: number, headerLine: number): boolean {
-  let start = 0;
-  for (let line = 1; line <= headerLine && start !== -1; line += 1) {
-    const next = source.indexOf('\n', start);
-    start = next === -1 ? -1 : next + 1;
-  }
+function hasCommentBody(source: string, atIndent: number, headerAt: number): boolean {
+  const headerEnd = source.indexOf('\n', headerAt);
+  let start = headerEnd === -1 ? -1 : headerEnd + 1;
   while (start !== -1 && start < source.length) {
     const next = source.indexOf('\n', start);
     const end = next === -1 ? source.length : next;

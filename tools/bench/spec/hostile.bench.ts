@@ -7,7 +7,8 @@
  * process (the bytes decoded as the CLI decodes a file: UTF-8, invalid sequences become U+FFFD) and the ratio of
  * each size's time to the previous one's: a linear checker shows about 2.0 per doubling, a quadratic one 4.0.
  * The shapes: the generated spec with a byte flipped every 100 bytes, the generated spec cut mid-block,
- * 100,000-deep parentheses repeated, one line of `x.a + …` terms, and invalid UTF-8 sprinkled through the spec.
+ * 100,000-deep parentheses repeated, one line of `x.a + …` terms, a rule with an annotation every few lines, and
+ * invalid UTF-8 sprinkled through the spec.
  * The focused tests that hostile input never crashes and prints only JSON are `robustness.test.ts` and
  * `packages/cli/src/commands/spec.fuzz.test.ts`; this prints how the cost grows.
  */
@@ -49,6 +50,12 @@ const SHAPES: Record<string, (bytes: number) => Buffer> = {
   },
   'one long line': (bytes) =>
     Buffer.from(`-- allium: 3\nrule R { when: Go(x) requires: ${'x.a + '.repeat(bytes / 6)}1 }\n`),
+  'annotations (a rule with `@guidance` every 5 lines)': (bytes) => {
+    // Each annotation looks for its comment body from its own line: counting lines from the top of the file made
+    // this shape quadratic (0.22 s of a 100k-line check) until wave six's fourth pass.
+    const unit = 'rule R {\n  when: Go()\n  ensures: Done()\n  @guidance\n    -- off-peak only\n}\n';
+    return Buffer.from(`-- allium: 3\n${unit.repeat(Math.max(1, Math.round(bytes / unit.length)))}`);
+  },
   'invalid UTF-8 (every 500 bytes)': (bytes) => {
     const spec = specBytes(bytes);
     const parts: Buffer[] = [];
