@@ -101,6 +101,33 @@ describe('analyse findings', () => {
     expect(ofType(calls, 'conflict')).toEqual([]);
   });
 
+  it('conflict: only pairs that require a common state and both set a status, whatever lies between them', () => {
+    // Answers from the reference \`allium analyse\` 3.5.3 on this spec. Rules that require nothing in common, or
+    // set no status, sit between the conflicting ones; pairs are no longer all compared (see conflictFindings).
+    const rule = (name: string, when: string, requires: string, ensures?: string): string =>
+      `rule ${name} {\n    when: ${when}\n    requires: ${requires}\n${ensures === undefined ? '' : `    ensures: ${ensures}\n`}}\n`;
+    const text =
+      '-- allium: 3\n' +
+      'entity Ticket {\n    status: open | review | closed | archived\n    priority: Integer\n' +
+      '    transitions status {\n        open -> review\n        open -> closed\n        review -> closed\n' +
+      '        closed -> archived\n        terminal: archived\n    }\n}\n' +
+      'entity Job {\n    status: queued | running | done\n' +
+      '    transitions status {\n        queued -> running\n        running -> done\n        terminal: done\n    }\n}\n' +
+      rule('Review', 't: Ticket.priority <= 1', 't.status = review or t.status = open', 't.status = closed') +
+      rule('Start', 'j: Job.status = queued', 'j.status = queued', 'j.status = running') +
+      rule('Escalate', 't: Ticket.priority <= 0', 't.status = open', 't.status = review') +
+      rule('Noop', 't: Ticket.priority <= 5', 't.status = open') +
+      rule('Close', 't: Ticket.priority <= 2', 't.status = review', 't.status = archived') +
+      rule('Skip', 'j: Job.status = queued', 'j.status = queued', 'j.status = done') +
+      rule('Shelve', 't: Ticket.priority <= 3', 't.status = open', 't.status = closed');
+    expect(ofType(text, 'conflict').map((f) => [f['rule_a'], f['rule_b'], f['state'], f['values']])).toEqual([
+      ['Escalate', 'Shelve', 'open', { Escalate: 'review', Shelve: 'closed' }],
+      ['Review', 'Close', 'review', { Review: 'closed', Close: 'archived' }],
+      ['Review', 'Escalate', 'open', { Review: 'closed', Escalate: 'review' }],
+      ['Start', 'Skip', 'queued', { Start: 'running', Skip: 'done' }],
+    ]);
+  });
+
   it('unreachable_trigger: listening rules, surfaces checked and bound entities; none without a status enum', () => {
     expect(ofType(TICKET, 'unreachable_trigger')).toEqual([
       {

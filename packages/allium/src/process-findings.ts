@@ -450,9 +450,32 @@ export function conflictFindings(index: SpecIndex): Finding[] {
       });
     return { name: rule.name.name, byCall, requires, ensures };
   });
+  // Pairs in rule order, as the reference takes them, but only the pairs that can conflict: both rules require a
+  // common entity state and both set a status. (Every pair of a spec with thousands of rules is millions of pairs:
+  // a 4 MB spec took 13 s here before.)
+  const stateKey = (entity: string, state: string): string => `${entity}\u0000${state}`;
+  const requiring = new Map<string, number[]>();
+  const candidates = [...rules.keys()].filter((i) => {
+    const rule = rules[i] as (typeof rules)[number];
+    return rule.requires.size > 0 && rule.ensures.size > 0;
+  });
+  for (const i of candidates)
+    for (const [entity, states] of (rules[i] as (typeof rules)[number]).requires)
+      for (const state of states) {
+        const key = stateKey(entity, state);
+        const list = requiring.get(key);
+        if (list === undefined) requiring.set(key, [i]);
+        else list.push(i);
+      }
   const findings: Finding[] = [];
-  for (const [i, a] of rules.entries()) {
-    for (const b of rules.slice(i + 1)) {
+  for (const i of candidates) {
+    const a = rules[i] as (typeof rules)[number];
+    const partners = new Set<number>();
+    for (const [entity, states] of a.requires)
+      for (const state of states)
+        for (const j of requiring.get(stateKey(entity, state)) ?? []) if (j > i) partners.add(j);
+    for (const j of [...partners].sort((x, y) => x - y)) {
+      const b = rules[j] as (typeof rules)[number];
       if (a.byCall && b.byCall) continue;
       let state: string | undefined;
       for (const [entity, states] of a.requires) {
