@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeSpecs } from './analyze-specs.js';
+import { parseSpec } from './parse-spec.js';
+import { analyseFindings, checkReports } from './reports.js';
+import { indexSpec } from './spec-index.js';
 import { fixtureNames, readFixture } from './fixtures.test-helpers.js';
 
 const FIXTURES = fixtureNames().map(readFixture);
@@ -140,4 +143,50 @@ describe('analyzeSpecs scales linearly', () => {
     const perUnitRatio = bestLarge / (8 * bestSmall);
     expect(perUnitRatio).toBeLessThan(4);
   });
+});
+
+describe('spec analyse scales linearly on shapes that once did not', () => {
+  // The same CPU-time comparison as above, on many copies of a small unit, sized so that a step quadratic in the
+  // number of units dominates the large input. Each shape below was quadratic once: an annotation counted lines from
+  // the top of the file to find its body (timed: the whole of `spec analyse`), and conflict findings compared every
+  // pair of rules (timed: the findings of an indexed spec, where that step is most of the work).
+  // 16× the units must cost well under 64× the CPU time; the quadratic steps cost 9× and more than 16× here.
+  const cpuMs = (run: () => unknown): number => {
+    const started = process.cpuUsage();
+    run();
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / 1000;
+  };
+  const header = '-- allium: 3\nentity Invitation {\n  status: pending | sent\n}\n';
+  const SHAPES: Record<string, { unit: string; step: (text: string) => () => unknown }> = {
+    'a rule with an annotation (spec analyse)': {
+      unit: 'rule R {\n  when: Go()\n  ensures: Done()\n  @guidance\n    -- off-peak only\n}\n',
+      step: (text) => () => checkReports([{ path: 'many.allium', text }], 'analyse'),
+    },
+    'a rule that sets a status and requires none (analyse findings)': {
+      unit: 'rule R {\n  when: i: Invitation.created\n  ensures: i.status = sent\n}\n',
+      step: (text) => {
+        const index = indexSpec(parseSpec(text, 'many.allium'));
+        return () => analyseFindings(index);
+      },
+    },
+  };
+
+  it.each(Object.entries(SHAPES))(
+    '%s, 16× the copies: about 16× the CPU time, not 256×',
+    (_, { unit, step }) => {
+      const small = step(header + unit.repeat(1_000));
+      const large = step(header + unit.repeat(16_000));
+      let bestSmall = Infinity;
+      let bestLarge = Infinity;
+      for (let round = 0; round < 4; round += 1) {
+        const s = cpuMs(small);
+        const l = cpuMs(large);
+        if (round === 0) continue; // warm-up
+        bestSmall = Math.min(bestSmall, s);
+        bestLarge = Math.min(bestLarge, l);
+      }
+      expect(bestLarge / (16 * bestSmall)).toBeLessThan(4);
+    },
+  );
 });
