@@ -158,7 +158,7 @@ describe('spec analyse scales linearly on shapes that once did not', () => {
     return (used.user + used.system) / 1000;
   };
   const header = '-- allium: 3\nentity Invitation {\n  status: pending | sent\n}\n';
-  const SHAPES: Record<string, { unit: string; step: (text: string) => () => unknown }> = {
+  const SHAPES: Record<string, { unit: string; step: (text: string) => () => unknown; prefix?: string }> = {
     'a rule with an annotation (spec analyse)': {
       unit: 'rule R {\n  when: Go()\n  ensures: Done()\n  @guidance\n    -- off-peak only\n}\n',
       step: (text) => () => checkReports([{ path: 'many.allium', text }], 'analyse'),
@@ -170,13 +170,18 @@ describe('spec analyse scales linearly on shapes that once did not', () => {
         return () => analyseFindings(index);
       },
     },
+    'declarations after an unclosed parenthesis (spec check)': {
+      prefix: 'entity Broken {\n  f(x\n}\n',
+      unit: 'rule R {\n  when: Go()\n  ensures: Done()\n}\n',
+      step: (text) => () => checkReports([{ path: 'many.allium', text }], 'check'),
+    },
   };
 
   it.each(Object.entries(SHAPES))(
     '%s, 16× the copies: about 16× the CPU time, not 256×',
-    (_, { unit, step }) => {
-      const small = step(header + unit.repeat(1_000));
-      const large = step(header + unit.repeat(16_000));
+    (_, { unit, step, prefix = '' }) => {
+      const small = step(header + prefix + unit.repeat(1_000));
+      const large = step(header + prefix + unit.repeat(16_000));
       let bestSmall = Infinity;
       let bestLarge = Infinity;
       for (let round = 0; round < 4; round += 1) {
