@@ -95,7 +95,7 @@ function deferredNameWithoutHint(source: string, start: number): string | undefi
 const NOTHING_AMBIGUOUS: ReadonlyMap<string, readonly string[]> = new Map();
 
 /** `allium.use.unresolvedPath`: a `use` whose path names no file of the check set. */
-export function checkUsePaths(index: SpecIndex, checkSet: ReadonlySet<string>): Diagnostic[] {
+export function checkUsePaths(index: SpecIndex, checkSet: CheckSet): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
@@ -114,16 +114,30 @@ export function checkUsePaths(index: SpecIndex, checkSet: ReadonlySet<string>): 
   return diagnostics;
 }
 
-/** The check-set file a `use` path names (relative to the importing file, extension included, as the reference), if any. */
-export function resolveUsePath(
-  from: string,
-  path: string,
-  checkSet: ReadonlySet<string>,
-): string | undefined {
+/**
+ * The files of a check set by their normalised names ({@link normalisePath}), each to the name it was given by:
+ * `./specs/a.allium`, `specs//a.allium` and `specs/a.allium` are one file, whichever way it was named.
+ */
+export type CheckSet = ReadonlyMap<string, string>;
+
+/** The {@link CheckSet} of files named `files` (the first of two names for one file is kept). */
+export function checkSetOf(files: readonly string[]): CheckSet {
+  const set = new Map<string, string>();
+  for (const file of files) {
+    const key = normalisePath(file);
+    if (!set.has(key)) set.set(key, file);
+  }
+  return set;
+}
+
+/**
+ * The check-set file a `use` path names (relative to the importing file, extension included, as the reference), if
+ * any, by the name the check set was given it.
+ */
+export function resolveUsePath(from: string, path: string, checkSet: CheckSet): string | undefined {
   // The importing file's folder with its slash ('' for a file named without one, so the path stays relative).
   const folder = from.slice(0, from.lastIndexOf('/') + 1);
-  const joined = normalisePath(path.startsWith('/') ? path : `${folder}${path}`);
-  return checkSet.has(joined) ? joined : undefined;
+  return checkSet.get(normalisePath(path.startsWith('/') ? path : `${folder}${path}`));
 }
 
 /** Collapses `.`/`..` segments and duplicate slashes of a POSIX path (pure; no file system). */

@@ -4,6 +4,7 @@ import {
   checkDeferredAndQuestions,
   checkUnreachableTriggers,
   checkUnused,
+  checkSetOf,
   checkUsePaths,
 } from './check-declarations.js';
 import { checkLifecycle } from './check-lifecycle.js';
@@ -42,7 +43,7 @@ export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
  * then the checks' diagnostics (suppressions applied) sorted by position, code and message.
  */
 export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostics[] {
-  const checkSet = new Set(indexes.map((index) => index.spec.file));
+  const checkSet = checkSetOf(indexes.map((index) => index.spec.file));
   const imports = new Map(indexes.map((index) => [index, resolveImports(index, indexes, checkSet)]));
   return indexes.map((index) => {
     const own = imports.get(index) ?? NO_IMPORTS;

@@ -1,5 +1,5 @@
 import type { Expr } from './ast.js';
-import { resolveUsePath } from './check-declarations.js';
+import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
 import { collectCallNames, ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
@@ -16,11 +16,7 @@ export type Imports = ReadonlyMap<string, SpecIndex>;
 export const NO_IMPORTS: Imports = new Map();
 
 /** The {@link Imports} of `index` within the check set `indexes` (whose file names are `checkSet`). */
-export function resolveImports(
-  index: SpecIndex,
-  indexes: readonly SpecIndex[],
-  checkSet: ReadonlySet<string>,
-): Imports {
+export function resolveImports(index: SpecIndex, indexes: readonly SpecIndex[], checkSet: CheckSet): Imports {
   const imports = new Map<string, SpecIndex>();
   for (const declaration of index.spec.declarations) {
     if (declaration.kind !== 'use' || declaration.alias === undefined) continue;

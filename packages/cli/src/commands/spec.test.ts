@@ -91,6 +91,60 @@ describe('allium-loop spec', () => {
     expect(files).toEqual(['specs/good.allium', 'alone.allium', 'specs/broken.allium']);
   });
 
+  it('check --json names each file as it was given, a folder’s files under the folder as given; imports resolve alike', async () => {
+    // What the reference `allium check` 3.5.3 printed for the same two files named these ways: the file names as
+    // given, `b/Thing` resolved through `./inner/b.allium` (no undefined reference, only `Unused` unused), and
+    // only the missing import unresolved.
+    await mkdir(join(dir, 'sub', 'inner'), { recursive: true });
+    await writeFile(
+      join(dir, 'sub', 'a.allium'),
+      '-- allium: 3\nuse "./inner/b.allium" as b\nuse "./missing.allium" as m\n\nentity Order {\n    item: b/Thing\n}\n\nrule Place {\n    when: Go(o)\n    ensures: Order.created()\n}\n',
+    );
+    await writeFile(
+      join(dir, 'sub', 'inner', 'b.allium'),
+      '-- allium: 3\nentity Thing {\n    name: String\n}\nentity Unused {\n    name: String\n}\n',
+    );
+    const named = async (...paths: string[]) => {
+      const { out } = await run('check', '--json', ...paths);
+      return out
+        .split(/(?<=^\})\n/m)
+        .filter((d) => d.trim() !== '')
+        .map(
+          (d) =>
+            JSON.parse(d) as {
+              spec_file: string;
+              diagnostics: { code: string; location: { file: string } }[];
+            },
+        )
+        .map((d) => ({
+          file: d.spec_file,
+          codes: d.diagnostics.map((x) => x.code).sort(),
+          located: [...new Set(d.diagnostics.map((x) => x.location.file))],
+        }));
+    };
+    const expected = (a: string, b: string) => [
+      {
+        file: a,
+        codes: ['allium.field.unused', 'allium.rule.unreachableTrigger', 'allium.use.unresolvedPath'],
+        located: [a],
+      },
+      {
+        file: b,
+        codes: ['allium.entity.unused', 'allium.field.unused', 'allium.field.unused'],
+        located: [b],
+      },
+    ];
+    expect(await named('sub')).toEqual(expected('sub/a.allium', 'sub/inner/b.allium'));
+    expect(await named('./sub')).toEqual(expected('./sub/a.allium', './sub/inner/b.allium'));
+    expect(await named('sub/')).toEqual(expected('sub/a.allium', 'sub/inner/b.allium'));
+    expect(await named(join(dir, 'sub'))).toEqual(
+      expected(join(dir, 'sub', 'a.allium'), join(dir, 'sub', 'inner', 'b.allium')),
+    );
+    expect(await named('./sub/a.allium', 'sub//inner/b.allium')).toEqual(
+      expected('./sub/a.allium', 'sub//inner/b.allium'),
+    );
+  });
+
   it('check --json prints a big report in pieces that end at line breaks, together exactly the reference JSON', async () => {
     // 3,000 unused entities: a report of well over a megabyte, written in pieces (see printJson).
     const entities = Array.from({ length: 3_000 }, (_, i) => `entity Unused${i} {\n  note: String\n}\n`);

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import {
@@ -74,7 +74,7 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
     return ExitCode.usage;
   }
   keepYoungGenerationSmall();
-  const loaded = await loadSources(options.paths.length === 0 ? ['.'] : options.paths, io.cwd);
+  const loaded = await loadSources(options.paths.length === 0 ? [''] : options.paths, io.cwd);
   for (const problem of loaded.unreadable) io.stderr(`allium-loop spec ${action}: ${problem}\n`);
   const sources = loaded.sources;
   if (sources.length === 0) {
@@ -168,28 +168,27 @@ async function loadSources(
   paths: readonly string[],
   cwd: string,
 ): Promise<{ sources: SpecSource[]; unreadable: string[] }> {
-  const files: string[] = [];
+  // Each file by its absolute path, named as the reference names it: a file as it was given, a directory's file as
+  // the directory was given followed by the file's path inside it (`./specs` gives `./specs/a.allium`). No path at
+  // all ('', where the reference finds no file) is the working directory, its files named from there.
+  const files = new Map<string, string>();
   const unreadable: string[] = [];
+  const under = (folder: string, inside: string): string =>
+    folder === '' || folder.endsWith('/') ? `${folder}${inside}` : `${folder}/${inside}`;
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch(() => undefined);
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
     else if (info.isDirectory()) {
       const walk = await walkProject(absolute);
-      files.push(
-        ...walk.files
-          .filter((file) => file.endsWith('.allium'))
-          .map((file) => join(absolute, file))
-          .sort(),
-      );
-      for (const folder of walk.unreadable)
-        unreadable.push(`cannot read '${relative(cwd, join(absolute, folder)) || '.'}'`);
-    } else files.push(absolute);
+      for (const file of walk.files.filter((f) => f.endsWith('.allium')).sort())
+        if (!files.has(join(absolute, file))) files.set(join(absolute, file), under(path, file));
+      for (const folder of walk.unreadable) unreadable.push(`cannot read '${under(path, folder) || '.'}'`);
+    } else if (!files.has(absolute)) files.set(absolute, path);
   }
   const sources: SpecSource[] = [];
   // In the order given, as the reference prints them (a file named twice is read once).
-  for (const file of new Set(files)) {
-    const path = relative(cwd, file) || file;
+  for (const [file, path] of files) {
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) unreadable.push(`cannot read '${path}'`);
     else sources.push({ path, text });
