@@ -5,6 +5,7 @@ import { parseSpec } from './parse-spec.js';
 import { analyseFindings, checkReports } from './reports.js';
 import { indexSpec } from './spec-index.js';
 import { fixtureNames, readFixture } from './fixtures.test-helpers.js';
+import { perUnitCpuRatio } from './linearity.test-helpers.js';
 
 const FIXTURES = fixtureNames().map(readFixture);
 
@@ -115,34 +116,8 @@ describe('analyzeSpecs is total', () => {
   });
 });
 
-/**
- * The CPU time of `large` per unit of `small`'s, `size` being how many times larger its input is: CPU time of this
- * process (not wall time), the two measured alternately, the best of `rounds - 1` each after a warm-up round. Load
- * from other processes hardly changes the CPU this one spends, alternating keeps heap and JIT state alike for both
- * sizes, and the minimum filters GC pauses. About 1 when linear; a quadratic step makes it about `size`.
- */
-function perUnitCpuRatio(small: () => unknown, large: () => unknown, size: number, rounds: number): number {
-  const cpuMs = (run: () => unknown): number => {
-    const started = process.cpuUsage();
-    run();
-    const used = process.cpuUsage(started);
-    return (used.user + used.system) / 1000;
-  };
-  let bestSmall = Infinity;
-  let bestLarge = Infinity;
-  for (let round = 0; round < rounds; round += 1) {
-    const s = cpuMs(small);
-    const l = cpuMs(large);
-    if (round === 0) continue; // warm-up
-    bestSmall = Math.min(bestSmall, s);
-    bestLarge = Math.min(bestLarge, l);
-  }
-  return bestLarge / (size * bestSmall);
-}
-
 describe('analyzeSpecs scales linearly', () => {
-  // tools/bench/spec measures absolute speed; this test only guards against a superlinear step (a quadratic one
-  // would make the ratio about 8).
+  // Only a guard against a superlinear step (a quadratic one would make the ratio about 8).
   const analyze = (text: string) => () => analyzeSpecs([{ path: 'big.allium', text }]);
 
   it('8× the input costs about 8× the CPU time, not 64×', () => {
