@@ -103,7 +103,8 @@ export interface RealCliEnvOptions {
   /**
    * How often the CLI itself retries a failed model request (429, 5xx, a dropped stream); default 0, so a
    * fault reaches the adapter at once. Claude Code: `CLAUDE_CODE_MAX_RETRIES`; Codex: the provider's
-   * `request_max_retries` and `stream_max_retries`.
+   * `request_max_retries` and `stream_max_retries`. Gemini CLI: `general.maxAttempts` (retries + 1) in its
+   * settings, and its own default (10 attempts, backing off from 5 s to 30 s: about 4 minutes) when not given.
    */
   readonly retries?: number;
 }
@@ -215,6 +216,7 @@ export const GEMINI_SCRIPTED_MODEL = 'gemini-2.5-pro';
 export async function geminiEnvFor(
   server: ScriptedModelServer,
   home: string,
+  options: RealCliEnvOptions = {},
 ): Promise<Record<string, string>> {
   const dir = join(home, '.gemini');
   await mkdir(dir, { recursive: true });
@@ -222,7 +224,11 @@ export async function geminiEnvFor(
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    general: {
+      disableAutoUpdate: true,
+      disableUpdateNag: true,
+      ...(options.retries === undefined ? {} : { maxAttempts: options.retries + 1 }),
+    },
   };
   await writeFile(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
   return { HOME: home, GEMINI_API_KEY: SCRIPTED_API_KEY, GOOGLE_GEMINI_BASE_URL: server.geminiBaseUrl };

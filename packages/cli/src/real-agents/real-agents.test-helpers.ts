@@ -87,7 +87,7 @@ export async function envFor(
       : name === 'codex'
         ? await codexEnvFor(server, home, options)
         : name === 'gemini'
-          ? await geminiEnvFor(server, home)
+          ? await geminiEnvFor(server, home, options)
           : await opencodeEnvFor(server, home);
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...own };
 }
