@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     environment: 'node',
+    // The CLI the end-to-end tests start as a child process, bundled once per run from the current sources.
+    globalSetup: ['src/cli-bundle.test-helpers.ts'],
     watch: false,
     // The end-to-end files mostly wait on child processes, so three run side by side even on two cores.
     maxWorkers: 3,

@@ -3,7 +3,8 @@
 // workspace package and registry dependency inlined, so the package has no dependencies at all), each command in
 // its own chunk so `--version` loads almost nothing, plus the files the bundle reads at run time: the replay
 // agent's script, the workers' prompt templates and the demo example.
-// Usage: node packages/cli/package/build.mjs [--pack]   (--pack also runs `npm pack` and prints the tarball path)
+// Usage: node packages/cli/package/build.mjs [--pack] [--out DIR]   (--pack also runs `npm pack` and prints the
+// tarball path; --out builds into DIR instead of packages/cli/package/out: the cli tests build their own copy)
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,7 +14,9 @@ import { build } from 'esbuild';
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, '..');
 const root = join(cli, '..', '..');
-const out = join(here, 'out');
+const outFlag = process.argv.indexOf('--out');
+const out = outFlag === -1 ? join(here, 'out') : process.argv[outFlag + 1];
+if (out === undefined) throw new Error('--out needs a directory');
 const manifest = JSON.parse(readFileSync(join(cli, 'package.json'), 'utf8'));
 
 rmSync(out, { recursive: true, force: true });

@@ -12,13 +12,12 @@ import {
 } from '@allium-loop/scripted-model';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_DIR, DEMO_GOAL, prepareDemo } from './commands/demo.js';
+import { CLI_BIN } from './e2e/e2e.test-helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PLUGIN = join(ROOT, 'plugins', 'allium-loop');
 const GOAL_SCRIPT = join(PLUGIN, 'scripts', 'goal.mjs');
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url));
-const BIN = `${process.execPath} --conditions=development --import ${TSX} ${MAIN}`;
+const BIN = `${process.execPath} ${CLI_BIN}`;
 const REPLAY = join(DEMO_DIR, 'replay', 'script.json');
 const claude = locateRealCli('claude');
 const COMMAND_TEXT = 'Drive this goal to convergence with the allium-loop engine';

@@ -6,16 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { DEMO_DIR, DEMO_GOAL, prepareDemo } from './commands/demo.js';
-import { runCli } from './e2e/e2e.test-helpers.js';
+import { CLI_BIN, runCli } from './e2e/e2e.test-helpers.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PLUGIN = join(ROOT, 'plugins', 'allium-loop');
 const HOOK = join(PLUGIN, 'hooks', 'stop-gate.mjs');
 const GOAL = join(PLUGIN, 'scripts', 'goal.mjs');
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url));
-const BIN = `${process.execPath} --conditions=development --import ${TSX} ${MAIN}`;
+const BIN = `${process.execPath} ${CLI_BIN}`;
 const SCRIPT = join(DEMO_DIR, 'replay', 'script.json');
 
 /** Runs the Stop hook as Claude Code does: hook JSON on stdin, the decision on stdout. */

@@ -3,13 +3,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 
 const exec = promisify(execFile);
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-// An absolute loader URL: `--import tsx` would resolve against the child's cwd, a temp dir without node_modules.
-const TSX = new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+/** The CLI as this test run bundled it from the current sources (see cli-bundle.test-helpers.ts). */
+export const CLI_BIN = inject('cliBin');
 
 /** What a CLI child process did. */
 export interface CliRun {
@@ -20,7 +19,7 @@ export interface CliRun {
 }
 
 /**
- * Starts the real `allium-loop` entry (from source) as a child process in `cwd`. With `output` (an open file
+ * Starts the real `allium-loop` executable (this run's bundle of the sources) as a child process in `cwd`. With `output` (an open file
  * descriptor) its stdout and stderr go to that file, as `allium-loop … > file 2>&1` would send them.
  */
 export function startCli(
@@ -29,7 +28,7 @@ export function startCli(
   env: Record<string, string> = {},
   output?: number,
 ): { child: ChildProcess; done: Promise<CliRun> } {
-  const child = spawn(process.execPath, ['--conditions=development', '--import', TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], {
     cwd,
     env: { ...process.env, FORCE_COLOR: '0', CI: 'true', ...env },
     stdio: ['ignore', output ?? 'pipe', output ?? 'pipe'],

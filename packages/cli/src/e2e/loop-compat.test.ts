@@ -4,13 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { makeProject, readJournal, readLedger } from './e2e.test-helpers.js';
+import { CLI_BIN, makeProject, readJournal, readLedger } from './e2e.test-helpers.js';
 
 const exec = promisify(execFile);
 const EXAMPLE = fileURLToPath(new URL('../../../../examples/loop-verify', import.meta.url));
 const STEP_AGENT = fileURLToPath(new URL('../reliability/fixtures/step-agent.mjs', import.meta.url));
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-const TSX = new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const SLUG = 'take-three-steps';
 
 /**
@@ -37,7 +35,7 @@ async function runLoopScript(dir: string): Promise<{ code: number; stdout: strin
     ...process.env,
     FORCE_COLOR: '0',
     CI: 'true',
-    ALLIUM_LOOP: `${process.execPath} --conditions=development --import ${TSX} ${MAIN}`,
+    ALLIUM_LOOP: `${process.execPath} ${CLI_BIN}`,
   };
   try {
     const { stdout } = await exec('sh', ['loop.sh'], { cwd: dir, env });

@@ -2,11 +2,10 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRecordingIo } from '../cli-io.js';
-import { makeProject, startCli } from '../e2e/e2e.test-helpers.js';
+import { CLI_BIN, makeProject, startCli } from '../e2e/e2e.test-helpers.js';
 import {
   REAL_CLIS,
   agentConfigFor,
@@ -18,8 +17,6 @@ import {
 import { createProgressRenderer, formatElapsed, formatTokens } from './progress-renderer.js';
 
 const exec = promisify(execFile);
-const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url));
 
 /** An agent that blocks until the test creates `release`, then makes the verify command pass. */
 const AGENT = `import { existsSync, writeFileSync } from 'node:fs';
@@ -77,9 +74,7 @@ describe('the status line on a real terminal (tmux)', () => {
 
   it('is redrawn in place during an agent call and erased at the end', async () => {
     const run = await blockingRun();
-    const command = [process.execPath, '--conditions=development', '--import', TSX, MAIN, ...run.args]
-      .map(quote)
-      .join(' ');
+    const command = [process.execPath, CLI_BIN, ...run.args].map(quote).join(' ');
     execFileSync('tmux', [
       'new-session',
       '-d',
@@ -150,10 +145,7 @@ describe(
           'env',
           ...Object.entries({ ...env, FORCE_COLOR: '0' }).map(([name, value]) => `${name}=${value}`),
           process.execPath,
-          '--conditions=development',
-          '--import',
-          TSX,
-          MAIN,
+          CLI_BIN,
           'run',
           'make done.txt',
           '--verify',
@@ -183,7 +175,9 @@ describe(
         const end = await waitFor(screen, /EXIT=\d+/);
         expect(end, end).toContain('EXIT=0');
         expect(end).not.toContain('⏵');
-        process.stdout.write(`\n--- real claude, real pty: screen during the call ---\n${during.trimEnd()}\n`);
+        process.stdout.write(
+          `\n--- real claude, real pty: screen during the call ---\n${during.trimEnd()}\n`,
+        );
       },
     );
   },
