@@ -181,8 +181,10 @@ async function loadSources(
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
     else if (info.isDirectory()) {
       const walk = await walkProject(absolute);
-      for (const file of walk.files.filter((f) => f.endsWith('.allium')).sort())
-        if (!files.has(join(absolute, file))) files.set(join(absolute, file), under(path, file));
+      for (const file of walk.files.filter((f) => f.endsWith('.allium')).sort()) {
+        const inside = join(absolute, file);
+        if (!files.has(inside)) files.set(inside, under(path, file));
+      }
       for (const folder of walk.unreadable) unreadable.push(`cannot read '${under(path, folder) || '.'}'`);
     } else if (!files.has(absolute)) files.set(absolute, path);
   }

@@ -19,8 +19,8 @@ export interface CliRun {
 }
 
 /**
- * Starts the real `allium-loop` executable (this run's bundle of the sources) as a child process in `cwd`. With `output` (an open file
- * descriptor) its stdout and stderr go to that file, as `allium-loop … > file 2>&1` would send them.
+ * Starts the real `allium-loop` executable (this run's bundle of the sources) as a child process in `cwd`. With
+ * `output` (an open file descriptor) its stdout and stderr go to that file, as `allium-loop … > file 2>&1` would.
  */
 export function startCli(
   args: readonly string[],
