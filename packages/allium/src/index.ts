@@ -79,6 +79,7 @@ export {
   modelReport,
   planReport,
   referenceJson,
+  writeReferenceJson,
   type FileReport,
   type Finding,
   type ReportSource,

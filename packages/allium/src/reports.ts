@@ -42,7 +42,6 @@ export function checkReports(
 ): Reports<FileReport> {
   const indexes = sources.map((source) => indexSpec(parseSpec(source.text, source.path)));
   const files = checkIndexedSpecs(indexes);
-  // Keys in the printed (sorted) order: see inKeyOrder.
   const reports = files.map((file, i) => ({
     command,
     diagnostics: inReferenceOrder(file.diagnostics.map(inKeyOrder)),
@@ -69,8 +68,9 @@ export function planReport(source: ReportSource): { report: TestPlan; exitCode: 
 }
 
 /**
- * Lists whose every object is known to have its keys in sorted order, as built: {@link sortKeys} returns them
- * without looking inside (thousands of diagnostics in a big report). Only lists of {@link inKeyOrder} copies go in.
+ * Lists whose every element is known to have its keys in sorted order at every depth, as built: `writeReferenceJson`
+ * prints them as they are, without looking inside (thousands of diagnostics in a big report). Only lists of
+ * {@link inKeyOrder} copies go in.
  */
 const KEYS_IN_ORDER = new WeakSet<readonly unknown[]>();
 
@@ -79,11 +79,7 @@ function inReferenceOrder<T>(list: T[]): T[] {
   return list;
 }
 
-/**
- * A diagnostic with its keys (and its location's) in the sorted order the reference prints: {@link referenceJson}
- * then serialises it as it is instead of copying it to sort its keys, and thousands of diagnostics are one
- * fixed-shape copy here.
- */
+/** A diagnostic with its keys (and its location's) in the sorted order the reference prints. */
 function inKeyOrder(d: Diagnostic): Diagnostic {
   const { col, file, line } = d.location;
   return { code: d.code, location: { col, file, line }, message: d.message, severity: d.severity };
@@ -109,17 +105,241 @@ export function analyseFindings(index: SpecIndex): Finding[] {
 
 /** Pretty JSON with every object's keys sorted, as the reference (serde_json) prints it. */
 export function referenceJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value), null, 2);
+  const pieces: string[] = [];
+  writeReferenceJson(value, (piece) => pieces.push(piece), Number.POSITIVE_INFINITY);
+  return pieces.join('');
 }
 
-/** `value` with every object's keys sorted; lists of {@link KEYS_IN_ORDER} are taken as they are. */
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return KEYS_IN_ORDER.has(value) ? value : value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const record = value as Record<string, unknown>;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(record).sort(compareStrings)) {
-    if (record[key] !== undefined) sorted[key] = sortKeys(record[key]);
+/**
+ * {@link referenceJson}'s text handed to `write` in pieces of about `pieceSize` characters, each ending at a line
+ * break (the last at the end of the text, no line break added): a big report (2 MB at 50k lines) is never one string
+ * nor a sorted copy of itself. The text equals `JSON.stringify(value, null, 2)` with every object's keys sorted:
+ * `toJSON` is called, `undefined`, functions and symbols are left out of objects and `null` in lists, and a
+ * bigint or a cycle throws as it does there. Keys that look like list indexes sort as text too (`"10"` before `"9"`,
+ * as serde_json's maps), which no object JavaScript builds can hold in that order.
+ */
+export function writeReferenceJson(
+  value: unknown,
+  write: (piece: string) => void,
+  pieceSize = 64 * 1024,
+): void {
+  const writer = new JsonWriter(write, pieceSize);
+  if (!writer.value(value, '', '')) throw new TypeError(`${typeof value} has no JSON text`);
+  writer.flush(true);
+}
+
+class JsonWriter {
+  text = '';
+  private readonly open = new Set<object>();
+  private readonly seenKeys: [readonly string[], readonly string[]][] = [];
+
+  constructor(
+    private readonly write: (piece: string) => void,
+    private readonly pieceSize: number,
+  ) {}
+
+  /** Appends `value` (whose line starts with `indent`); false when it prints nothing (undefined, a function). */
+  value(raw: unknown, key: string | number, indent: string): boolean {
+    let value = raw;
+    if (
+      value !== null &&
+      typeof value === 'object' &&
+      typeof (value as { toJSON?: unknown }).toJSON === 'function'
+    )
+      value = (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
+    if (value === null || typeof value !== 'object') {
+      if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return false;
+      this.text += JSON.stringify(value);
+      return true;
+    }
+    if (this.open.has(value)) throw new TypeError('Converting circular structure to JSON');
+    this.open.add(value);
+    if (Array.isArray(value)) this.list(value, indent);
+    else this.object(value as Record<string, unknown>, indent);
+    this.open.delete(value);
+    return true;
   }
-  return sorted;
+
+  /**
+   * A list, its elements printed in batches by JSON.stringify (native, several times faster than {@link value}) from
+   * copies with their keys sorted, each batch about a sixteenth of a piece long and indented to its depth. An object with keys
+   * that look like list indexes keeps them in numeric order in any copy, so a batch holding one is printed element by
+   * element by {@link value} instead.
+   */
+  private list(list: readonly unknown[], indent: string): void {
+    if (list.length === 0) {
+      this.text += '[]';
+      return;
+    }
+    this.text += '[\n';
+    let batch = 1;
+    for (let from = 0; from < list.length;) {
+      const to = Math.min(list.length, from + batch);
+      const before = this.text.length;
+      if (from > 0) this.text += ',\n';
+      let copies: unknown[] | undefined = [];
+      try {
+        if (KEYS_IN_ORDER.has(list)) copies = list.slice(from, to);
+        else for (let i = from; i < to; i += 1) copies.push(this.sorted(list[i], i));
+      } catch (error) {
+        if (error !== INDEX_KEYS) throw error;
+        copies = undefined;
+      }
+      if (copies === undefined) {
+        const inner = `${indent}  `;
+        for (let i = from; i < to; i += 1) {
+          this.text += `${i === from ? '' : ',\n'}${inner}`;
+          if (!this.value(list[i], i, inner)) this.text += 'null';
+        }
+      } else {
+        // Wrapped in as many lists as the list is deep, the elements come out at its depth: the text less the
+        // wrapping lists' lines (no pass over it to indent each line).
+        let wrapped: unknown = copies;
+        for (let depth = indent.length / 2; depth > 0; depth -= 1) wrapped = [wrapped];
+        const text = JSON.stringify(wrapped, null, 2);
+        this.text += text.slice(openingLength(indent), text.length - closingLength(indent));
+      }
+      batch = Math.max(
+        1,
+        Math.floor(this.pieceSize / 16 / Math.max(1, (this.text.length - before) / (to - from))),
+      );
+      from = to;
+      this.flush(false);
+    }
+    this.text += `\n${indent}]`;
+  }
+
+  /**
+   * `raw` after `toJSON`, every object with its keys in sorted order: copied when they are not (or when something
+   * inside was copied), else as it is. Throws
+   * {@link INDEX_KEYS} (see list).
+   */
+  private sorted(raw: unknown, key: string | number): unknown {
+    let value = raw;
+    if (
+      value !== null &&
+      typeof value === 'object' &&
+      typeof (value as { toJSON?: unknown }).toJSON === 'function'
+    )
+      value = (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
+    if (value === null || typeof value !== 'object') return value;
+    if (this.open.has(value)) throw new TypeError('Converting circular structure to JSON');
+    this.open.add(value);
+    try {
+      return Array.isArray(value)
+        ? this.sortedList(value)
+        : this.sortedObject(value as Record<string, unknown>);
+    } finally {
+      this.open.delete(value);
+    }
+  }
+
+  private sortedList(list: readonly unknown[]): readonly unknown[] {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < list.length; i += 1) {
+      const item = list[i];
+      const out = this.sorted(item, i);
+      if (copy === undefined && out !== item) copy = list.slice(0, i);
+      copy?.push(out);
+    }
+    return copy ?? list;
+  }
+
+  private sortedObject(record: Record<string, unknown>): Record<string, unknown> {
+    const keys = Object.keys(record);
+    // Index-like keys come first in Object.keys, so looking at the first finds any.
+    if (keys.length > 0 && isIndexKey(keys[0] as string)) throw INDEX_KEYS;
+    const ordered = inOrder(keys);
+    const order = ordered ? keys : this.sortedKeys(keys);
+    let copy: Record<string, unknown> | undefined = ordered ? undefined : {};
+    for (let i = 0; i < order.length; i += 1) {
+      const k = order[i] as string;
+      const item = record[k];
+      const out = this.sorted(item, k);
+      if (copy === undefined) {
+        if (out === item) continue;
+        copy = {};
+        for (let j = 0; j < i; j += 1) setOwn(copy, order[j] as string, record[order[j] as string]);
+      }
+      setOwn(copy, k, out);
+    }
+    return copy ?? record;
+  }
+
+  /**
+   * `keys` sorted: the objects of a report come in a few shapes (a diagnostic, its location), so the last few key
+   * lists seen and their sorted order are kept, and a list equal to one of them is not sorted again.
+   */
+  private sortedKeys(keys: string[]): readonly string[] {
+    for (const [seen, sorted] of this.seenKeys) if (sameList(seen, keys)) return sorted;
+    const sorted = [...keys].sort(compareStrings);
+    if (this.seenKeys.length === 8) this.seenKeys.shift();
+    this.seenKeys.push([keys, sorted]);
+    return sorted;
+  }
+
+  private object(record: Record<string, unknown>, indent: string): void {
+    const keys = Object.keys(record);
+    if (!inOrder(keys)) keys.sort(compareStrings);
+    const inner = `${indent}  `;
+    let first = true;
+    for (const key of keys) {
+      const before = this.text.length;
+      this.text += `${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `;
+      if (this.value(record[key], key, inner)) first = false;
+      else this.text = this.text.slice(0, before);
+    }
+    this.text += first ? '{}' : `\n${indent}}`;
+  }
+
+  /** Hands over the text up to its last line break once it has {@link pieceSize} characters (all of it at the end). */
+  flush(atEnd: boolean): void {
+    if (atEnd) {
+      if (this.text !== '') this.write(this.text);
+      this.text = '';
+      return;
+    }
+    if (this.text.length < this.pieceSize) return;
+    const cut = this.text.lastIndexOf('\n') + 1;
+    if (cut === 0) return;
+    this.write(this.text.slice(0, cut));
+    this.text = this.text.slice(cut);
+  }
+}
+
+/** The length of the lines that open lists nested down to `indent` (`[`, `  [`, …), with their line breaks. */
+function openingLength(indent: string): number {
+  const depth = indent.length / 2;
+  return (depth + 1) * 2 + depth * (depth + 1);
+}
+
+/** The length of the lines that close them, each after a line break. */
+function closingLength(indent: string): number {
+  return openingLength(indent);
+}
+
+/** Adds `key` as an own property (`__proto__` too, which plain assignment would take as the prototype). */
+function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true });
+  else record[key] = value;
+}
+
+/** Thrown by `JsonWriter.sorted` for an object whose keys no copy can hold in sorted order. */
+const INDEX_KEYS = new Error('keys that look like list indexes');
+
+function isIndexKey(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && /^(0|[1-9][0-9]*)$/.test(key);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function inOrder(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i += 1)
+    if (compareStrings(keys[i - 1] as string, keys[i] as string) > 0) return false;
+  return true;
 }

@@ -8,7 +8,7 @@ import {
   formatDiagnostic,
   modelReport,
   planReport,
-  referenceJson,
+  writeReferenceJson,
   type DependencyGraph,
   type SpecAnalysis,
   type SpecSource,
@@ -105,23 +105,20 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   return renderQuestions(analysis, options, io);
 }
 
-/** How much JSON one write carries at most (about; pieces end at a line break). */
-const JSON_PIECE = 64 * 1024;
-
 /**
- * Prints a report as the reference does, in pieces that end at line breaks: a big report (2 MB at 50k lines) is
- * then never copied whole by the redactor and into a write buffer. Pretty JSON escapes every line break inside a
- * string, so no secret the redactor looks for spans two pieces (its patterns match within a line; a PEM key or an
- * environment value with a line break inside a JSON string is one line here).
+ * Prints a report as the reference does, in pieces of about 64 KB that end at line breaks (`writeReferenceJson`): a
+ * big report (2 MB at 50k lines) is then never one string, nor copied whole by the redactor and into a write buffer.
+ * Pretty JSON escapes every line break inside a string, so no secret the redactor looks for spans two pieces (its
+ * patterns match within a line; a PEM key or an environment value with a line break inside a JSON string is one
+ * line here).
  */
 function printJson(report: unknown, io: CliIo): void {
-  const text = `${referenceJson(report)}\n`;
-  for (let start = 0; start < text.length;) {
-    const newline = text.indexOf('\n', Math.min(start + JSON_PIECE, text.length - 1));
-    const end = newline === -1 ? text.length : newline + 1;
-    io.stdout(text.slice(start, end));
-    start = end;
-  }
+  let last = '';
+  writeReferenceJson(report, (piece) => {
+    if (last !== '') io.stdout(last);
+    last = piece;
+  });
+  io.stdout(`${last}\n`);
 }
 
 /**
