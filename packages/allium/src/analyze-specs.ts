@@ -43,13 +43,13 @@ export interface SpecAnalysis {
 export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
   const specs = sources.map((source) => parseSpec(source.text, source.path));
   const indexes = specs.map(indexSpec);
-  const surfaces = indexes.flatMap((index) =>
-    index.surfaces.map((s) => extractSurface(s, index.spec.source, index.spec.file)),
-  );
+  const surfaces = indexes.flatMap((index) => index.surfaces.map((s) => extractSurface(s, index.spec)));
   const context = ruleContext(indexes, surfaces);
   const rules = markChained(
     indexes.flatMap((index) =>
-      index.rules.map((rule) => extractRule(rule, { ...context, file: index.spec.file })),
+      index.rules.map((rule) =>
+        extractRule(rule, { ...context, file: index.spec.file, lines: index.spec.lines }),
+      ),
     ),
   );
   const entities = new Map<string, SourceLocation>();
@@ -104,7 +104,7 @@ function markChained(rules: readonly RuleInfo[]): RuleInfo[] {
 function ruleContext(
   indexes: readonly SpecIndex[],
   surfaces: readonly SurfaceInfo[],
-): Omit<RuleContext, 'file'> {
+): Omit<RuleContext, 'file' | 'lines'> {
   const entities = new Set(indexes.flatMap((index) => [...index.entityNames]));
   const entitiesByLowerName = new Map([...entities].reverse().map((name) => [name.toLowerCase(), name]));
   const fieldTypes = new Map<string, Map<string, string>>();

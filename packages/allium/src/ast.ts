@@ -1,4 +1,5 @@
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
+import type { LineIndex } from './line-index.js';
 
 /**
  * The expression node kinds. Every node has the same shape ({@link Expr}); `kind` says how to read `name`, `op`
@@ -52,13 +53,14 @@ export const LOGICAL_OPS: readonly string[] = ['and', 'or', 'implies'];
 export const ARITHMETIC_OPS: readonly string[] = ['+', '-', '*', '/'];
 export const MEMBERSHIP_OPS: readonly string[] = ['in', 'not in'];
 
-/** An expression with its byte range (for the source text "as written") and its 1-based start position. */
+/**
+ * An expression with its source range (for the text "as written"); its line and column are those of `start` in
+ * {@link ParsedSpec.lines}.
+ */
 export interface Expr {
   readonly kind: ExprKind;
   readonly start: number;
   readonly end: number;
-  readonly line: number;
-  readonly col: number;
   readonly name?: string | undefined;
   readonly op?: string | undefined;
   readonly kids: readonly Expr[];
@@ -224,4 +226,6 @@ export interface ParsedSpec {
   readonly nameCounts: ReadonlyMap<string, number>;
   /** Syntax and version-header diagnostics. */
   readonly diagnostics: readonly Diagnostic[];
+  /** Where each line of {@link source} starts: the line and column of an expression's offsets. */
+  readonly lines: LineIndex;
 }

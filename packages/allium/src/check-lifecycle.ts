@@ -1,10 +1,10 @@
-import type { Expr, Ident } from './ast.js';
+import type { Expr, Ident, ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
-import { simpleMember } from './walk.js';
+import { exprLocation, simpleMember } from './walk.js';
 
 /** Status names treated as terminal when an entity declares no terminal states. */
 const LIKELY_TERMINAL = new Set([
@@ -69,7 +69,7 @@ export function checkLifecycle(
   const observed: Observed = { assigned: new Map(), transitions: new Map(), created: [] };
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
-    observeRule(rule, machines, commands, observed, index.spec.file);
+    observeRule(rule, machines, commands, observed, index.spec);
   }
   // A status an importing file creates the entity with is assigned (only values the entity declares).
   for (const [entity, statuses] of createdByImporters) {
@@ -98,7 +98,7 @@ function collectMachines(index: SpecIndex): Map<string, StatusMachine> {
       const item = entity.items[i]!;
       const plain = item.kind === 'field' && item.when === undefined && !item.params && !item.path;
       if (plain && item.name.name === 'status') {
-        values = statusValues(item.value, index.spec.file) ?? values;
+        values = statusValues(item.value, index.spec) ?? values;
       } else if (plain) {
         const type = fieldEntityType(item.value);
         if (type !== undefined) fieldTypes.set(item.name.name, type);
@@ -128,13 +128,13 @@ function collectMachines(index: SpecIndex): Map<string, StatusMachine> {
   return machines;
 }
 
-function statusValues(value: Expr, file: string): Ident[] | undefined {
+function statusValues(value: Expr, spec: ParsedSpec): Ident[] | undefined {
   const values: Ident[] = [];
   let plain = true;
   collectPipe(value, (leaf) => {
     if (leaf.kind !== 'ident' || leaf.name === undefined) return;
     if (/^[A-Z]/.test(leaf.name)) plain = false;
-    values.push({ name: leaf.name, location: { file, line: leaf.line, col: leaf.col } });
+    values.push({ name: leaf.name, location: exprLocation(spec, leaf) });
   });
   return plain && values.length >= 2 ? values : undefined;
 }
@@ -242,7 +242,7 @@ function observeRule(
   machines: Machines,
   commands: ReadonlyMap<string, (string | undefined)[]>,
   observed: Observed,
-  file: string,
+  spec: ParsedSpec,
 ): void {
   const ensures = clausesOf(rule.items, 'ensures');
   // Most rules assign no status: their binding types and `requires` states are worked out only when needed.
@@ -261,7 +261,7 @@ function observeRule(
       for (const state of from) addTo(perEntity, state, target);
       observed.transitions.set(entity, perEntity);
     });
-    visitCreated(clause.value, machines, observed, file);
+    visitCreated(clause.value, machines, observed, spec);
   }
 }
 
@@ -343,13 +343,13 @@ function visitAssignments(
 }
 
 /** `E.created(…)` of a tracked entity in `ensures`: records its status or reports a bad or missing one. */
-function visitCreated(expr: Expr, machines: Machines, observed: Observed, file: string): void {
+function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: ParsedSpec): void {
   if (expr.kind === 'block') {
-    for (const kid of expr.kids) visitCreated(kid, machines, observed, file);
+    for (const kid of expr.kids) visitCreated(kid, machines, observed, spec);
     return;
   }
   if (expr.kind === 'if') {
-    for (const body of ifBodies(expr)) visitCreated(body, machines, observed, file);
+    for (const body of ifBodies(expr)) visitCreated(body, machines, observed, spec);
     return;
   }
   const callee = expr.kind === 'call' ? expr.kids[0] : undefined;
@@ -364,7 +364,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, file: 
         code: 'allium.created.missingStatus',
         severity: 'warning',
         message: `.created() on entity '${entity}' omits the status field, but the entity has a transition graph. The initial state is unspecified.`,
-        location: { file, line: expr.line, col: expr.col },
+        location: exprLocation(spec, expr),
       });
     }
     return;
@@ -378,7 +378,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, file: 
       code: 'allium.created.invalidStatus',
       severity: 'error',
       message: `.created() on entity '${entity}' sets status to '${name}', which is not a declared status value.`,
-      location: { file, line: value.line, col: value.col },
+      location: exprLocation(spec, value),
     });
 }
 

@@ -2,7 +2,7 @@ import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
 import { isPlainField } from './spec-facts.js';
-import { isPascal, startsUpper } from './walk.js';
+import { exprLocation, isPascal, startsUpper } from './walk.js';
 
 const message = (name: string): string => `Type reference '${name}' is not declared locally or imported.`;
 
@@ -13,7 +13,6 @@ const message = (name: string): string => `Type reference '${name}' is not decla
  */
 export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const file = index.spec.file;
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
     // Variants are not judged: the reference reads `variant V : Base { … }` as a base join with no items.
@@ -26,7 +25,7 @@ export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
           code: 'allium.type.undefinedReference',
           severity: 'error',
           message: message(name.name ?? ''),
-          location: { file, line: name.line, col: name.col },
+          location: exprLocation(index.spec, name),
         });
       });
     }
@@ -73,7 +72,7 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
       code: 'allium.rule.undefinedTypeReference',
       severity: 'error',
       message: message(name),
-      location: { file: index.spec.file, line: object.line, col: object.col },
+      location: exprLocation(index.spec, object),
     });
   };
   const visit = (expr: Expr): void => {

@@ -9,7 +9,7 @@ import {
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { ifBodies } from './triggers.js';
-import { startsLower, startsUpper } from './walk.js';
+import { exprLocation, startsLower, startsUpper } from './walk.js';
 
 const COMPARISONS = new Set(COMPARISON_OPS);
 
@@ -56,7 +56,6 @@ function firstNamedParameter(value: Expr): Expr | undefined {
  */
 export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const file = index.spec.file;
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
     for (let c = 0; c < rule.items.length; c += 1) {
@@ -80,7 +79,7 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
           `Rule '${rule.name.name}' trigger parameter '${arg.name}' uses a 'name: value' form. External-stimulus ` +
           `and chained trigger parameters are bare names (optionally suffixed with '?', or '_' to discard); the ` +
           `'name: value' form is only valid in trigger emissions. Write '${arg.name}' without the annotation.`,
-        location: { file, line: arg.line, col: arg.col },
+        location: exprLocation(index.spec, arg),
       });
     }
   }
@@ -100,7 +99,6 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
  */
 export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const file = index.spec.file;
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
     const message = (name: string): string =>
@@ -116,7 +114,7 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
           code: 'allium.rule.undefinedBinding',
           severity: 'error',
           message: message(name),
-          location: { file, line: object.line, col: object.col },
+          location: exprLocation(index.spec, object),
         }),
       );
     judgeItems(rule.items, bound, judge);
@@ -283,7 +281,8 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
         // The name's column: after `let` and the blanks that follow it on the keyword's line.
         let at = e.start + 3;
         while (source.charCodeAt(at) === 32 || source.charCodeAt(at) === 9) at += 1;
-        note(e.name, e.line, e.col + at - e.start);
+        const { line, col } = index.spec.lines.position(at);
+        note(e.name, line, col);
         if (e.kids[0] !== undefined) visitExpr(e.kids[0]);
       } else if (e.kind === 'block') for (const kid of e.kids) visitExpr(kid);
       else if (e.kind === 'for') {

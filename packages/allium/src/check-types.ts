@@ -11,7 +11,7 @@ import {
 import { collectPipe } from './parse-block-items.js';
 import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
-import { forEachItemExpr, memberNamePosition, walkExpr, walkItems } from './walk.js';
+import { exprLocation, forEachItemExpr, memberNameLocation, walkExpr, walkItems } from './walk.js';
 
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
@@ -31,7 +31,6 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
     set.add(declaration.name.name);
     variantsByBase.set(declaration.base.name, set);
   }
-  const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   for (let e = 0; e < index.entities.length; e += 1) {
     const entity = index.entities[e]!;
@@ -46,7 +45,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
         if (leaf.kind === 'ident' && leaf.name !== undefined) idents.push(leaf);
       });
       if (idents.length < 2 || !idents.some((id) => capitalised(id.name ?? ''))) continue;
-      const at = { file, line: item.value.line, col: item.value.col };
+      const at = exprLocation(index.spec, item.value);
       if (!idents.every((id) => capitalised(id.name ?? ''))) {
         diagnostics.push({
           code: 'allium.sum.invalidDiscriminator',
@@ -75,7 +74,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
           code: 'allium.sum.discriminatorUnknownVariant',
           severity: 'error',
           message: `Entity '${name}' discriminator references '${id.name ?? ''}' without matching 'variant ${id.name ?? ''} : ${name}'.`,
-          location: { file, line: id.line, col: id.col },
+          location: exprLocation(index.spec, id),
         });
       }
     }
@@ -101,8 +100,6 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
   }
   // The walk below finds a subset of the file's `config.x` accesses: with none undeclared there is nothing to find.
   if (specFacts(index).configRefs.every((ref) => declared.has(ref.name ?? ''))) return [];
-  const source = index.spec.source;
-  const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   const visit = (expr: Expr): void => {
     switch (expr.kind) {
@@ -113,7 +110,7 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
             code: 'allium.config.undefinedReference',
             severity: 'warning',
             message: `Config reference 'config.${expr.name ?? ''}' is not declared in any config block.`,
-            location: { file, ...memberNamePosition(source, expr) },
+            location: memberNameLocation(index.spec, expr),
           });
           return;
         }
@@ -166,7 +163,6 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
     const declaration = index.spec.declarations[d]!;
     if (declaration.kind === 'use' && declaration.alias !== undefined) aliases.add(declaration.alias.name);
   }
-  const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   const heads = imports.size === 0 ? undefined : collectionHeads(index);
   const report = (qualifier: string, name: string, location: SourceLocation, ref?: Expr): void => {
@@ -200,15 +196,10 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.kids[0];
     if (ref.kind === 'member' && object !== undefined)
-      report(object.name ?? '', ref.name ?? '', { file, line: object.line, col: object.col });
+      report(object.name ?? '', ref.name ?? '', exprLocation(index.spec, object));
     else if (ref.name !== undefined) {
       const slash = ref.name.indexOf('/');
-      report(
-        ref.name.slice(0, slash),
-        ref.name.slice(slash + 1),
-        { file, line: ref.line, col: ref.col },
-        ref,
-      );
+      report(ref.name.slice(0, slash), ref.name.slice(slash + 1), exprLocation(index.spec, ref), ref);
     }
   }
   return diagnostics;
@@ -217,7 +208,6 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
 /** `allium.surface.relatedUndefined` (error): a surface's `related:` entry naming no surface of the file. */
 export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
   const surfaces = new Set(index.surfaces.map((surface) => surface.name.name));
-  const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   const leading = (expr: Expr | undefined): Expr | undefined => {
     let current = expr;
@@ -244,7 +234,7 @@ export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
           code: 'allium.surface.relatedUndefined',
           severity: 'error',
           message: `Surface '${surface.name.name}' references unknown related surface '${name.name ?? ''}'.`,
-          location: { file, line: name.line, col: name.col },
+          location: exprLocation(index.spec, name),
         });
       }
     }
@@ -272,7 +262,6 @@ function literalKind(expr: Expr): string | undefined {
 
 /** `allium.list.mixedElementTypes` (error): a list literal whose literal elements have different kinds. */
 export function checkListLiterals(index: SpecIndex): Diagnostic[] {
-  const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   for (const list of specFacts(index).lists) {
     let first: string | undefined;
@@ -285,7 +274,7 @@ export function checkListLiterals(index: SpecIndex): Diagnostic[] {
           code: 'allium.list.mixedElementTypes',
           severity: 'error',
           message: `List literal has elements of differing types ('${first}' and '${kind}'); all elements of a list must share a type.`,
-          location: { file, line: list.line, col: list.col },
+          location: exprLocation(index.spec, list),
         });
         break;
       }
@@ -307,7 +296,6 @@ export function checkListLiterals(index: SpecIndex): Diagnostic[] {
 export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnostic[] {
   const schemas = typeSchemas(index);
   const diagnostics: Diagnostic[] = [];
-  const file = index.spec.file;
   const validate = (literal: Expr, typeName: string): void => {
     const schema = schemas.get(typeName);
     if (schema === undefined) return;
@@ -321,7 +309,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
           code: 'allium.default.unknownField',
           severity: 'error',
           message: `Default sets field '${field.name}' which is not declared on '${typeName}'.`,
-          location: { file, line: field.line, col: field.col },
+          location: exprLocation(index.spec, field),
         });
         continue;
       }
@@ -330,7 +318,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
           code: 'allium.list.emptyListNoElementType',
           severity: 'error',
           message: `Empty list literal has no inferable element type: target field '${field.name}' is not a List<T>.`,
-          location: { file, line: value.line, col: value.col },
+          location: exprLocation(index.spec, value),
         });
       const nestedType = value.kind === 'object' ? baseTypeName(fieldType) : undefined;
       if (nestedType !== undefined) validate(value, nestedType);
@@ -360,7 +348,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
         code: 'allium.default.unknownField',
         severity: 'error',
         message: `Default sets field '${field.name}' which is not declared on '${type}'.`,
-        location: { file, line: field.line, col: field.col },
+        location: exprLocation(index.spec, field),
       });
     }
   }
@@ -416,10 +404,9 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
   if (ambiguous.size === 0) return [];
   const local = new Set(index.typeNames);
   for (const block of index.blocks) if (block.block === 'contract') local.add(block.name.name);
-  const file = index.spec.file;
   const diagnostics: Diagnostic[] = [];
   const flagged = new Set<string>();
-  const consider = (name: string | undefined, line: number, col: number): void => {
+  const consider = (name: string | undefined, location: () => SourceLocation): void => {
     if (
       name === undefined ||
       !capitalised(name) ||
@@ -435,23 +422,23 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
       code: 'allium.use.ambiguousReference',
       severity: 'warning',
       message: `Unqualified reference '${name}' is ambiguous: it is declared in imported modules ${aliasList(aliases)}. Use a qualified name (e.g. '${aliases[0]}/${name}').`,
-      location: { file, line, col },
+      location: location(),
     });
   };
   const visit = (e: Expr): void => {
-    if (e.kind === 'ident') consider(e.name, e.line, e.col);
+    if (e.kind === 'ident') consider(e.name, () => exprLocation(index.spec, e));
   };
   const items = (list: readonly BlockItem[]): void =>
     walkItems(list, (item) => forEachItemExpr(item, (expr) => walkExpr(expr, visit)));
   for (const declaration of index.spec.declarations) {
     if (declaration.kind === 'block') items(declaration.items);
     else if (declaration.kind === 'variant') {
-      consider(declaration.base.name, declaration.base.location.line, declaration.base.location.col);
+      consider(declaration.base.name, () => declaration.base.location);
       items(declaration.items);
     } else if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
     else if (declaration.kind === 'default') {
       const type = declaration.type;
-      if (type !== undefined) consider(type.name, type.location.line, type.location.col);
+      if (type !== undefined) consider(type.name, () => type.location);
       walkExpr(declaration.value, visit);
     }
   }

@@ -215,7 +215,7 @@ function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: W
   const idents: Ident[] = [];
   collectPipe(states, (leaf) => {
     if (leaf.kind === 'ident' && leaf.name !== undefined) {
-      idents.push({ name: leaf.name, location: { file: p.file, line: leaf.line, col: leaf.col } });
+      idents.push({ name: leaf.name, location: p.locationAt(leaf.start) });
     }
   });
   return { value: inner, when: { field: field.name ?? '', states: idents } };

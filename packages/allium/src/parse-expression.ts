@@ -74,7 +74,7 @@ export const NO_KIDS: readonly Expr[] = Object.freeze([]);
 export function node(
   p: ParserState,
   kind: ExprKind,
-  first: { start: number; line: number; col: number },
+  first: { readonly start: number },
   kids: readonly Expr[] = NO_KIDS,
   name?: string,
   op?: string,
@@ -84,8 +84,6 @@ export function node(
     kind,
     start: first.start,
     end,
-    line: first.line,
-    col: first.col,
     kids,
     name,
     op,

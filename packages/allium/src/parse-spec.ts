@@ -44,6 +44,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     suppressions: readSuppressions(lexer.comments, file),
     nameCounts: p.nameCounts(),
     diagnostics: [...header.diagnostics, ...p.diagnostics],
+    lines: p.lines,
   };
 }
 

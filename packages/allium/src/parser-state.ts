@@ -1,6 +1,7 @@
 import type { Ident } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import type { Lexer, Token } from './lexer.js';
+import { LineIndex } from './line-index.js';
 
 /**
  * The parser's cursor over the token list plus its diagnostics. A syntax error right after an error on the same
@@ -42,11 +43,16 @@ export class ParserState {
    */
   private lastErrorLine = 0;
 
+  /** Where each line of the source starts (see {@link locationAt}). */
+  readonly lines: LineIndex;
+
   constructor(
     private readonly lexer: Lexer,
     readonly source: string,
     readonly file: string,
-  ) {}
+  ) {
+    this.lines = new LineIndex(source);
+  }
 
   /**
    * Marks the tokens from index `from` up to the current position as dropped: their words no longer count as uses
@@ -207,6 +213,11 @@ export class ParserState {
 
   location(token: Token): SourceLocation {
     return { file: this.file, line: token.line, col: token.col };
+  }
+
+  /** The location of a source offset (an expression's `start`). */
+  locationAt(offset: number): SourceLocation {
+    return this.lines.location(this.file, offset);
   }
 
   /** Takes a diagnostic reported before parsing began (the version marker's) as the last one. */

@@ -1,5 +1,6 @@
 import type { BlockItem, Expr } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
+import type { LineIndex } from './line-index.js';
 import { triggerCalls, triggerParameterName } from './triggers.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
 import { calleeName, createdEntity, forEachItemExpr, walkExpr } from './walk.js';
@@ -53,6 +54,8 @@ export interface RuleInfo {
 /** What the rule extractor needs to know about the whole check set. */
 export interface RuleContext {
   readonly file: string;
+  /** Where the lines of that file start (the locations of its expressions). */
+  readonly lines: LineIndex;
   /** Declared entity and variant names. */
   readonly entities: ReadonlySet<string>;
   /** Lower-cased entity name → entity name (a binding named like an entity stands for it). */
@@ -69,7 +72,7 @@ export interface RuleContext {
 
 /** Extracts the {@link RuleInfo} of one rule declaration. */
 export function extractRule(rule: NamedBlock, context: RuleContext): RuleInfo {
-  const loc = (e: Expr): SourceLocation => ({ file: context.file, line: e.line, col: e.col });
+  const loc = (e: Expr): SourceLocation => context.lines.location(context.file, e.start);
   const whenValues = clausesOf(rule.items, 'when').map((clause) => clause.value);
   const triggers = whenValues.flatMap((value) => classifyTrigger(value, context, loc));
   const types = bindingTypes(rule, triggers, context);

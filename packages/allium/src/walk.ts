@@ -1,4 +1,5 @@
-import type { BlockItem, Declaration, Expr } from './ast.js';
+import type { BlockItem, Declaration, Expr, ParsedSpec } from './ast.js';
+import type { SourceLocation } from './diagnostic.js';
 
 /** Calls `visit` on `expr` and every expression beneath it, parents first. Iterative, so deep input cannot overflow. */
 export function walkExpr(expr: Expr, visit: (e: Expr) => void): void {
@@ -178,22 +179,12 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The 1-based line and column of `offset`, counted from a known position before it (`anchor`). */
-export function positionAfter(
-  source: string,
-  anchor: { readonly start: number; readonly line: number; readonly col: number },
-  offset: number,
-): { line: number; col: number } {
-  let line = anchor.line;
-  let lineStart = anchor.start - (anchor.col - 1);
-  for (let i = source.indexOf('\n', anchor.start); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) {
-    line += 1;
-    lineStart = i + 1;
-  }
-  return { line, col: offset - lineStart + 1 };
+/** Where the field name of a member access `x.name` of `spec` starts. */
+export function memberNameLocation(spec: ParsedSpec, member: Expr): SourceLocation {
+  return spec.lines.location(spec.file, member.end - (member.name ?? '').length);
 }
 
-/** Where the field name of a member access `x.name` starts. */
-export function memberNamePosition(source: string, member: Expr): { line: number; col: number } {
-  return positionAfter(source, member, member.end - (member.name ?? '').length);
+/** Where an expression of `spec` starts, as a diagnostic's location. */
+export function exprLocation(spec: ParsedSpec, expr: Expr): SourceLocation {
+  return spec.lines.location(spec.file, expr.start);
 }
