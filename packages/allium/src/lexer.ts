@@ -1,3 +1,5 @@
+import { LineIndex } from './line-index.js';
+
 /** What a token is. Words that the grammar treats specially are `keyword`; everything else is an identifier. */
 export type TokenKind =
   'ident' | 'keyword' | 'number' | 'duration' | 'string' | 'backtick' | 'punct' | 'unknown' | 'eof';
@@ -138,6 +140,8 @@ export function lex(source: string): LexResult {
  */
 export class Lexer {
   readonly comments: Comment[] = [];
+  /** Where each line lexed so far starts (complete once `eof` is lexed). */
+  readonly lines = new LineIndex();
   private line = 1;
   private lineStart = 0;
   private i = 0;
@@ -195,6 +199,7 @@ export class Lexer {
         i += 1;
         line += 1;
         lineStart = i;
+        this.lines.add(i);
         continue;
       }
       if (c === 32 || c === 9 || c === 13) {
@@ -242,6 +247,7 @@ export class Lexer {
         for (let at = source.indexOf('\n', start); at !== -1 && at < i; at = source.indexOf('\n', at + 1)) {
           line += 1;
           lineStart = at + 1;
+          this.lines.add(lineStart);
         }
       } else if (c === 96) {
         const end = scanBacktick(source, i);

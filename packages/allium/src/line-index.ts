@@ -7,24 +7,32 @@ import type { SourceLocation } from './diagnostic.js';
  * diagnostic are located here.
  */
 export class LineIndex {
-  /** The offset each line starts at: `starts[0]` is 0, line `n` starts at `starts[n - 1]`. */
-  private readonly starts: Int32Array;
+  /** The offset each line starts at: `starts[0]` is 0, line `n` starts at `starts[n - 1]`; {@link count} are set. */
+  private starts = new Int32Array(1024);
+  private count = 1;
 
-  constructor(source: string) {
-    let lines = 1;
-    for (let at = source.indexOf('\n'); at !== -1; at = source.indexOf('\n', at + 1)) lines += 1;
-    this.starts = new Int32Array(lines);
-    let line = 1;
-    for (let at = source.indexOf('\n'); at !== -1; at = source.indexOf('\n', at + 1)) {
-      this.starts[line] = at + 1;
-      line += 1;
-    }
+  /** The lines of a whole text (the lexer instead {@link add}s each line as it meets its line break). */
+  static of(source: string): LineIndex {
+    const lines = new LineIndex();
+    for (let at = source.indexOf('\n'); at !== -1; at = source.indexOf('\n', at + 1)) lines.add(at + 1);
+    return lines;
   }
 
-  /** The line and column of `offset` (an offset past the end is on the last line). */
+  /** Records that a line starts at `offset` (after the last one recorded). */
+  add(offset: number): void {
+    if (this.count === this.starts.length) {
+      const grown = new Int32Array(this.starts.length * 2);
+      grown.set(this.starts);
+      this.starts = grown;
+    }
+    this.starts[this.count] = offset;
+    this.count += 1;
+  }
+
+  /** The line and column of `offset` (an offset past the end is on the last line recorded). */
   position(offset: number): { line: number; col: number } {
     let low = 0;
-    let high = this.starts.length - 1;
+    let high = this.count - 1;
     // The last line starting at or before the offset.
     while (low < high) {
       const middle = (low + high + 1) >>> 1;

@@ -1,7 +1,7 @@
 import type { Ident } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import type { Lexer, Token } from './lexer.js';
-import { LineIndex } from './line-index.js';
+import type { LineIndex } from './line-index.js';
 
 /**
  * The parser's cursor over the token list plus its diagnostics. A syntax error right after an error on the same
@@ -43,7 +43,7 @@ export class ParserState {
    */
   private lastErrorLine = 0;
 
-  /** Where each line of the source starts (see {@link locationAt}). */
+  /** Where each line of the source starts, as the lexer meets them (see {@link locationAt}). */
   readonly lines: LineIndex;
 
   constructor(
@@ -51,7 +51,7 @@ export class ParserState {
     readonly source: string,
     readonly file: string,
   ) {
-    this.lines = new LineIndex(source);
+    this.lines = lexer.lines;
   }
 
   /**
