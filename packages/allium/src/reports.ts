@@ -44,7 +44,7 @@ export function checkReports(
   const files = checkIndexedSpecs(indexes);
   const reports = files.map((file, i) => ({
     command,
-    diagnostics: inReferenceOrder(file.diagnostics.map(inKeyOrder)),
+    diagnostics: diagnosticList(file.diagnostics),
     findings: command === 'analyse' ? analyseFindings(indexes[i] as SpecIndex) : [],
     spec_file: file.file,
   }));
@@ -68,14 +68,14 @@ export function planReport(source: ReportSource): { report: TestPlan; exitCode: 
 }
 
 /**
- * Lists whose every element is known to have its keys in sorted order at every depth, as built: `writeReferenceJson`
- * prints them as they are, without looking inside (thousands of diagnostics in a big report). Only lists of
- * {@link inKeyOrder} copies go in.
+ * Lists known to hold only diagnostics (thousands in a big report): `writeReferenceJson` prints each batch of them
+ * from {@link inKeyOrder} copies, made as it goes (a few kilobytes at a time, never all of them at once), without
+ * looking inside for keys to sort.
  */
-const KEYS_IN_ORDER = new WeakSet<readonly unknown[]>();
+const DIAGNOSTIC_LISTS = new WeakSet<readonly unknown[]>();
 
-function inReferenceOrder<T>(list: T[]): T[] {
-  KEYS_IN_ORDER.add(list);
+function diagnosticList(list: readonly Diagnostic[]): readonly Diagnostic[] {
+  DIAGNOSTIC_LISTS.add(list);
   return list;
 }
 
@@ -179,7 +179,7 @@ class JsonWriter {
       if (from > 0) this.text += ',\n';
       let copies: unknown[] | undefined = [];
       try {
-        if (KEYS_IN_ORDER.has(list)) copies = list.slice(from, to);
+        if (DIAGNOSTIC_LISTS.has(list)) copies = (list.slice(from, to) as Diagnostic[]).map(inKeyOrder);
         else for (let i = from; i < to; i += 1) copies.push(this.sorted(list[i], i));
       } catch (error) {
         if (error !== INDEX_KEYS) throw error;
