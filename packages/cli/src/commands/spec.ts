@@ -128,9 +128,8 @@ function printJson(report: unknown, io: CliIo): void {
  *   memory and no fewer collections: growth factor 1 keeps it at its initial size;
  * - after a full collection it lets the old generation grow by a factor it picks from the collector's speed (up
  *   to 4) before the next one, so the short-lived objects promoted meanwhile (a check's sets and maps) pile up: 50%
- *   growth collects them sooner, for
- *   a few milliseconds of marking, most of it on a helper thread (10% saved no more memory and cost up to 8% more
- *   wall time).
+ *   growth collects them sooner, for a few milliseconds of marking, most of it on a helper thread (10% saved no
+ *   more memory and cost up to 8% more wall time).
  * V8 reads both flags each time it decides, so setting them here holds for the rest of this process. Measured with
  * `tools/bench/spec/check.bench.ts` and 13 alternating runs: peak RSS at 50k lines 77.4 -> 75.6 MB, at 100k
  * 100.3 -> 95.1 MB, wall time within the noise (0.44 -> 0.45 s, 0.66 -> 0.68 s).
