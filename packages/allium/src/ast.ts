@@ -85,11 +85,12 @@ export interface WhenQualifier {
 }
 
 /**
- * One item inside a declaration's braces, with its source span as the reference spans it: a clause or field from
- * its first token to the end of its value (the keyword alone when the value is empty), a nested `for`/`if` to the
- * end of its last item, an invariant or transition graph to its closing brace.
+ * One item inside a declaration's braces, with its source span as the reference spans it (`start` to `end`, held on
+ * the item itself: no object per item for it): a clause or field from its first token to the end of its value (the
+ * keyword alone when the value is empty), a nested `for`/`if` to the end of its last item, an invariant or
+ * transition graph to its closing brace.
  */
-export type BlockItem = BlockItemKind & { readonly span: Span };
+export type BlockItem = BlockItemKind & Span;
 
 /** The kinds of {@link BlockItem}. */
 export type BlockItemKind =
@@ -97,7 +98,7 @@ export type BlockItemKind =
       readonly kind: 'clause';
       readonly keyword: string;
       readonly value: Expr;
-      readonly location: SourceLocation;
+      // Its keyword's location is that of `start` in the spec's `lines` (no location object per clause).
     }
   | {
       readonly kind: 'field';

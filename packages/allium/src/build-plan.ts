@@ -183,7 +183,7 @@ function emitBlock(block: Block, source: string, ctx: ModuleContext, push: Push)
             description: `Verify config parameter ${name} has its declared default`,
             source_construct: `config.${name}`,
           },
-          item.span,
+          item,
         );
       }
       return;
@@ -199,7 +199,7 @@ function emitBlock(block: Block, source: string, ctx: ModuleContext, push: Push)
             description: `Verify implementation satisfies contract ${name}.${signature}`,
             source_construct: `${name}.${signature}`,
           },
-          item.span,
+          item,
         );
       }
       return;
@@ -240,7 +240,7 @@ function emitEntity(block: Block, source: string, push: Push): void {
             source_construct: `${name}.${field}`,
             detail: { entity: name, field, status_field: item.when.field, qualifying_states: states },
           },
-          item.span,
+          item,
         );
         continue;
       }
@@ -258,7 +258,7 @@ function emitEntity(block: Block, source: string, push: Push): void {
           source_construct: `${name}.${item.name.name}`,
           expression: bodyText(source, item.body),
         },
-        item.span,
+        item,
       );
     }
   }
@@ -330,7 +330,7 @@ function emitTransitions(
       description: `Verify undeclared transitions on ${construct} are rejected`,
       source_construct: construct,
     },
-    graph.span,
+    graph,
   );
   if (graph.terminal.length > 0) {
     push(
@@ -341,7 +341,7 @@ function emitTransitions(
         source_construct: construct,
         detail: { entity, field, states: graph.terminal.map((t) => t.name) },
       },
-      graph.span,
+      graph,
     );
   }
 }
@@ -400,7 +400,7 @@ function emitSurface(block: Block, push: Push): void {
           source_construct: name,
           ...(items.length === 0 ? {} : { detail: { surface: name, items } }),
         },
-        item.span,
+        item,
       );
     } else if (item.keyword === 'provides') {
       push(
@@ -410,7 +410,7 @@ function emitSurface(block: Block, push: Push): void {
           description: `Verify provided operations on ${name} appear/hide based on when conditions`,
           source_construct: name,
         },
-        item.span,
+        item,
       );
     }
   }
@@ -455,7 +455,7 @@ function emitRule(block: Block, ctx: ModuleContext, push: Push): void {
               category: 'rule_failure',
               description: `Verify rule ${name} is rejected when requires clause fails`,
             },
-            item.span,
+            item,
           );
         } else if (item.keyword === 'when') {
           if (containsTemporal(item.value)) {
@@ -466,7 +466,7 @@ function emitRule(block: Block, ctx: ModuleContext, push: Push): void {
                 category: 'temporal',
                 description: `Verify temporal trigger in ${name} fires at deadline, not before, and does not re-fire`,
               },
-              item.span,
+              item,
             );
           }
           if (containsCreation(item.value)) {
@@ -478,7 +478,7 @@ function emitRule(block: Block, ctx: ModuleContext, push: Push): void {
                 category: 'rule_entity_creation',
                 description: `Verify entity creation in rule ${name} produces the specified fields`,
               },
-              item.span,
+              item,
             );
           }
         } else if (item.keyword === 'ensures' && containsCreation(item.value)) {
@@ -490,7 +490,7 @@ function emitRule(block: Block, ctx: ModuleContext, push: Push): void {
               category: 'rule_entity_creation',
               description: `Verify entity creation in rule ${name} ensures clause produces the specified fields`,
             },
-            item.span,
+            item,
           );
         }
       }

@@ -66,7 +66,7 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
           code: 'allium.rule.invalidTrigger',
           severity: 'error',
           message: `Rule '${rule.name.name}' uses an unsupported trigger form in 'when:'.`,
-          location: clause.location,
+          location: index.spec.lines.location(index.spec.file, clause.start),
         });
         continue;
       }
@@ -139,7 +139,7 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
         code: 'allium.rule.undefinedBinding',
         severity: 'error',
         message: message(name),
-        location: user.location,
+        location: index.spec.lines.location(index.spec.file, user.start),
       });
   }
   return diagnostics;

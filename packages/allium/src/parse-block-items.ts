@@ -83,7 +83,12 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
     p.advance();
     p.drop(at);
     const name = token.kind === 'backtick' ? token.text.replace(/^`|`$/g, '') : token.text;
-    return { kind: 'enum-value', name: { name, location: p.location(token) }, span: tokenSpan(token) };
+    return {
+      kind: 'enum-value',
+      name: { name, location: p.location(token) },
+      start: token.start,
+      end: token.end,
+    };
   }
   p.errorHere(`expected enum variant, found ${describeToken(token)}`);
   return undefined;
@@ -99,25 +104,21 @@ export function parseBlockItem(p: ParserState, ruleItem = false): BlockItem | un
   try {
     const first = p.peek();
     const item = parseBlockItemAt(p, ruleItem);
-    if (item === undefined || 'span' in item) return item;
-    return { ...item, span: { start: first.start, end: Math.max(first.end, p.previous().end) } };
+    if (item === undefined || 'start' in item) return item;
+    return { ...item, start: first.start, end: Math.max(first.end, p.previous().end) };
   } finally {
     p.leave();
   }
 }
 
-function tokenSpan(token: Token): Span {
-  return { start: token.start, end: token.end };
+/** Where a `keyword: value` item ends: with its value, or its keyword when the value is empty. */
+function valueEnd(first: Token, value: Expr): number {
+  return value.kind === 'empty' ? first.end : value.end;
 }
 
-/** The span of a `keyword: value` item: to the end of the value, or the keyword alone when the value is empty. */
-function valueSpan(first: Token, value: Expr): Span {
-  return { start: first.start, end: value.kind === 'empty' ? first.end : value.end };
-}
-
-/** The span of a nested `for`/`if`: to the end of its last item, or its keyword alone when it has none. */
-function lastItemSpan(first: Token, items: readonly BlockItem[]): Span {
-  return { start: first.start, end: items.at(-1)?.span.end ?? first.end };
+/** Where a nested `for`/`if` ends: with its last item, or its keyword when it has none. */
+function lastItemEnd(first: Token, items: readonly BlockItem[]): number {
+  return items.at(-1)?.end ?? first.end;
 }
 
 function parseBlockItemAt(p: ParserState, ruleItem: boolean): BlockItemKind | BlockItem | undefined {
@@ -158,7 +159,9 @@ function parseLetItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const name = p.expectIdent('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseClauseValue(p, letToken.line, letToken.col, false);
-  return value === undefined ? undefined : { kind: 'let', name, value, span: valueSpan(letToken, value) };
+  return value === undefined
+    ? undefined
+    : { kind: 'let', name, value, start: letToken.start, end: valueEnd(letToken, value) };
 }
 
 /**
@@ -197,12 +200,13 @@ function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefin
   const value = parseClauseValue(p, nameToken.line, nameToken.col, keyword === 'when');
   if (value === undefined) return undefined;
   const location = p.location(nameToken);
-  const span = valueSpan(nameToken, value);
-  if (isClause) return { kind: 'clause', keyword, value, location, span };
+  const start = nameToken.start;
+  const end = valueEnd(nameToken, value);
+  if (isClause) return { kind: 'clause', keyword, value, start, end };
   const name: Ident = { name: keyword, location };
   const split = splitWhenQualifier(p, value);
-  if (split === undefined) return { kind: 'field', name, value, span };
-  return { kind: 'field', name, value: split.value, when: split.when, span };
+  if (split === undefined) return { kind: 'field', name, value, start, end };
+  return { kind: 'field', name, value: split.value, when: split.when, start, end };
 }
 
 /** `String when status = a | b` → the type and the qualifier. */
@@ -275,8 +279,8 @@ function parseContracts(p: ParserState, keyword: Token): BlockItemKind | BlockIt
     kind: 'clause',
     keyword: 'contracts',
     value,
-    location: p.location(keyword),
-    span: { start: keyword.start, end: last.end },
+    start: keyword.start,
+    end: last.end,
   };
 }
 
@@ -292,8 +296,8 @@ function parseBindingClause(p: ParserState): BlockItemKind | BlockItem | undefin
   if (type === undefined) return undefined;
   const empty = type.kind === 'empty';
   const value = node(p, 'binding', name, [type], name.text, undefined, empty ? name.end : type.end);
-  const span = { start: keyword.start, end: empty ? keyword.end : type.end };
-  return { kind: 'clause', keyword: keyword.text, value, location: p.location(keyword), span };
+  const end = empty ? keyword.end : type.end;
+  return { kind: 'clause', keyword: keyword.text, value, start: keyword.start, end };
 }
 
 function parsePathField(p: ParserState): BlockItemKind | BlockItem | undefined {
@@ -304,7 +308,7 @@ function parsePathField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const value = parseClauseValue(p, owner.line, owner.col, false);
   if (value === undefined) return undefined;
   const name = { name: field.text, location: p.location(field) };
-  return { kind: 'field', name, value, path: owner.text, span: valueSpan(owner, value) };
+  return { kind: 'field', name, value, path: owner.text, start: owner.start, end: valueEnd(owner, value) };
 }
 
 function hasColonAfterParens(p: ParserState): boolean {
@@ -335,7 +339,7 @@ function parseParamField(p: ParserState): BlockItemKind | BlockItem | undefined 
   const value = parseClauseValue(p, nameToken.line, nameToken.col, false);
   if (value === undefined) return undefined;
   const name = { name: nameToken.text, location: p.location(nameToken) };
-  return { kind: 'field', name, value, params, span: valueSpan(nameToken, value) };
+  return { kind: 'field', name, value, params, start: nameToken.start, end: valueEnd(nameToken, value) };
 }
 
 function parseLegacyClause(p: ParserState): BlockItemKind | BlockItem | undefined {
@@ -366,7 +370,6 @@ function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   if (p.expect(':') === undefined) return undefined;
   const items = parseNestedItems(p, forToken.line);
   const location = p.location(forToken);
-  const span = lastItemSpan(forToken, items);
   return {
     kind: 'for',
     bindings,
@@ -374,7 +377,8 @@ function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {
     ...(filter === undefined ? {} : { filter }),
     items,
     location,
-    span,
+    start: forToken.start,
+    end: lastItemEnd(forToken, items),
   };
 }
 
@@ -419,8 +423,14 @@ function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   }
   const location = p.location(ifToken);
   const last = elseItems ?? branches.at(-1)?.items ?? [];
-  const span = lastItemSpan(ifToken, last);
-  return { kind: 'if', branches, ...(elseItems === undefined ? {} : { elseItems }), location, span };
+  return {
+    kind: 'if',
+    branches,
+    ...(elseItems === undefined ? {} : { elseItems }),
+    location,
+    start: ifToken.start,
+    end: lastItemEnd(ifToken, last),
+  };
 }
 
 function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined {

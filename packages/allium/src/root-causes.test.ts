@@ -512,9 +512,7 @@ describe('small syntax details (the reference’s answers)', () => {
     const text = '-- allium: 3\nsurface S {\n    provides:\n        Act(a, ...)\n}\n';
     const surface = parseSpec(text, 's.allium').declarations[0];
     const item = surface?.kind === 'block' ? surface.items[0] : undefined;
-    expect(item === undefined ? '' : text.slice(item.span.start, item.span.end)).toBe(
-      'provides:\n        Act',
-    );
+    expect(item === undefined ? '' : text.slice(item.start, item.end)).toBe('provides:\n        Act');
   });
 
   it('a call alone on an item line reads as `name:` (the `(` taken for the colon): the error is at the next colon', () => {
