@@ -140,13 +140,7 @@ class JsonWriter {
 
   /** Appends `value` (whose line starts with `indent`); false when it prints nothing (undefined, a function). */
   value(raw: unknown, key: string | number, indent: string): boolean {
-    let value = raw;
-    if (
-      value !== null &&
-      typeof value === 'object' &&
-      typeof (value as { toJSON?: unknown }).toJSON === 'function'
-    )
-      value = (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
+    const value = jsonValue(raw, key);
     if (value === null || typeof value !== 'object') {
       if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return false;
       this.text += JSON.stringify(value);
@@ -211,17 +205,10 @@ class JsonWriter {
 
   /**
    * `raw` after `toJSON`, every object with its keys in sorted order: copied when they are not (or when something
-   * inside was copied), else as it is. Throws
-   * {@link INDEX_KEYS} (see list).
+   * inside was copied), else as it is. Throws {@link INDEX_KEYS} (see list).
    */
   private sorted(raw: unknown, key: string | number): unknown {
-    let value = raw;
-    if (
-      value !== null &&
-      typeof value === 'object' &&
-      typeof (value as { toJSON?: unknown }).toJSON === 'function'
-    )
-      value = (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
+    const value = jsonValue(raw, key);
     if (value === null || typeof value !== 'object') return value;
     if (this.open.has(value)) throw new TypeError('Converting circular structure to JSON');
     this.open.add(value);
@@ -316,6 +303,13 @@ function openingLength(indent: string): number {
 /** The length of the lines that close them, each after a line break. */
 function closingLength(indent: string): number {
   return openingLength(indent);
+}
+
+/** What JSON.stringify prints for `raw` under `key`: the result of its `toJSON`, when it has one. */
+function jsonValue(raw: unknown, key: string | number): unknown {
+  if (raw !== null && typeof raw === 'object' && typeof (raw as { toJSON?: unknown }).toJSON === 'function')
+    return (raw as { toJSON: (key: string) => unknown }).toJSON(String(key));
+  return raw;
 }
 
 /** Adds `key` as an own property (`__proto__` too, which plain assignment would take as the prototype). */
