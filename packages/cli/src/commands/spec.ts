@@ -73,7 +73,7 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
     );
     return ExitCode.usage;
   }
-  tuneHeapForOneRun();
+  keepYoungGenerationSmall();
   const loaded = await loadSources(options.paths.length === 0 ? [''] : options.paths, io.cwd);
   for (const problem of loaded.unreadable) io.stderr(`allium-loop spec ${action}: ${problem}\n`);
   const sources = loaded.sources;
@@ -123,20 +123,14 @@ function printJson(report: unknown, io: CliIo): void {
 
 /**
  * Parsing and checking keep nearly everything they allocate (the syntax tree, the index, the diagnostics), so V8's
- * defaults, tuned for long-running programs with short-lived objects, only cost memory here:
- * - it doubles the young generation whenever most of it survives, which buys copies, up to 32 MB more resident
- *   memory and no fewer collections: growth factor 1 keeps it at its initial size;
- * - after a full collection it lets the old generation grow by a factor it picks from the collector's speed (up
- *   to 4) before the next one, so the short-lived objects promoted meanwhile (a check's sets and maps) pile up: 50%
- *   growth collects them sooner, for a few milliseconds of marking, most of it on a helper thread (10% saved no
- *   more memory and cost up to 8% more wall time).
- * V8 reads both flags each time it decides, so setting them here holds for the rest of this process. Measured with
- * `tools/bench/spec/check.bench.ts` and 13 alternating runs: peak RSS at 50k lines 77.4 -> 75.6 MB, at 100k
- * 100.3 -> 95.1 MB, wall time within the noise (0.44 -> 0.45 s, 0.66 -> 0.68 s).
+ * default of doubling the young generation whenever most of it survives only buys copies: up to 32 MB more resident
+ * memory and no fewer collections. Growth factor 1 keeps the young generation at its initial size for the rest of
+ * this process (V8 reads the flag each time it would grow). `tools/bench/spec/check.bench.ts` measures the effect.
+ * (A smaller old-generation growth, `--heap-growing-percent=50`, saved 1.8 MB at 50k lines until the tree and the
+ * report got smaller; after that it saved nothing there and cost 19% wall time at 100k lines, so it is not set.)
  */
-function tuneHeapForOneRun(): void {
+function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--heap-growing-percent=50');
 }
 
 function parseOptions(action: string, rest: readonly string[], io: CliIo): SpecOptions | undefined {
