@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   createAgentRunner,
   worstCaseCallUsd,
@@ -25,6 +26,7 @@ import { settleJournaledEnd } from '../driver/run-record.js';
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode } from './mode-spec.js';
+import { storiesAtJournaledIteration } from './story-resume.js';
 import { ignoreStateDir } from '../project/ignore-state-dir.js';
 import { withLease } from '../project/with-lease.js';
 
@@ -46,6 +48,8 @@ export interface ModeRunSettings {
   readonly backoff?: BackoffPolicy;
   /** Builds the runner from the configuration; default `createAgentRunner`. */
   readonly createAgent?: (config: unknown) => AgentRunner;
+  /** Wraps the run's ledger store (the file store under `.allium-loop/`); tests use it to cut a run short. */
+  readonly wrapStore?: (store: LedgerStore) => LedgerStore;
   readonly onProgress?: (progress: ModeProgress) => void;
   /** The running agent call's activity (tool in use, tokens so far), for CLIs that stream it. */
   readonly onActivity?: (activity: AgentActivity) => void;
@@ -70,7 +74,8 @@ export class ModeRunError extends AlliumLoopError {}
 
 function openModeStore(settings: ModeRunSettings): { store: LedgerStore; dir: string } {
   const dir = join(settings.cwd, '.allium-loop');
-  return { store: createFileLedgerStore({ dir, redactor: createRedactor(settings.env) }), dir };
+  const store = createFileLedgerStore({ dir, redactor: createRedactor(settings.env) });
+  return { store: settings.wrapStore?.(store) ?? store, dir };
 }
 
 /**
@@ -168,7 +173,9 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
         code: 'modes.wrong_mode',
       });
     // A process killed between journaling the run's end and saving it: the end stands (it is not run again).
-    const ledger = await settleJournaledEnd(store, lease, loaded.value.ledger);
+    const ended = await settleJournaledEnd(store, lease, loaded.value.ledger);
+    // A stories process killed between journaling an iteration and saving it: the iteration stands.
+    const ledger = await settleJournaledIteration(store, lease, ended, settings);
     if (ledger.terminal !== null && !['cancelled', 'timed_out', 'failed'].includes(ledger.terminal.state)) {
       settings.announce?.(`Run ${slug} already ended: ${ledger.terminal.state} (${ledger.terminal.detail}).`);
       return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state], summary: summarizeMode(ledger) };
@@ -177,6 +184,31 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
     const reopened = withGivenSettings({ ...ledger, status: 'running', terminal: null }, settings);
     return driveModeRun(store, lease, dir, reopened, settings, true);
   });
+}
+
+/**
+ * On resume, under the lease: a stories iteration the journal holds and the ledger does not is recorded from the
+ * journal (`storiesAtJournaledIteration`), journaled as a `note` and announced; any other ledger is returned as it is.
+ */
+async function settleJournaledIteration(
+  store: LedgerStore,
+  lease: Lease,
+  ledger: Ledger,
+  settings: ModeRunSettings,
+): Promise<Ledger> {
+  const record = ledger.modeState;
+  if (record.kind !== 'stories' || record.stories === undefined) return ledger;
+  const prdText = await readFile(resolve(settings.cwd, record.stories.config.prdPath), 'utf8').catch(
+    () => undefined,
+  );
+  const level = storiesAtJournaledIteration(ledger, (await store.readJournal(ledger.slug)).events, prdText);
+  if (level === undefined) return ledger;
+  const message = `The iteration of tick ${String(ledger.tick)} was journaled by a process that was killed before it saved it: it is recorded from the journal, not worked again.`;
+  const at = new Date(settings.clock.now()).toISOString();
+  await store.append(lease, [{ type: 'note', at, tick: ledger.tick, message }]);
+  await store.save(lease, level);
+  settings.announce?.(message);
+  return level;
 }
 
 /**
