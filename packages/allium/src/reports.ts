@@ -156,9 +156,9 @@ class JsonWriter {
 
   /**
    * A list, its elements printed in batches by JSON.stringify (native, several times faster than {@link value}) from
-   * copies with their keys sorted, each batch about a sixteenth of a piece long and indented to its depth. An object with keys
-   * that look like list indexes keeps them in numeric order in any copy, so a batch holding one is printed element by
-   * element by {@link value} instead.
+   * copies with their keys sorted, each batch about a sixteenth of a piece long and indented to its depth. An object
+   * with keys that look like list indexes keeps them in numeric order in any copy, so a batch holding one is printed
+   * element by element by {@link value} instead.
    */
   private list(list: readonly unknown[], indent: string): void {
     if (list.length === 0) {
