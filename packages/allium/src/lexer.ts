@@ -148,7 +148,7 @@ export class Lexer {
   private readonly n: number;
   // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence, and
   // one counter per distinct word (see wordCounts).
-  private readonly words = new Map<string, number>();
+  private words = new Map<string, number>();
   private readonly wordTexts: string[] = [];
   private readonly counts: number[] = [];
   /** Tokens handed back with {@link recycle}, to be written over instead of allocating new ones. */
@@ -176,14 +176,23 @@ export class Lexer {
     if (id !== undefined) this.counts[id] = (this.counts[id] ?? 0) - 1;
   }
 
-  /** How often each word (identifier or keyword) was lexed, less those taken back with {@link uncount}. */
+  /**
+   * How often each word (identifier or keyword) was lexed, less those taken back with {@link uncount}: the lexer's
+   * own word table, turned into the counts (a big spec has thousands of distinct words: no second table of them). So
+   * it is called once, when lexing is over (`parseSpec` calls it after the end of the input); the lexer interns no
+   * word after that.
+   */
   wordCounts(): Map<string, number> {
-    const counts = new Map<string, number>();
-    this.wordTexts.forEach((word, id) => {
+    const table = this.words;
+    for (const [word, id] of table) {
       const count = this.counts[id] ?? 0;
-      if (count > 0) counts.set(word, count);
-    });
-    return counts;
+      if (count > 0) table.set(word, count);
+      else table.delete(word);
+    }
+    this.words = new Map();
+    this.wordTexts.length = 0;
+    this.counts.length = 0;
+    return table;
   }
 
   next(): Token {
