@@ -2,7 +2,7 @@ import type { Diagnostic } from './diagnostic.js';
 import { aliasList, ambiguousImports, type Imports } from './imports.js';
 import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
-import { exprLocation } from './walk.js';
+import { locationOf } from './walk.js';
 
 /**
  * `allium.entity.unused` (an entity, internal or external) and `allium.definition.unused` (a value type or enum)
@@ -193,7 +193,7 @@ export function checkUnreachableTriggers(
               code: 'allium.use.ambiguousReference',
               severity: 'warning',
               message: `Rule '${rule.name.name}' listens for trigger '${ref.name}', which is provided or emitted by imported modules ${aliasList(aliases)}. Use a qualified name (e.g. '${aliases[0]}/${ref.name}').`,
-              location: exprLocation(index.spec, ref.at),
+              location: locationOf(index.spec, ref.at),
             });
           if (local || imported(ref.name)) continue;
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`;
@@ -202,7 +202,7 @@ export function checkUnreachableTriggers(
           code: 'allium.rule.unreachableTrigger',
           severity: 'info',
           message,
-          location: exprLocation(index.spec, ref.at),
+          location: locationOf(index.spec, ref.at),
         });
       }
     }

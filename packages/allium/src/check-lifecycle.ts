@@ -4,7 +4,7 @@ import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
-import { exprLocation, simpleMember } from './walk.js';
+import { locationOf, simpleMember } from './walk.js';
 
 /** Status names treated as terminal when an entity declares no terminal states. */
 const LIKELY_TERMINAL = new Set([
@@ -134,7 +134,7 @@ function statusValues(value: Expr, spec: ParsedSpec): Ident[] | undefined {
   collectPipe(value, (leaf) => {
     if (leaf.kind !== 'ident' || leaf.name === undefined) return;
     if (/^[A-Z]/.test(leaf.name)) plain = false;
-    values.push({ name: leaf.name, location: exprLocation(spec, leaf) });
+    values.push({ name: leaf.name, location: locationOf(spec, leaf) });
   });
   return plain && values.length >= 2 ? values : undefined;
 }
@@ -364,7 +364,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
         code: 'allium.created.missingStatus',
         severity: 'warning',
         message: `.created() on entity '${entity}' omits the status field, but the entity has a transition graph. The initial state is unspecified.`,
-        location: exprLocation(spec, expr),
+        location: locationOf(spec, expr),
       });
     }
     return;
@@ -378,7 +378,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
       code: 'allium.created.invalidStatus',
       severity: 'error',
       message: `.created() on entity '${entity}' sets status to '${name}', which is not a declared status value.`,
-      location: exprLocation(spec, value),
+      location: locationOf(spec, value),
     });
 }
 

@@ -2,7 +2,7 @@ import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
 import { isPlainField } from './spec-facts.js';
-import { exprLocation, isPascal, startsUpper } from './walk.js';
+import { isPascal, locationOf, startsUpper } from './walk.js';
 
 const message = (name: string): string => `Type reference '${name}' is not declared locally or imported.`;
 
@@ -25,7 +25,7 @@ export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
           code: 'allium.type.undefinedReference',
           severity: 'error',
           message: message(name.name ?? ''),
-          location: exprLocation(index.spec, name),
+          location: locationOf(index.spec, name),
         });
       });
     }
@@ -72,7 +72,7 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
       code: 'allium.rule.undefinedTypeReference',
       severity: 'error',
       message: message(name),
-      location: exprLocation(index.spec, object),
+      location: locationOf(index.spec, object),
     });
   };
   const visit = (expr: Expr): void => {

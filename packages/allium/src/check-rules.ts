@@ -9,7 +9,7 @@ import {
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { ifBodies } from './triggers.js';
-import { exprLocation, startsLower, startsUpper } from './walk.js';
+import { locationOf, startsLower, startsUpper } from './walk.js';
 
 const COMPARISONS = new Set(COMPARISON_OPS);
 
@@ -66,7 +66,7 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
           code: 'allium.rule.invalidTrigger',
           severity: 'error',
           message: `Rule '${rule.name.name}' uses an unsupported trigger form in 'when:'.`,
-          location: index.spec.lines.location(index.spec.file, clause.start),
+          location: locationOf(index.spec, clause),
         });
         continue;
       }
@@ -79,7 +79,7 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
           `Rule '${rule.name.name}' trigger parameter '${arg.name}' uses a 'name: value' form. External-stimulus ` +
           `and chained trigger parameters are bare names (optionally suffixed with '?', or '_' to discard); the ` +
           `'name: value' form is only valid in trigger emissions. Write '${arg.name}' without the annotation.`,
-        location: exprLocation(index.spec, arg),
+        location: locationOf(index.spec, arg),
       });
     }
   }
@@ -114,7 +114,7 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
           code: 'allium.rule.undefinedBinding',
           severity: 'error',
           message: message(name),
-          location: exprLocation(index.spec, object),
+          location: locationOf(index.spec, object),
         }),
       );
     judgeItems(rule.items, bound, judge);
@@ -139,7 +139,7 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
         code: 'allium.rule.undefinedBinding',
         severity: 'error',
         message: message(name),
-        location: index.spec.lines.location(index.spec.file, user.start),
+        location: locationOf(index.spec, user),
       });
   }
   return diagnostics;

@@ -11,7 +11,7 @@ import {
 import { collectPipe } from './parse-block-items.js';
 import type { SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
-import { exprLocation, forEachItemExpr, memberNameLocation, walkExpr, walkItems } from './walk.js';
+import { forEachItemExpr, locationOf, memberNameLocation, walkExpr, walkItems } from './walk.js';
 
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
@@ -45,7 +45,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
         if (leaf.kind === 'ident' && leaf.name !== undefined) idents.push(leaf);
       });
       if (idents.length < 2 || !idents.some((id) => capitalised(id.name ?? ''))) continue;
-      const at = exprLocation(index.spec, item.value);
+      const at = locationOf(index.spec, item.value);
       if (!idents.every((id) => capitalised(id.name ?? ''))) {
         diagnostics.push({
           code: 'allium.sum.invalidDiscriminator',
@@ -74,7 +74,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
           code: 'allium.sum.discriminatorUnknownVariant',
           severity: 'error',
           message: `Entity '${name}' discriminator references '${id.name ?? ''}' without matching 'variant ${id.name ?? ''} : ${name}'.`,
-          location: exprLocation(index.spec, id),
+          location: locationOf(index.spec, id),
         });
       }
     }
@@ -196,10 +196,10 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.kids[0];
     if (ref.kind === 'member' && object !== undefined)
-      report(object.name ?? '', ref.name ?? '', exprLocation(index.spec, object));
+      report(object.name ?? '', ref.name ?? '', locationOf(index.spec, object));
     else if (ref.name !== undefined) {
       const slash = ref.name.indexOf('/');
-      report(ref.name.slice(0, slash), ref.name.slice(slash + 1), exprLocation(index.spec, ref), ref);
+      report(ref.name.slice(0, slash), ref.name.slice(slash + 1), locationOf(index.spec, ref), ref);
     }
   }
   return diagnostics;
@@ -234,7 +234,7 @@ export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
           code: 'allium.surface.relatedUndefined',
           severity: 'error',
           message: `Surface '${surface.name.name}' references unknown related surface '${name.name ?? ''}'.`,
-          location: exprLocation(index.spec, name),
+          location: locationOf(index.spec, name),
         });
       }
     }
@@ -274,7 +274,7 @@ export function checkListLiterals(index: SpecIndex): Diagnostic[] {
           code: 'allium.list.mixedElementTypes',
           severity: 'error',
           message: `List literal has elements of differing types ('${first}' and '${kind}'); all elements of a list must share a type.`,
-          location: exprLocation(index.spec, list),
+          location: locationOf(index.spec, list),
         });
         break;
       }
@@ -309,7 +309,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
           code: 'allium.default.unknownField',
           severity: 'error',
           message: `Default sets field '${field.name}' which is not declared on '${typeName}'.`,
-          location: exprLocation(index.spec, field),
+          location: locationOf(index.spec, field),
         });
         continue;
       }
@@ -318,7 +318,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
           code: 'allium.list.emptyListNoElementType',
           severity: 'error',
           message: `Empty list literal has no inferable element type: target field '${field.name}' is not a List<T>.`,
-          location: exprLocation(index.spec, value),
+          location: locationOf(index.spec, value),
         });
       const nestedType = value.kind === 'object' ? baseTypeName(fieldType) : undefined;
       if (nestedType !== undefined) validate(value, nestedType);
@@ -348,7 +348,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
         code: 'allium.default.unknownField',
         severity: 'error',
         message: `Default sets field '${field.name}' which is not declared on '${type}'.`,
-        location: exprLocation(index.spec, field),
+        location: locationOf(index.spec, field),
       });
     }
   }
@@ -426,7 +426,7 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
     });
   };
   const visit = (e: Expr): void => {
-    if (e.kind === 'ident') consider(e.name, () => exprLocation(index.spec, e));
+    if (e.kind === 'ident') consider(e.name, () => locationOf(index.spec, e));
   };
   const items = (list: readonly BlockItem[]): void =>
     walkItems(list, (item) => forEachItemExpr(item, (expr) => walkExpr(expr, visit)));

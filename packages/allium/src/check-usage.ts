@@ -2,7 +2,7 @@ import type { BlockItem, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { isPlainField, specFacts } from './spec-facts.js';
-import { exprLocation, walkItemExprs } from './walk.js';
+import { locationOf, walkItemExprs } from './walk.js';
 
 /** True when the expression node is `name` used as a name (not a member or argument label). */
 function isMention(e: Expr, name: string): boolean {
@@ -109,7 +109,7 @@ export function checkSurfaceBindings(index: SpecIndex): Diagnostic[] {
         code: 'allium.surface.unusedBinding',
         severity: 'warning',
         message: `Surface '${surface.name.name}' binding '${name}' is not used in the surface body.`,
-        location: exprLocation(index.spec, binding),
+        location: locationOf(index.spec, binding),
       });
     }
   }

@@ -129,7 +129,7 @@ export function writeReferenceJson(
 }
 
 class JsonWriter {
-  text = '';
+  private text = '';
   private readonly open = new Set<object>();
   private readonly seenKeys: [readonly string[], readonly string[]][] = [];
 
@@ -191,7 +191,8 @@ class JsonWriter {
         let wrapped: unknown = copies;
         for (let depth = indent.length / 2; depth > 0; depth -= 1) wrapped = [wrapped];
         const text = JSON.stringify(wrapped, null, 2);
-        this.text += text.slice(openingLength(indent), text.length - closingLength(indent));
+        const wrapping = wrappingLength(indent);
+        this.text += text.slice(wrapping, text.length - wrapping);
       }
       batch = Math.max(
         1,
@@ -267,10 +268,9 @@ class JsonWriter {
 
   private object(record: Record<string, unknown>, indent: string): void {
     const keys = Object.keys(record);
-    if (!inOrder(keys)) keys.sort(compareStrings);
     const inner = `${indent}  `;
     let first = true;
-    for (const key of keys) {
+    for (const key of inOrder(keys) ? keys : this.sortedKeys(keys)) {
       const before = this.text.length;
       this.text += `${first ? '{' : ','}\n${inner}${JSON.stringify(key)}: `;
       if (this.value(record[key], key, inner)) first = false;
@@ -294,15 +294,13 @@ class JsonWriter {
   }
 }
 
-/** The length of the lines that open lists nested down to `indent` (`[`, `  [`, …), with their line breaks. */
-function openingLength(indent: string): number {
+/**
+ * The length of the lines that open lists nested down to `indent` (`[`, `  [`, …, each with its line break), which
+ * is also that of the lines that close them (each after a line break).
+ */
+function wrappingLength(indent: string): number {
   const depth = indent.length / 2;
   return (depth + 1) * 2 + depth * (depth + 1);
-}
-
-/** The length of the lines that close them, each after a line break. */
-function closingLength(indent: string): number {
-  return openingLength(indent);
 }
 
 /** What JSON.stringify prints for `raw` under `key`: the result of its `toJSON`, when it has one. */

@@ -1,7 +1,7 @@
 import type { Expr, ParsedSpec } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
-import { calleeName, exprLocation, sourceText, walkExpr } from './walk.js';
+import { calleeName, locationOf, sourceText, walkExpr } from './walk.js';
 
 /** A `facing`/`context` binding of a surface: its name and the type it names. */
 export interface SurfaceBinding {
@@ -33,7 +33,7 @@ export interface SurfaceInfo {
 /** Extracts the {@link SurfaceInfo} of one surface declaration. */
 export function extractSurface(surface: NamedBlock, spec: ParsedSpec): SurfaceInfo {
   const source = spec.source;
-  const loc = (e: Expr): SourceLocation => exprLocation(spec, e);
+  const loc = (e: Expr): SourceLocation => locationOf(spec, e);
   const binding = (keyword: string): SurfaceBinding | undefined => {
     const value = clausesOf(surface.items, keyword)[0]?.value;
     const typeExpr = value?.kids[0]?.kind === 'binary' ? value.kids[0].kids[0] : value?.kids[0];

@@ -184,7 +184,7 @@ export function memberNameLocation(spec: ParsedSpec, member: Expr): SourceLocati
   return spec.lines.location(spec.file, member.end - (member.name ?? '').length);
 }
 
-/** Where an expression of `spec` starts, as a diagnostic's location. */
-export function exprLocation(spec: ParsedSpec, expr: Expr): SourceLocation {
-  return spec.lines.location(spec.file, expr.start);
+/** Where an expression or block item of `spec` starts, as a diagnostic's location. */
+export function locationOf(spec: ParsedSpec, node: { readonly start: number }): SourceLocation {
+  return spec.lines.location(spec.file, node.start);
 }
