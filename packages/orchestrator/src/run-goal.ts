@@ -282,7 +282,8 @@ export async function resumeRun(
     return startSpecRun(upstream.goal, settings, undefined, undefined, { slug, ledger: upstream });
   return withLease(store, slug, settings.announce, async (lease) => {
     // A process killed between journaling the run's end and saving it: the end stands (it is not run again).
-    let ledger = await settleJournaledEnd(store, lease, await loadRecordedRun(store, slug, settings.cwd));
+    const recorded = await loadRecordedRun(store, slug, settings.cwd);
+    let ledger = await settleJournaledEnd(store, lease, recorded, (await store.readJournal(slug)).events);
     if (ledger.status === 'terminal' && ledger.terminal !== null) {
       const reopened = reopenRun(ledger);
       if (reopened === undefined) {

@@ -89,11 +89,17 @@ export function ledgerAtJournaledEnd(ledger: Ledger, events: readonly JournalEve
 }
 
 /**
- * On resume, under the lease: saves the ledger brought level with a journaled end ({@link ledgerAtJournaledEnd})
+ * On resume, under the lease: saves the ledger brought level with a journaled end ({@link ledgerAtJournaledEnd} of
+ * the run's journal, `events`)
  * and returns it, or returns `ledger` as it is.
  */
-export async function settleJournaledEnd(store: LedgerStore, lease: Lease, ledger: Ledger): Promise<Ledger> {
-  const settled = ledgerAtJournaledEnd(ledger, (await store.readJournal(ledger.slug)).events);
+export async function settleJournaledEnd(
+  store: LedgerStore,
+  lease: Lease,
+  ledger: Ledger,
+  events: readonly JournalEvent[],
+): Promise<Ledger> {
+  const settled = ledgerAtJournaledEnd(ledger, events);
   if (settled === undefined) return ledger;
   await store.save(lease, settled);
   return settled;

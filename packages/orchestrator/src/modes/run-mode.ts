@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   createAgentRunner,
   worstCaseCallUsd,
@@ -15,6 +14,7 @@ import {
   createRedactor,
   type Caps,
   type HistoryEntry,
+  type JournalEvent,
   type Lease,
   type Ledger,
   type LedgerStore,
@@ -26,6 +26,7 @@ import { settleJournaledEnd } from '../driver/run-record.js';
 import { TERMINAL_EXIT_CODES } from '../terminal-state.js';
 import type { ModeContext, ModeProgress } from './mode-context.js';
 import { runModeLoop, summarizeMode } from './mode-spec.js';
+import { loadPrd } from './story-mode.js';
 import { storiesAtJournaledIteration } from './story-resume.js';
 import { ignoreStateDir } from '../project/ignore-state-dir.js';
 import { withLease } from '../project/with-lease.js';
@@ -173,9 +174,10 @@ export async function resumeModeRun(slug: string, settings: ModeRunSettings): Pr
         code: 'modes.wrong_mode',
       });
     // A process killed between journaling the run's end and saving it: the end stands (it is not run again).
-    const ended = await settleJournaledEnd(store, lease, loaded.value.ledger);
+    const journal = (await store.readJournal(slug)).events;
+    const ended = await settleJournaledEnd(store, lease, loaded.value.ledger, journal);
     // A stories process killed between journaling an iteration and saving it: the iteration stands.
-    const ledger = await settleJournaledIteration(store, lease, ended, settings);
+    const ledger = await settleJournaledIteration(store, lease, ended, journal, settings);
     if (ledger.terminal !== null && !['cancelled', 'timed_out', 'failed'].includes(ledger.terminal.state)) {
       settings.announce?.(`Run ${slug} already ended: ${ledger.terminal.state} (${ledger.terminal.detail}).`);
       return { ledger, exitCode: TERMINAL_EXIT_CODES[ledger.terminal.state], summary: summarizeMode(ledger) };
@@ -194,14 +196,13 @@ async function settleJournaledIteration(
   store: LedgerStore,
   lease: Lease,
   ledger: Ledger,
+  journal: readonly JournalEvent[],
   settings: ModeRunSettings,
 ): Promise<Ledger> {
   const record = ledger.modeState;
   if (record.kind !== 'stories' || record.stories === undefined) return ledger;
-  const prdText = await readFile(resolve(settings.cwd, record.stories.config.prdPath), 'utf8').catch(
-    () => undefined,
-  );
-  const level = storiesAtJournaledIteration(ledger, (await store.readJournal(ledger.slug)).events, prdText);
+  const prd = await loadPrd(record.stories.config.prdPath);
+  const level = storiesAtJournaledIteration(ledger, journal, prd.ok ? prd.value : undefined);
   if (level === undefined) return ledger;
   const message = `The iteration of tick ${String(ledger.tick)} was journaled by a process that was killed before it saved it: it is recorded from the journal, not worked again.`;
   const at = new Date(settings.clock.now()).toISOString();

@@ -1,6 +1,6 @@
 import { StoryModeStateSchema, type JournalEvent, type Ledger } from '@allium-loop/ledger';
 import { recordVerdict } from '../driver/run-record.js';
-import { applyVerdict, parsePrd, serializePrd } from './prd.js';
+import { applyVerdict, serializePrd, type Prd } from './prd.js';
 import { progressEntry } from './story-report.js';
 
 /**
@@ -10,19 +10,19 @@ import { progressEntry } from './story-report.js';
  * logged, so, as with a journaled end, the ledger is brought level with the journal instead of the story being worked
  * and its verdict logged a second time: the iteration and the tick's verdict are recorded, and the files the lost
  * process was about to write are left pending for the program to write first thing (`apply_pending`): the PRD, the
- * verdict applied to `prdText` (the PRD on disk, which that process had not rewritten yet), and the progress entry.
- * `undefined` when there is nothing to bring level, or when the journaled iteration or the PRD does not read back
+ * verdict applied to `prd` (the PRD on disk, which that process had not rewritten yet), and the progress entry.
+ * `undefined` when there is nothing to bring level, or when the journaled iteration or the PRD (`undefined`) does not read back
  * (then the story is worked again, as before). Pure.
  */
 export function storiesAtJournaledIteration(
   ledger: Ledger,
   events: readonly JournalEvent[],
-  prdText: string | undefined,
+  prd: Prd | undefined,
 ): Ledger | undefined {
   const mode = ledger.modeState;
   if (ledger.status === 'terminal' || mode.kind !== 'stories' || mode.stories === undefined) return undefined;
   const record = mode.stories;
-  if (record.pending !== undefined || prdText === undefined) return undefined;
+  if (record.pending !== undefined || prd === undefined) return undefined;
   let started = events.length - 1;
   while (started >= 0 && events[started]?.type !== 'run_started') started -= 1;
   const since = events.slice(started + 1);
@@ -32,14 +32,13 @@ export function storiesAtJournaledIteration(
   const tick = data['tick'];
   if (tick !== ledger.tick || record.iterations.some((it) => it.tick === tick)) return undefined;
   const parsed = StoryModeStateSchema.safeParse({ ...record, iterations: [...record.iterations, data] });
-  const prd = parsePrd(prdText);
-  if (!parsed.success || !prd.ok) return undefined;
+  if (!parsed.success) return undefined;
   const iteration = parsed.data.iterations.at(-1)!;
   const applied =
     iteration.verdict === 'WARN'
-      ? prd.value
+      ? prd
       : applyVerdict(
-          prd.value,
+          prd,
           iteration.story,
           iteration.verdict === 'PASS'
             ? { verdict: 'PASS' }
