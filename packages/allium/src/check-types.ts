@@ -1,4 +1,4 @@
-import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type BlockItem, type Expr } from './ast.js';
+import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type BlockItem, type Expr, type Ident } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import {
   aliasList,
@@ -406,7 +406,9 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
   for (const block of index.blocks) if (block.block === 'contract') local.add(block.name.name);
   const diagnostics: Diagnostic[] = [];
   const flagged = new Set<string>();
-  const consider = (name: string | undefined, location: () => SourceLocation): void => {
+  // A name used in an expression (located from its offset) or a declared base or type (an ident with a location).
+  const consider = (at: Expr | Ident): void => {
+    const name = at.name;
     if (
       name === undefined ||
       !capitalised(name) ||
@@ -422,23 +424,23 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
       code: 'allium.use.ambiguousReference',
       severity: 'warning',
       message: `Unqualified reference '${name}' is ambiguous: it is declared in imported modules ${aliasList(aliases)}. Use a qualified name (e.g. '${aliases[0]}/${name}').`,
-      location: location(),
+      location: 'location' in at ? at.location : locationOf(index.spec, at),
     });
   };
   const visit = (e: Expr): void => {
-    if (e.kind === 'ident') consider(e.name, () => locationOf(index.spec, e));
+    if (e.kind === 'ident') consider(e);
   };
   const items = (list: readonly BlockItem[]): void =>
     walkItems(list, (item) => forEachItemExpr(item, (expr) => walkExpr(expr, visit)));
   for (const declaration of index.spec.declarations) {
     if (declaration.kind === 'block') items(declaration.items);
     else if (declaration.kind === 'variant') {
-      consider(declaration.base.name, () => declaration.base.location);
+      consider(declaration.base);
       items(declaration.items);
     } else if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
     else if (declaration.kind === 'default') {
       const type = declaration.type;
-      if (type !== undefined) consider(type.name, () => type.location);
+      if (type !== undefined) consider(type);
       walkExpr(declaration.value, visit);
     }
   }
