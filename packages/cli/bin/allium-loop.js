@@ -11,7 +11,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`allium-loop ${version}\n`);
 } else {
-  const entry = new URL('../dist/main.js', import.meta.url);
+  // `spec …` has an entry of its own, which answers exactly as main.js does for it but loads only the spec tooling
+  // (one file in the npm package): a spec check is a one-shot process whose start-up the user waits for.
+  const name = args[0] === 'spec' ? 'spec-main.js' : 'main.js';
+  const entry = new URL(`../dist/${name}`, import.meta.url);
   try {
     await import(entry.href);
   } catch (error) {
@@ -19,10 +22,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
       error !== null &&
       typeof error === 'object' &&
       error.code === 'ERR_MODULE_NOT_FOUND' &&
-      String(error.message).includes('dist/main.js');
+      String(error.message).includes(`dist/${name}`);
     if (!missing) throw error;
     process.stderr.write(
-      'allium-loop: the CLI is not built yet (packages/cli/dist/main.js is missing).\n' +
+      `allium-loop: the CLI is not built yet (packages/cli/dist/${name} is missing).\n` +
         'Run `npm run build` at the repository root, then try again.\n',
     );
     process.exitCode = 1;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,13 +8,17 @@ import { describe, expect, it } from 'vitest';
 
 const execFileAsync = promisify(execFile);
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+const specMain = fileURLToPath(new URL('./spec-main.ts', import.meta.url));
 const SHIM = fileURLToPath(new URL('../bin/allium-loop.js', import.meta.url));
 
 /** Runs `node` with `args` as a child process. */
-async function runNode(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runNode(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, args, {
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -26,6 +30,28 @@ async function runNode(args: string[]): Promise<{ code: number; stdout: string; 
 /** Runs the real CLI entry as a child process, from source, the way `node` would run the built one. */
 function runMain(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return runNode(['--conditions=development', '--import', 'tsx', main, ...args]);
+}
+
+/** The modules (file URLs) a run of `entry` with `args` loads, listed by a resolve hook; and how it ended. */
+async function modulesLoaded(entry: string, args: string[]): Promise<{ code: number; loaded: string[] }> {
+  const hooks =
+    "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) " +
+    "process.stderr.write('LOADED ' + r.url + '\\n'); return r; }";
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  const result = await runNode([
+    '--conditions=development',
+    '--import',
+    'tsx',
+    '--import',
+    `data:text/javascript,${encodeURIComponent(register)}`,
+    entry,
+    ...args,
+  ]);
+  const loaded = result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('LOADED '))
+    .map((line) => line.slice('LOADED '.length));
+  return { code: result.code, loaded };
 }
 
 describe('allium-loop as a process', () => {
@@ -49,34 +75,53 @@ describe('what a command loads', () => {
     const dir = await mkdtemp(join(tmpdir(), 'allium-loop-loads-'));
     const spec = join(dir, 'empty.allium');
     await writeFile(spec, '-- allium: 3\n');
-    const hooks =
-      "export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) " +
-      "process.stderr.write('LOADED ' + r.url + '\\n'); return r; }";
-    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
-    const result = await runNode([
-      '--conditions=development',
-      '--import',
-      'tsx',
-      '--import',
-      `data:text/javascript,${encodeURIComponent(register)}`,
-      main,
-      'spec',
-      'check',
-      '--json',
-      spec,
-    ]);
-    expect(result.code).toBe(0);
-    const loaded = result.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('LOADED '))
-      .map((line) => line.slice('LOADED '.length));
-    expect(loaded.some((url) => url.includes('/packages/allium/src/'))).toBe(true);
-    const heavy = loaded.filter((url) =>
-      /\/node_modules\/(zod|execa|yaml)\/|\/packages\/(agents|orchestrator|workers|evaluator|decomposer)\/|\/packages\/verify\/src\/index\.ts|\/packages\/ledger\/src\/index\.ts/.test(
-        url,
-      ),
-    );
-    expect(heavy).toEqual([]);
+    for (const entry of [main, specMain]) {
+      const { code, loaded } = await modulesLoaded(entry, ['spec', 'check', '--json', spec]);
+      expect(code).toBe(0);
+      expect(loaded.some((url) => url.includes('/packages/allium/src/'))).toBe(true);
+      const heavy = loaded.filter((url) =>
+        /\/node_modules\/(zod|execa|yaml)\/|\/packages\/(agents|orchestrator|workers|evaluator|decomposer)\/|\/packages\/verify\/src\/index\.ts|\/packages\/ledger\/src\/index\.ts/.test(
+          url,
+        ),
+      );
+      expect(heavy).toEqual([]);
+      // The spec entry is the spec command alone: not the table of every command, nor another command's module.
+      if (entry === specMain)
+        expect(
+          loaded.filter((url) => /\/packages\/cli\/src\/(run-cli|commands\/(?!spec\.ts))/.test(url)),
+        ).toEqual([]);
+    }
+  });
+});
+
+describe('the spec entry', () => {
+  it('answers every spec command line exactly as main does, through the same redactor', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-spec-main-'));
+    const spec = join(dir, 'orders.allium');
+    // An entity named like the value of a secret variable: its diagnostics quote the name, which must not show.
+    await writeFile(spec, '-- allium: 3\n\nentity OrderWidgetSecret {\n  total: Integer\n}\n');
+    const env = { DEPLOY_TOKEN: 'OrderWidgetSecret' };
+    const lines = [
+      ['spec', 'check', '--json', spec],
+      ['spec', 'check', spec],
+      ['spec', 'analyse', '--json', spec],
+      ['spec', '--help'],
+      ['spec', 'check', '--help'],
+      ['spec'],
+      ['spec', 'frobnicate'],
+      ['spec', 'check', '--bogus'],
+      ['spec', 'model', spec, spec],
+      ['spec', 'check', join(dir, 'missing.allium')],
+    ];
+    let redacted = 0;
+    for (const args of lines) {
+      const viaMain = await runNode(['--conditions=development', '--import', 'tsx', main, ...args], env);
+      const viaSpec = await runNode(['--conditions=development', '--import', 'tsx', specMain, ...args], env);
+      expect(viaSpec, args.join(' ')).toEqual(viaMain);
+      expect(viaMain.stdout + viaMain.stderr).not.toContain('OrderWidgetSecret');
+      if (viaMain.stdout.includes('[REDACTED]')) redacted += 1;
+    }
+    expect(redacted).toBeGreaterThan(0);
   });
 });
 
@@ -101,5 +146,31 @@ describe('the bin shim', () => {
     const cli = await runMain('--version');
     expect(cli.code).toBe(0);
     expect(own).toEqual(cli);
+  });
+
+  it('loads the spec entry for `spec` and main for everything else', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-bin-'));
+    await mkdir(join(dir, 'bin'));
+    await mkdir(join(dir, 'dist'));
+    await copyFile(SHIM, join(dir, 'bin', 'allium-loop.js'));
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', version: '7.8.9' }));
+    // Stand-ins that say which entry ran, with what arguments.
+    for (const entry of ['main', 'spec-main'])
+      await writeFile(
+        join(dir, 'dist', `${entry}.js`),
+        `process.stdout.write('${entry} ' + process.argv.slice(2).join(' '));\n`,
+      );
+    const bin = join(dir, 'bin', 'allium-loop.js');
+    expect((await runNode([bin, 'spec', 'check', '--json', 'x.allium'])).stdout).toBe(
+      'spec-main spec check --json x.allium',
+    );
+    expect((await runNode([bin, 'spec'])).stdout).toBe('spec-main spec');
+    for (const args of [['run', 'spec'], ['--help'], ['status'], ['--', 'spec'], ['specs']])
+      expect((await runNode([bin, ...args])).stdout).toBe(`main ${args.join(' ')}`);
+    // A package without the spec entry says which file is missing.
+    await rm(join(dir, 'dist', 'spec-main.js'));
+    const missing = await runNode([bin, 'spec', 'check']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('dist/spec-main.js is missing');
   });
 });

@@ -1,93 +1,12 @@
 #!/usr/bin/env node
-import { readFileSync, realpathSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { formatError } from '@allium-loop/errors';
+import { readFileSync } from 'node:fs';
+import { runAsProcess } from './process-io.js';
 import { runCli } from './run-cli.js';
 
-// The composition root: the only module that reads process.argv, writes to the console or exits the process.
-// It loads as little as it can: every command is imported on first use, so --version and --help start fast.
+// The composition root of every command (`spec-main.ts` is the one of `spec` alone, for its start-up time). It
+// loads as little as it can: every command is imported on first use, so --version and --help start fast.
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
 
-const abort = new AbortController();
-let signals = 0;
-const onSignal = (): void => {
-  signals += 1;
-  // The first Ctrl-C cancels cleanly (children killed, ledger intact); a second one exits at once.
-  if (signals > 1) process.exit(130);
-  process.stderr.write('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
-  abort.abort();
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
-
-/**
- * A reader that went away (`allium-loop run … | head -1`) closes the pipe: writes then fail with EPIPE. The output
- * ends quietly there and the run carries on to its terminal state, so the ledger is never left "running".
- */
-function quietWhenClosed(stream: NodeJS.WriteStream): (text: string) => void {
-  let closed = false;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
-    else throw error;
-  });
-  return (text) => {
-    if (!closed) stream.write(text);
-  };
-}
-
-const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
-
-async function prompt(question: string): Promise<string | undefined> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } catch {
-    return undefined;
-  } finally {
-    rl.close();
-  }
-}
-
-/**
- * `allium-loop` when that name on the user's PATH is this very program; otherwise `node <this script>`. Under
- * `npx`/`npm exec` the PATH holds npm's temporary additions, which the user's shell will not have.
- */
-function self(): string {
-  const script = process.argv[1] === undefined ? '' : realpathSync(process.argv[1]);
-  if (process.env['npm_command'] === 'exec') return `node ${script}`;
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    try {
-      if (dir !== '' && realpathSync(join(dir, 'allium-loop')) === script) return 'allium-loop';
-    } catch {
-      // not in this directory
-    }
-  }
-  return `node ${script}`;
-}
-
-const stdout = quietWhenClosed(process.stdout);
-const stderr = quietWhenClosed(process.stderr);
-try {
-  process.exitCode = await runCli(
-    process.argv.slice(2),
-    {
-      stdout,
-      stderr,
-      cwd: process.cwd(),
-      env: process.env,
-      isTTY: process.stdout.isTTY === true,
-      columns: () => process.stdout.columns,
-      self,
-      signal: abort.signal,
-      now: () => Date.now(),
-      ...(interactive ? { prompt } : {}),
-    },
-    { version },
-  );
-} catch (error) {
-  stderr(`allium-loop: ${formatError(error)}\n`);
-  process.exitCode = 1;
-}
+await runAsProcess((argv, io) => runCli(argv, io, { version }));

@@ -2,28 +2,11 @@ import { parseArgs } from 'node:util';
 import type { CliIo } from './cli-io.js';
 import type { Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { dispatch, redactingIo } from './dispatch.js';
 import { ExitCode } from './exit-codes.js';
+import { renderHelp } from './render-help.js';
 
-/** Renders the top-level help: usage, one line per command, and the global flags. */
-export function renderHelp(commands: readonly Command[]): string {
-  const width = Math.max(...commands.map((command) => command.synopsis.length));
-  const lines = commands.map((command) => `  ${command.synopsis.padEnd(width)}  ${command.summary}`);
-  return [
-    'allium-loop — drive a coding agent to convergence on a goal against an Allium spec.',
-    '',
-    'Usage: allium-loop <command> [options]',
-    '',
-    'Commands:',
-    ...lines,
-    '',
-    'Options:',
-    "  -h, --help     Show this help (or a command's help: allium-loop <command> --help).",
-    '  -v, --version  Print the version.',
-    '',
-    'Exit codes: 0 ok/converged, 1 failure, 2 usage error; run states 3–7 and 130 (see docs/cli.md).',
-    '',
-  ].join('\n');
-}
+export { renderHelp };
 
 /**
  * Parses the command line and dispatches to a command. Returns the exit code; never exits the process.
@@ -44,22 +27,6 @@ export async function runCli(
     return ExitCode.ok;
   }
   return dispatchAll(argv, await redactingIo(io), options);
-}
-
-/**
- * The CLI's output passes through the redactor: whatever a command prints (echoed goals and test commands,
- * reports, errors quoting agent output) carries no secret of the environment, nor one shaped like a key.
- */
-async function redactingIo(io: CliIo): Promise<CliIo> {
-  // The redactor alone (no imports of its own): loading the whole ledger package (zod, schemas) here would cost
-  // every command its start-up time.
-  const { createRedactor } = await import('@allium-loop/ledger/redact');
-  const redactor = createRedactor(io.env);
-  return {
-    ...io,
-    stdout: (text) => io.stdout(redactor.text(text)),
-    stderr: (text) => io.stderr(redactor.text(text)),
-  };
 }
 
 async function dispatchAll(
@@ -95,32 +62,4 @@ function parseGlobal(argv: readonly string[], io: CliIo): { version: boolean } |
     io.stderr(`allium-loop: ${(error as Error).message}\nRun 'allium-loop --help' for usage.\n`);
     return undefined;
   }
-}
-
-async function dispatch(
-  name: string | undefined,
-  rest: readonly string[],
-  io: CliIo,
-  commands: readonly Command[],
-): Promise<number> {
-  if (name === undefined) {
-    io.stderr(renderHelp(commands));
-    return ExitCode.usage;
-  }
-  const command = commands.find((candidate) => candidate.name === name);
-  if (command === undefined) {
-    io.stderr(`allium-loop: unknown command '${name}'.\nRun 'allium-loop --help' to see the commands.\n`);
-    return ExitCode.usage;
-  }
-  if (command.usage !== undefined && asksForHelp(rest)) {
-    io.stdout(command.usage);
-    return ExitCode.ok;
-  }
-  return command.run(rest, io);
-}
-
-/** Whether `-h` or `--help` comes before any `--` (after which every argument is a value). */
-function asksForHelp(args: readonly string[]): boolean {
-  const end = args.indexOf('--');
-  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }

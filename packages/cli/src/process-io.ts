@@ -1,0 +1,93 @@
+import { realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { formatError } from '@allium-loop/errors';
+import type { CliIo } from './cli-io.js';
+
+// The process boundary: the only module that reads process.argv, writes to the console, handles signals or sets
+// the exit code. Both composition roots run through it: `main.ts` (every command) and `spec-main.ts` (`spec`
+// alone, which the bin shim loads directly so a big spec check does not pay for the whole CLI's start-up).
+
+/**
+ * Runs `run` on the command line (without the node binary and script path) and a {@link CliIo} built from this
+ * process, and sets the exit code to what it returns; an error it throws is printed as `allium-loop: …`, exit 1.
+ */
+export async function runAsProcess(
+  run: (argv: readonly string[], io: CliIo) => Promise<number>,
+): Promise<void> {
+  const abort = new AbortController();
+  let signals = 0;
+  const onSignal = (): void => {
+    signals += 1;
+    // The first Ctrl-C cancels cleanly (children killed, ledger intact); a second one exits at once.
+    if (signals > 1) process.exit(130);
+    process.stderr.write('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const stdout = quietWhenClosed(process.stdout);
+  const stderr = quietWhenClosed(process.stderr);
+  try {
+    process.exitCode = await run(process.argv.slice(2), {
+      stdout,
+      stderr,
+      cwd: process.cwd(),
+      env: process.env,
+      isTTY: process.stdout.isTTY === true,
+      columns: () => process.stdout.columns,
+      self,
+      signal: abort.signal,
+      now: () => Date.now(),
+      ...(interactive ? { prompt } : {}),
+    });
+  } catch (error) {
+    stderr(`allium-loop: ${formatError(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * A reader that went away (`allium-loop run … | head -1`) closes the pipe: writes then fail with EPIPE. The output
+ * ends quietly there and the run carries on to its terminal state, so the ledger is never left "running".
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') closed = true;
+    else throw error;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
+async function prompt(question: string): Promise<string | undefined> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } catch {
+    return undefined;
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * `allium-loop` when that name on the user's PATH is this very program; otherwise `node <this script>`. Under
+ * `npx`/`npm exec` the PATH holds npm's temporary additions, which the user's shell will not have.
+ */
+function self(): string {
+  const script = process.argv[1] === undefined ? '' : realpathSync(process.argv[1]);
+  if (process.env['npm_command'] === 'exec') return `node ${script}`;
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    try {
+      if (dir !== '' && realpathSync(join(dir, 'allium-loop')) === script) return 'allium-loop';
+    } catch {
+      // not in this directory
+    }
+  }
+  return `node ${script}`;
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { specCommand } from './commands/spec.js';
+import { dispatch, redactingIo } from './dispatch.js';
+import { runAsProcess } from './process-io.js';
+
+// The composition root of `allium-loop spec …` alone, which the bin shim loads instead of main.ts when the first
+// argument is `spec`: a check of a big spec is a one-shot process whose start-up is part of what the user waits for
+// (tools/bench/spec). The npm package bundles this entry into one file with nothing else in it, so Node loads one
+// module instead of main's table of commands and the chunks they share. It answers exactly as main.ts does for
+// `spec` (the same process boundary, redactor and dispatch; main.test.ts compares the two).
+await runAsProcess(async (argv, io) =>
+  dispatch(argv[0], argv.slice(1), await redactingIo(io), [specCommand]),
+);
