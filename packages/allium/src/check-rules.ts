@@ -104,8 +104,10 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
     const message = (name: string): string =>
       `Rule '${rule.name.name}' references '${name}' but no matching binding exists in context, trigger params, default instances, or local lets.`;
     const bound = new Set<string>();
-    for (const item of rule.items)
+    for (let i = 0; i < rule.items.length; i += 1) {
+      const item = rule.items[i]!;
       if (item.kind === 'clause' && item.keyword === 'when') boundByTrigger(item.value, bound);
+    }
     const isBound = (name: string, scope: ReadonlySet<string>): boolean =>
       scope.has(name) || index.globalNames.has(name) || BUILTIN_NAMES.has(name);
     const judge = (e: Expr, scope: ReadonlySet<string>): void =>
@@ -159,7 +161,7 @@ function boundByTrigger(value: Expr, out: Set<string>): void {
       if ((arg.kind === 'ident' || arg.kind === 'arg') && arg.name !== undefined) out.add(arg.name);
     }
   } else if (value.kind === 'binary' && (value.op === 'and' || value.op === 'or' || value.op === 'implies'))
-    for (const kid of value.kids) boundByTrigger(kid, out);
+    for (let k = 0; k < value.kids.length; k += 1) boundByTrigger(value.kids[k]!, out);
 }
 
 /** Judges the `requires`/`ensures` clauses of `items` and of their `if`/`for` bodies, with each level's `let`s bound. */
@@ -168,17 +170,22 @@ function judgeItems(
   parent: ReadonlySet<string>,
   judge: (e: Expr, scope: ReadonlySet<string>) => void,
 ): void {
+  // Index loops here and in judgeRoots: they run over every rule before the JIT has optimised them, where a
+  // `for…of` allocates an iterator result per element (see walk.ts).
   let scope = parent;
-  for (const item of items)
+  for (let i = 0; i < items.length; i += 1) {
+    const item = items[i]!;
     if (item.kind === 'let') {
       if (scope === parent) scope = new Set(parent);
       (scope as Set<string>).add(item.name.name);
     }
-  for (const item of items) {
+  }
+  for (let i = 0; i < items.length; i += 1) {
+    const item = items[i]!;
     if (item.kind === 'clause' && (item.keyword === 'requires' || item.keyword === 'ensures'))
       judge(item.value, scope);
     else if (item.kind === 'if') {
-      for (const branch of item.branches) judgeItems(branch.items, scope, judge);
+      for (let b = 0; b < item.branches.length; b += 1) judgeItems(item.branches[b]!.items, scope, judge);
       if (item.elseItems !== undefined) judgeItems(item.elseItems, scope, judge);
     } else if (item.kind === 'for') judgeItems(item.items, new Set([...scope, ...item.bindings]), judge);
   }
@@ -190,9 +197,6 @@ function judgeRoots(
   isBound: (name: string, scope: ReadonlySet<string>) => boolean,
   report: (object: Expr, name: string) => void,
 ): void {
-  const recurse = (kid: Expr | undefined, inner = scope): void => {
-    if (kid !== undefined) judgeRoots(kid, inner, isBound, report);
-  };
   switch (e.kind) {
     case 'member': {
       const object = e.kids[0];
@@ -202,32 +206,36 @@ function judgeRoots(
       return;
     }
     case 'binary':
-      if (JUDGED_BINARY.has(e.op ?? '')) for (const kid of e.kids) recurse(kid);
+      if (JUDGED_BINARY.has(e.op ?? ''))
+        for (let k = 0; k < e.kids.length; k += 1) judgeRoots(e.kids[k]!, scope, isBound, report);
       return;
     case 'unary':
-      for (const kid of e.kids) recurse(kid);
-      return;
     case 'if':
-      for (const kid of e.kids) recurse(kid);
+      for (let k = 0; k < e.kids.length; k += 1) judgeRoots(e.kids[k]!, scope, isBound, report);
       return;
     case 'block': {
       let inner: Set<string> | undefined;
-      for (const kid of e.kids) {
+      for (let k = 0; k < e.kids.length; k += 1) {
+        const kid = e.kids[k]!;
         if (kid.kind === 'let') {
-          recurse(kid.kids[0], inner ?? scope);
+          const value = kid.kids[0];
+          if (value !== undefined) judgeRoots(value, inner ?? scope, isBound, report);
           if (kid.name !== undefined) (inner ??= new Set(scope)).add(kid.name);
-        } else recurse(kid, inner ?? scope);
+        } else judgeRoots(kid, inner ?? scope, isBound, report);
       }
       return;
     }
     case 'for': {
-      recurse(e.kids[0]);
-      recurse(e.kids[2], new Set([...scope, ...(e.name?.split(',') ?? [])]));
+      const collection = e.kids[0];
+      const body = e.kids[2];
+      if (collection !== undefined) judgeRoots(collection, scope, isBound, report);
+      if (body !== undefined)
+        judgeRoots(body, new Set([...scope, ...(e.name?.split(',') ?? [])]), isBound, report);
       return;
     }
     case 'call': {
       const callee = e.kids[0];
-      if (callee?.kind !== 'member') recurse(callee);
+      if (callee !== undefined && callee.kind !== 'member') judgeRoots(callee, scope, isBound, report);
       let inner: Set<string> | undefined;
       for (let k = 1; k < e.kids.length; k += 1) {
         const arg = e.kids[k]!;
@@ -235,7 +243,8 @@ function judgeRoots(
       }
       for (let k = 1; k < e.kids.length; k += 1) {
         const arg = e.kids[k]!;
-        recurse(arg.kind === 'lambda' || arg.kind === 'arg' ? arg.kids[0] : arg, inner ?? scope);
+        const judged = arg.kind === 'lambda' || arg.kind === 'arg' ? arg.kids[0] : arg;
+        if (judged !== undefined) judgeRoots(judged, inner ?? scope, isBound, report);
       }
       return;
     }
@@ -284,17 +293,18 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
         const { line, col } = index.spec.lines.position(at);
         note(e.name, line, col);
         if (e.kids[0] !== undefined) visitExpr(e.kids[0]);
-      } else if (e.kind === 'block') for (const kid of e.kids) visitExpr(kid);
+      } else if (e.kind === 'block') for (let k = 0; k < e.kids.length; k += 1) visitExpr(e.kids[k]!);
       else if (e.kind === 'for') {
         if (e.kids[2] !== undefined) visitExpr(e.kids[2]);
       } else if (e.kind === 'if') for (const body of ifBodies(e)) visitExpr(body);
     };
     const visitItems = (items: readonly BlockItem[]): void => {
-      for (const item of items) {
+      for (let i = 0; i < items.length; i += 1) {
+        const item = items[i]!;
         if (item.kind === 'let') note(item.name.name, item.name.location.line, item.name.location.col);
         else if (item.kind === 'for') visitItems(item.items);
         else if (item.kind === 'if') {
-          for (const branch of item.branches) visitItems(branch.items);
+          for (let b = 0; b < item.branches.length; b += 1) visitItems(item.branches[b]!.items);
           if (item.elseItems !== undefined) visitItems(item.elseItems);
         } else if (item.kind === 'clause') visitExpr(item.value);
       }

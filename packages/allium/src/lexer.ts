@@ -184,7 +184,9 @@ export class Lexer {
    */
   wordCounts(): Map<string, number> {
     const table = this.words;
-    for (const [word, id] of table) {
+    // By id through the word list, not an iterator over the map: no entry pair per word in unoptimised code.
+    for (let id = 0; id < this.wordTexts.length; id += 1) {
+      const word = this.wordTexts[id] as string;
       const count = this.counts[id] ?? 0;
       if (count > 0) table.set(word, count);
       else table.delete(word);
@@ -305,7 +307,10 @@ export class Lexer {
 function twoCharPunct(first: number, second: number): string | undefined {
   const candidates = TWO_CHAR_BY_FIRST[first];
   if (candidates === undefined) return undefined;
-  for (const candidate of candidates) if (candidate.charCodeAt(1) === second) return candidate;
+  for (let i = 0; i < candidates.length; i += 1) {
+    const candidate = candidates[i] as string;
+    if (candidate.charCodeAt(1) === second) return candidate;
+  }
   return undefined;
 }
 
