@@ -133,7 +133,7 @@ function printJson(report: unknown, io: CliIo): void {
  *   the optimising compiler): a check runs hundreds of functions a few thousand times each, once. At the default
  *   most of them get compiled by TurboFan, which on a 2-core machine takes the second core away from the collector and
  *   touches fresh memory for its zones; with 15 times the budget only the truly hot loops (the lexer, the parser's
- *   core) are optimised. At 50k lines: CPU time 0.80 → 0.54 s and peak RSS 74.2 → 71.5 MB; at 100k the wall time
+ *   core) are optimised. At 50k lines: CPU time 0.86 → 0.58 s and peak RSS 75.0 → 71.8 MB; at 100k the wall time
  *   drops too (medians of alternating runs, `tools/bench/spec/README.md`, sixth pass).
  *
  * (A smaller old-generation growth, `--heap-growing-percent=50`, saved 1.8 MB at 50k lines until the tree and the
