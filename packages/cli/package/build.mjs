@@ -5,8 +5,8 @@
 // agent's script, the workers' prompt templates and the demo example.
 // Usage: node packages/cli/package/build.mjs [--pack] [--out DIR]   (--pack also runs `npm pack` and prints the
 // tarball path; --out builds into DIR instead of packages/cli/package/out: the cli tests build their own copy)
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -38,9 +38,22 @@ const common = {
   logLevel: 'warning',
 };
 await build({ ...common, entryPoints: { main: join(cli, 'src', 'main.ts') }, splitting: true });
-// `spec …` as one file with nothing else in it (the bin shim loads it for `spec`): Node loads one module instead of
-// main's and the chunks a split build shares between commands, 20–30 ms of a spec check's start-up (tools/bench/spec).
-await build({ ...common, entryPoints: { 'spec-main': join(cli, 'src', 'spec-main.ts') }, splitting: false });
+// `spec …` as one CommonJS file with nothing else in it, run by dist/spec-main.js (src/spec-loader.ts, which the bin
+// shim loads for `spec`) with V8's code cache: Node loads one file instead of main's and the chunks a split build
+// shares between commands, and compiles none of it again (tools/bench/spec/README.md, sixth pass).
+await build({
+  ...common,
+  entryPoints: { 'spec-main': join(cli, 'src', 'spec-main.ts') },
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  banner: {},
+  splitting: false,
+});
+await build({
+  ...common,
+  entryPoints: { 'spec-main': join(cli, 'src', 'spec-loader.ts') },
+  splitting: false,
+});
 
 cpSync(join(cli, 'bin', 'allium-loop.js'), join(out, 'bin', 'allium-loop.js'));
 cpSync(join(root, 'packages', 'agents', 'bin', 'replay-agent.mjs'), join(out, 'bin', 'replay-agent.mjs'));
@@ -67,6 +80,8 @@ writeFileSync(
   )}\n`,
 );
 
+writeCodeCache();
+
 if (process.argv.includes('--pack')) {
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--pack-destination', here], { cwd: out, encoding: 'utf8' }),
@@ -74,4 +89,29 @@ if (process.argv.includes('--pack')) {
   process.stdout.write(`${join(here, packed.filename)}\n`);
 } else {
   process.stdout.write(`${out}\n`);
+}
+
+/**
+ * dist/spec-main.cjs.cache: the bytecode V8 compiled while the packaged CLI ran `spec analyse` (check and findings)
+ * over the allium package's fixtures, whose constructs and errors reach nearly every function of the spec code. Then
+ * a fresh process must accept it, or the build fails: a cache V8 rejects would only cost time, silently.
+ */
+function writeCodeCache() {
+  const bin = join(out, 'bin', 'allium-loop.js');
+  const fixtures = join(root, 'packages', 'allium', 'src', 'fixtures');
+  const run = (args, mode) =>
+    spawnSync(process.execPath, [bin, 'spec', ...args], {
+      env: { ...process.env, ALLIUM_LOOP_CODE_CACHE: mode },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  const cache = join(out, 'dist', 'spec-main.cjs.cache');
+  rmSync(cache, { force: true });
+  const written = run(['analyse', '--json', fixtures], 'write');
+  // `analyse` exits 1 on findings, which the fixtures have; anything else, or no cache, is a failure.
+  if (written.error !== undefined || ![0, 1].includes(written.status ?? -1) || !existsSync(cache))
+    throw new Error(`writing the code cache failed (exit ${written.status}): ${written.stderr}`);
+  const checked = run(['check', '--json', fixtures], 'report');
+  if (!checked.stderr.startsWith('code cache: accepted\n'))
+    throw new Error(`a fresh process does not take the code cache: ${checked.stderr.slice(0, 500)}`);
 }

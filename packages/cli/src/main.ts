@@ -9,4 +9,17 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
   version: string;
 };
 
-await runAsProcess((argv, io) => runCli(argv, io, { version }));
+/** Asks one question on the terminal (readline loaded only then); `undefined` on EOF. */
+async function prompt(question: string): Promise<string | undefined> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } catch {
+    return undefined;
+  } finally {
+    rl.close();
+  }
+}
+
+await runAsProcess((argv, io) => runCli(argv, io, { version }), { prompt });

@@ -10,9 +10,12 @@ import type { CliIo } from './cli-io.js';
 /**
  * Runs `run` on the command line (without the node binary and script path) and a {@link CliIo} built from this
  * process, and sets the exit code to what it returns; an error it throws is printed as `allium-loop: …`, exit 1.
+ * `prompt` is offered to commands when both stdin and stdout are terminals (main.ts passes one; `spec` asks nothing,
+ * and its bundle in the npm package runs where a dynamic `import()` is not available).
  */
 export async function runAsProcess(
   run: (argv: readonly string[], io: CliIo) => Promise<number>,
+  options: { readonly prompt?: CliIo['prompt'] } = {},
 ): Promise<void> {
   const abort = new AbortController();
   let signals = 0;
@@ -40,7 +43,7 @@ export async function runAsProcess(
       self,
       signal: abort.signal,
       now: () => Date.now(),
-      ...(interactive ? { prompt } : {}),
+      ...(interactive && options.prompt !== undefined ? { prompt: options.prompt } : {}),
     });
   } catch (error) {
     stderr(`allium-loop: ${formatError(error)}\n`);
@@ -61,18 +64,6 @@ function quietWhenClosed(stream: NodeJS.WriteStream): (text: string) => void {
   return (text) => {
     if (!closed) stream.write(text);
   };
-}
-
-async function prompt(question: string): Promise<string | undefined> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } catch {
-    return undefined;
-  } finally {
-    rl.close();
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,11 +36,11 @@ describe(
     let installed: string;
 
     /** Runs the installed CLI in `cwd` with an environment that points nowhere near the workspace. */
-    async function allium(args: string[], cwd: string): Promise<Ran> {
+    async function allium(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
       try {
         const { stdout, stderr } = await exec(bin, args, {
           cwd,
-          env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true' },
+          env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true', ...env },
         });
         return { code: 0, stdout, stderr };
       } catch (error) {
@@ -103,6 +103,36 @@ describe(
       expect(check.stdout).toMatch(/1 file: 0 error\(s\)/);
       // As the reference checker: exit 1 on any warning (the demo's spec has some), 0 on a clean spec.
       expect(check.code).toBe(/ 0 warning\(s\)/.test(check.stdout) ? 0 : 1);
+    });
+
+    it('runs spec with the code cache built with it, and answers the same without it or with a damaged one', async () => {
+      const spec = join(home, 'orders.allium');
+      await writeFile(
+        spec,
+        '-- allium: 3\n\nentity Order {\n  total: Integer\n  status: pending | shipped\n}\n\n' +
+          'rule Ship {\n  when: ShipOrder(order)\n  requires: order.status = pending\n  ensures: order.status = shipped\n}\n',
+      );
+      const report = { ALLIUM_LOOP_CODE_CACHE: 'report' };
+      const cached = await allium(['spec', 'check', '--json', spec], home, report);
+      // The same Node that built the package runs it here, so V8 must take the cache; a rejected one only costs time,
+      // which no other test would notice.
+      expect(cached.stderr).toBe('code cache: accepted\n');
+      const cache = join(installed, 'dist', 'spec-main.cjs.cache');
+      const bytes = await readFile(cache);
+      try {
+        await writeFile(cache, Buffer.from(bytes.map((byte, i) => (i % 7 === 0 ? byte ^ 0xff : byte))));
+        const damaged = await allium(['spec', 'check', '--json', spec], home, report);
+        expect(damaged.stderr).toBe('code cache: rejected\n');
+        expect({ ...damaged, stderr: '' }).toEqual({ ...cached, stderr: '' });
+        await rm(cache);
+        const absent = await allium(['spec', 'check', '--json', spec], home, report);
+        expect(absent.stderr).toBe('code cache: absent\n');
+        expect({ ...absent, stderr: '' }).toEqual({ ...cached, stderr: '' });
+      } finally {
+        await writeFile(cache, bytes);
+      }
+      // Without the variable nothing is said about the cache.
+      expect((await allium(['spec', 'check', '--json', spec], home)).stderr).toBe('');
     });
   },
 );

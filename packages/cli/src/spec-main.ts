@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { specCommand } from './commands/spec.js';
 import { dispatch, redactingIo } from './dispatch.js';
 import { runAsProcess } from './process-io.js';
@@ -8,6 +7,6 @@ import { runAsProcess } from './process-io.js';
 // (tools/bench/spec). The npm package bundles this entry into one file with nothing else in it, so Node loads one
 // module instead of main's table of commands and the chunks they share. It answers exactly as main.ts does for
 // `spec` (the same process boundary, redactor and dispatch; main.test.ts compares the two).
-await runAsProcess(async (argv, io) =>
-  dispatch(argv[0], argv.slice(1), await redactingIo(io), [specCommand]),
-);
+// No top-level await: the npm package bundles this file as CommonJS (spec-loader.ts runs it with V8's code
+// cache), and runAsProcess reports every failure itself.
+void runAsProcess(async (argv, io) => dispatch(argv[0], argv.slice(1), await redactingIo(io), [specCommand]));

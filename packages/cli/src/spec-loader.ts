@@ -1,0 +1,70 @@
+// The npm package's entry for `allium-loop spec …` (bundled into dist/spec-main.js by package/build.mjs; the bin
+// shim imports it there). Not used in the repository, whose dist/spec-main.js is spec-main.ts itself. It runs dist/spec-main.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache
+// built with the package (dist/spec-main.cjs.cache): the bytecode of every function a spec check runs, so none of
+// them is compiled again in the user's process. A spec check is a one-shot process; compiling its code lazily cost
+// about 10 ms of start-up and 25 ms of a 50k-line check (tools/bench/spec/README.md, sixth pass).
+//
+// V8 accepts the cache only from the same V8 version, with the same flags and the same source; otherwise, or when
+// the file is missing or damaged, it says so and compiles as usual: the answer is the same either way, only slower.
+// The cache is written only at build time (ALLIUM_LOOP_CODE_CACHE=write, by build.mjs), never by a user's run, so
+// nothing outside the installed package's own files is ever executed. The V8 flags `spec` sets are set here first,
+// because V8 takes a cache only under the flags it was written with (see v8-tuning.ts).
+//
+// ALLIUM_LOOP_CODE_CACHE=report prints on stderr whether the cache was used (`code cache: accepted`, `rejected` or
+// `absent`); the package's tests check it.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import { tuneV8ForOneCheck } from './commands/v8-tuning.js';
+
+tuneV8ForOneCheck();
+const bundle = fileURLToPath(new URL('./spec-main.cjs', import.meta.url));
+const cacheFile = `${bundle}.cache`;
+const mode = process.env['ALLIUM_LOOP_CODE_CACHE'];
+
+let cachedData: Buffer | undefined;
+if (mode !== 'write') {
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // No cache (a package built without one): compile as usual.
+  }
+}
+// CommonJS's own wrapper, so the bundle runs as Node would run it as a module. The cache keeps the name of the script
+// it was written from, so the build names it without the build machine's path (a user's run names the real file).
+const script = new Script(
+  `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`,
+  {
+    filename: mode === 'write' ? 'allium-loop/dist/spec-main.cjs' : bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  },
+);
+if (mode === 'report') {
+  const state =
+    cachedData === undefined ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'accepted';
+  process.stderr.write(`code cache: ${state}\n`);
+}
+if (mode === 'write') {
+  // After the run, so the cache holds every function the check compiled, not only the bundle's top level.
+  process.once('beforeExit', () => {
+    try {
+      writeFileSync(cacheFile, script.createCachedData());
+    } catch (error) {
+      process.stderr.write(
+        `allium-loop: cannot write the code cache ${cacheFile}: ${(error as Error).message}\n`,
+      );
+      process.exitCode = 1;
+    }
+  });
+}
+const module = { exports: {} };
+const run = script.runInThisContext() as (
+  exports: unknown,
+  require: NodeJS.Require,
+  module: unknown,
+  filename: string,
+  dirname: string,
+) => void;
+run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
