@@ -40,7 +40,7 @@ const common = {
 await build({ ...common, entryPoints: { main: join(cli, 'src', 'main.ts') }, splitting: true });
 // `spec …` as one CommonJS file with nothing else in it, run by dist/spec-main.js (src/spec-loader.ts, which the bin
 // shim loads for `spec`) with V8's code cache: Node loads one file instead of main's and the chunks a split build
-// shares between commands, and compiles none of it again (tools/bench/spec/README.md, sixth pass).
+// shares between commands, and compiles next to nothing of it again (tools/bench/spec/README.md, sixth pass).
 await build({
   ...common,
   entryPoints: { 'spec-main': join(cli, 'src', 'spec-main.ts') },

@@ -4,7 +4,8 @@ import { formatError } from '@allium-loop/errors';
 import type { CliIo } from './cli-io.js';
 
 // The process boundary: the only module that reads process.argv, writes to the console, handles signals or sets
-// the exit code. Both composition roots run through it: `main.ts` (every command) and `spec-main.ts` (`spec`
+// the exit code (before it runs, only the bin shim answers `--version`, and the npm package's spec loader reads its
+// own variable and may report on its code cache). Both composition roots run through it: `main.ts` (every command) and `spec-main.ts` (`spec`
 // alone, which the bin shim loads directly so a big spec check does not pay for the whole CLI's start-up).
 
 /**

@@ -131,8 +131,10 @@ describe(
       } finally {
         await writeFile(cache, bytes);
       }
-      // Without the variable nothing is said about the cache.
+      // Without the variable nothing is said about the cache, and an ordinary run never writes it.
       expect((await allium(['spec', 'check', '--json', spec], home)).stderr).toBe('');
+      expect((await allium(['spec', 'analyse', '--json', spec], home)).stderr).toBe('');
+      expect(await readFile(cache)).toEqual(bytes);
     });
   },
 );

@@ -1,14 +1,17 @@
 // The npm package's entry for `allium-loop spec …` (bundled into dist/spec-main.js by package/build.mjs; the bin
-// shim imports it there). Not used in the repository, whose dist/spec-main.js is spec-main.ts itself. It runs dist/spec-main.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache
-// built with the package (dist/spec-main.cjs.cache): the bytecode of every function a spec check runs, so none of
-// them is compiled again in the user's process. A spec check is a one-shot process; compiling its code lazily cost
-// about 10 ms of start-up and 25 ms of a 50k-line check (tools/bench/spec/README.md, sixth pass).
+// shim imports it there). Not used in the repository, whose dist/spec-main.js is spec-main.ts itself. It runs
+// dist/spec-main.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache built with the
+// package (dist/spec-main.cjs.cache): the bytecode of every function the build's own `spec analyse` of the fixtures
+// compiled, which is nearly all a spec check runs, so next to nothing is compiled again in the user's process.
+// Compiling lazily cost 5–15 ms of start-up and 20–60 ms of a 50k-line check (tools/bench/spec/README.md, sixth
+// pass).
 //
 // V8 accepts the cache only from the same V8 version, with the same flags and the same source; otherwise, or when
 // the file is missing or damaged, it says so and compiles as usual: the answer is the same either way, only slower.
 // The cache is written only at build time (ALLIUM_LOOP_CODE_CACHE=write, by build.mjs), never by a user's run, so
 // nothing outside the installed package's own files is ever executed. The V8 flags `spec` sets are set here first,
-// because V8 takes a cache only under the flags it was written with (see v8-tuning.ts).
+// because V8 takes a cache only under the flags it was written with (see v8-tuning.ts). Like the bin shim, this
+// runs before the process boundary (process-io.ts) exists: it reads the environment and writes to stderr itself.
 //
 // ALLIUM_LOOP_CODE_CACHE=report prints on stderr whether the cache was used (`code cache: accepted`, `rejected` or
 // `absent`); the package's tests check it.
