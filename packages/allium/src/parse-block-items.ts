@@ -10,7 +10,7 @@ import {
   parseIndentedBlock,
   parseLetExpr,
 } from './parse-expression.js';
-import { describeToken, type ParserState } from './parser-state.js';
+import { describeToken, type ParserState, symbolOf } from './parser-state.js';
 import { startsLower } from './walk.js';
 
 /** Clause keywords: `kw: value` items that are not fields. */
@@ -123,13 +123,27 @@ function lastItemEnd(first: Token, items: readonly BlockItem[]): number {
 
 function parseBlockItemAt(p: ParserState, ruleItem: boolean): BlockItemKind | BlockItem | undefined {
   const token = p.peek();
-  if (p.at('let')) return parseLetItem(p);
-  if (p.at('for')) return parseForItem(p);
-  if (p.at('if')) return parseIfItem(p);
-  if (p.at('@')) return parseAnnotation(p);
-  if (p.at('invariant') && p.atWord(1) && !p.at(':', 2)) return parseInvariantItem(p);
-  if (p.at('open') && p.at('question', 1)) return parseOpenQuestionItem(p);
-  if (p.at('transitions') && p.atWord(1) && p.at('{', 2)) return parseTransitions(p);
+  switch (symbolOf(token)) {
+    case 'let':
+      return parseLetItem(p);
+    case 'for':
+      return parseForItem(p);
+    case 'if':
+      return parseIfItem(p);
+    case '@':
+      return parseAnnotation(p);
+    case 'invariant':
+      if (p.atWord(1) && !p.at(':', 2)) return parseInvariantItem(p);
+      break;
+    case 'open':
+      if (p.at('question', 1)) return parseOpenQuestionItem(p);
+      break;
+    case 'transitions':
+      if (p.atWord(1) && p.at('{', 2)) return parseTransitions(p);
+      break;
+    default:
+      break;
+  }
   // The colon forms the language replaced with annotations are reported, then read as clauses (as the reference).
   if (token.kind === 'ident' && (token.text === 'guidance' || token.text === 'guarantee') && p.at(':', 1))
     p.errorHere(

@@ -1,6 +1,6 @@
 import type { Expr, ExprKind } from './ast.js';
 import type { Token } from './lexer.js';
-import { describeToken, MAX_NESTING, type ParserState } from './parser-state.js';
+import { describeToken, MAX_NESTING, type ParserState, symbolOf } from './parser-state.js';
 import { startsUpper } from './walk.js';
 
 /** Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. */
@@ -242,11 +242,13 @@ function qualifies(word: Token): boolean {
 function parseName(p: ParserState, token: Token): Expr {
   p.advance();
   let name = token.text;
-  if (p.at('/') && p.atWord(1) && qualifies(p.peek(1))) {
+  let after = p.symbol();
+  if (after === '/' && p.atWord(1) && qualifies(p.peek(1))) {
     p.advance();
     name += `/${p.advance().text}`;
+    after = p.symbol();
   }
-  if (p.at('=>')) {
+  if (after === '=>') {
     p.advance();
     const body = parseExpr(p, BP.arrow);
     if (body !== undefined) return node(p, 'lambda', token, [body], name, undefined, endOf(body));
@@ -360,20 +362,35 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
   let current = base;
   for (;;) {
     const token = p.peek();
-    const sameLine = token.line === p.previous().line;
     let next: Expr | undefined;
-    if (p.at('.') || p.at('?.')) next = parseMember(p, current);
-    // As in the reference, a `(` on the next line still calls what precedes it.
-    else if (p.at('(')) next = parseCall(p, current);
-    else if (sameLine && p.at('{')) next = parseJoin(p, current);
-    // A `<` right after a word, with no space between, opens type arguments (`Set<T>`, and so `n<3` too), as in
-    // the reference.
-    else if (p.at('<') && token.start === p.previous().end && isWord(p.previous()))
-      next = parseGeneric(p, current);
-    else if (p.at('?')) {
-      p.advance();
-      next = node(p, 'optional', current, [current]);
-    } else return current;
+    switch (symbolOf(token)) {
+      case '.':
+      case '?.':
+        next = parseMember(p, current);
+        break;
+      // As in the reference, a `(` on the next line still calls what precedes it.
+      case '(':
+        next = parseCall(p, current);
+        break;
+      case '{':
+        if (token.line !== p.previous().line) return current;
+        next = parseJoin(p, current);
+        break;
+      // A `<` right after a word, with no space between, opens type arguments (`Set<T>`, and so `n<3` too), as in
+      // the reference.
+      case '<': {
+        const previous = p.previous();
+        if (token.start !== previous.end || !isWord(previous)) return current;
+        next = parseGeneric(p, current);
+        break;
+      }
+      case '?':
+        p.advance();
+        next = node(p, 'optional', current, [current]);
+        break;
+      default:
+        return current;
+    }
     if (next === undefined) return undefined;
     current = next;
   }

@@ -167,8 +167,15 @@ export class ParserState {
 
   /** True when the current token is punctuation or a keyword with exactly this text. */
   at(text: string, offset = 0): boolean {
-    const token = this.peek(offset);
-    return (token.kind === 'punct' || token.kind === 'keyword') && token.text === text;
+    return symbolOf(this.peek(offset)) === text;
+  }
+
+  /**
+   * The text of the token `offset` places ahead when it is punctuation or a keyword (what {@link at} compares),
+   * else `undefined`: one look at the token where a parser choosing among many would call {@link at} for each.
+   */
+  symbol(offset = 0): string | undefined {
+    return symbolOf(this.peek(offset));
   }
 
   /** True when the current token is a word (identifier or keyword). */
@@ -252,6 +259,11 @@ export class ParserState {
     this.lastErrorLine = severity === 'error' ? token.line : 0;
     this.diagnostics.push({ code, severity, message, location: this.location(token) });
   }
+}
+
+/** A token's text when it is punctuation or a keyword, else `undefined` (see {@link ParserState.symbol}). */
+export function symbolOf(token: Token): string | undefined {
+  return token.kind === 'punct' || token.kind === 'keyword' ? token.text : undefined;
 }
 
 /** How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `end of file`. */
