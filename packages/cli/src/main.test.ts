@@ -127,6 +127,59 @@ describe('the spec entry', () => {
   });
 });
 
+describe('the spec entry on a real pipe', () => {
+  /** A spec whose JSON report is about 0.5 MB: far more than a pipe holds. */
+  async function bigReportSpec(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-spec-pipe-'));
+    const spec = join(dir, 'many.allium');
+    const entities = Array.from({ length: 1000 }, (_, i) => `entity Unused${i} {\n  note: String\n}\n`);
+    await writeFile(spec, `-- allium: 3\n\n${entities.join('\n')}`);
+    return spec;
+  }
+  // Reports, when the process ends, the most stdout ever held in memory after a write call returned.
+  const watch =
+    'const w = process.stdout.write.bind(process.stdout); let most = 0; process.stdout.write = (...a) => ' +
+    '{ const r = w(...a); most = Math.max(most, process.stdout.writableLength); return r; }; ' +
+    "process.on('exit', () => process.stderr.write(`held at most ${most}\\n`));";
+  const entry = `"${process.execPath}" --conditions=development --import tsx --import "data:text/javascript,${encodeURIComponent(watch)}" "${specMain}"`;
+  const sh = async (command: string): Promise<{ code: number; stdout: string; stderr: string }> => {
+    try {
+      const { stdout, stderr } = await execFileAsync('sh', ['-c', command], { maxBuffer: 64 << 20 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+
+  it('hands a big report to a slow reader as it goes, holding none of it, and prints it whole', async () => {
+    const spec = await bigReportSpec();
+    const direct = await runNode([
+      '--conditions=development',
+      '--import',
+      'tsx',
+      specMain,
+      'spec',
+      'check',
+      '--json',
+      spec,
+    ]);
+    expect(direct.stdout.length).toBeGreaterThan(256 * 1024);
+    // The reader sleeps first, so the pipe is full long before the report is written.
+    const piped = await sh(`${entry} spec check --json "${spec}" | (sleep 1; cat)`);
+    expect(piped.stdout).toBe(direct.stdout);
+    expect(piped.stderr).toContain('held at most 0\n');
+  });
+
+  it("ends quietly with the check's exit code when the reader stops early (| head -c 100)", async () => {
+    const spec = await bigReportSpec();
+    const head = await sh(`{ ${entry} spec check --json "${spec}"; echo "exit=$?" >&2; } | head -c 100`);
+    expect(head.stdout.startsWith('{\n  "command": "check"')).toBe(true);
+    expect(head.stderr).toContain('exit=1\n');
+    expect(head.stderr).not.toMatch(/EPIPE|Error:|at .*\.[jt]s/);
+  });
+});
+
 describe('the bin shim', () => {
   it('answers --version and -v itself, without loading the CLI, with the very text the CLI prints', async () => {
     // A copy of the shim beside a package.json and no dist/: only an answer that loads nothing else succeeds.

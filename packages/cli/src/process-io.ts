@@ -12,11 +12,12 @@ import type { CliIo } from './cli-io.js';
  * Runs `run` on the command line (without the node binary and script path) and a {@link CliIo} built from this
  * process, and sets the exit code to what it returns; an error it throws is printed as `allium-loop: …`, exit 1.
  * `prompt` is offered to commands when both stdin and stdout are terminals (main.ts passes one; `spec` asks nothing,
- * and its bundle in the npm package runs where a dynamic `import()` is not available).
+ * and its bundle in the npm package runs where a dynamic `import()` is not available). `writeThrough` (spec-main.ts)
+ * makes stdout and stderr {@link writeThrough} streams.
  */
 export async function runAsProcess(
   run: (argv: readonly string[], io: CliIo) => Promise<number>,
-  options: { readonly prompt?: CliIo['prompt'] } = {},
+  options: { readonly prompt?: CliIo['prompt']; readonly writeThrough?: boolean } = {},
 ): Promise<void> {
   const abort = new AbortController();
   let signals = 0;
@@ -31,6 +32,10 @@ export async function runAsProcess(
   process.on('SIGTERM', onSignal);
 
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  if (options.writeThrough === true) {
+    writeThrough(process.stdout);
+    writeThrough(process.stderr);
+  }
   const stdout = quietWhenClosed(process.stdout);
   const stderr = quietWhenClosed(process.stderr);
   try {
@@ -50,6 +55,19 @@ export async function runAsProcess(
     stderr(`allium-loop: ${formatError(error)}\n`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * Makes `stream`'s writes return only once the text has been handed to the operating system, when it is a pipe
+ * (a terminal and a file are written that way already). Node otherwise keeps what a pipe cannot take yet in memory
+ * until its reader catches up: a one-shot command that prints a 2 MB report in pieces (`spec check --json big.allium
+ * | jq`) then holds most of it at once, 6 MB more peak memory at 50k lines (tools/bench/spec/README.md). Not for
+ * `run`: a reader that stops reading would then stop the engine, its caps included.
+ */
+export function writeThrough(stream: NodeJS.WriteStream): void {
+  // `setBlocking` is what Node itself calls to make a terminal's writes synchronous; a pipe's handle has it too.
+  const handle = (stream as { _handle?: { setBlocking?: (blocking: boolean) => number } })._handle;
+  if (!stream.isTTY) handle?.setBlocking?.(true);
 }
 
 /**

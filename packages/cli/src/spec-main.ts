@@ -8,5 +8,11 @@ import { runAsProcess } from './process-io.js';
 // module instead of main's table of commands and the chunks they share. It answers exactly as main.ts does for
 // `spec` (the same process boundary, redactor and dispatch; main.test.ts compares the two).
 // No top-level await: the npm package bundles this file as CommonJS (spec-loader.ts runs it with V8's code
-// cache), and runAsProcess reports every failure itself.
-void runAsProcess(async (argv, io) => dispatch(argv[0], argv.slice(1), await redactingIo(io), [specCommand]));
+// cache), and runAsProcess reports every failure itself. Its output goes straight to the pipe when it is one
+// (process-io.ts, writeThrough): a big report is not held in memory while the reader catches up.
+void runAsProcess(
+  async (argv, io) => dispatch(argv[0], argv.slice(1), await redactingIo(io), [specCommand]),
+  {
+    writeThrough: true,
+  },
+);
