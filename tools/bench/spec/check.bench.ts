@@ -13,7 +13,12 @@
  *   the two run alternately so both see the same load; the ratios ours/reference; whether the outputs are equal;
  * - the same for the npm package (`packages/cli/package/out`, the one bundle `npm install allium-loop` gets), when
  *   it has been built: fewer modules to load than the repository's per-file build, so a shorter start-up;
- * - start-up alone: the same children running `--version` and `spec check --json` on an empty spec.
+ * - start-up alone: Node itself (`node -e 0`), and the same children running `--version` and `spec check --json` on an
+ *   empty spec.
+ * Each ratio is given twice: of the medians, and the median of the ratios of the runs taken side by side (the two
+ * see the same load, so this one moves less with the machine). When `NODE_EXTRA_CA_CERTS` is set, Node reads those
+ * certificates at start-up, before any of our code runs (40 ms where it names the system bundle); the npm package is
+ * then measured a second time with the variable unset, as on a machine without it.
  * A benchmark, not a test; the machine is shared, so the load average is printed with the figures.
  */
 import { spawnSync } from 'node:child_process';
@@ -39,13 +44,21 @@ interface Sample {
   readonly stdout: string;
 }
 
+/** The environment without `NODE_EXTRA_CA_CERTS`, or undefined when it is not set. */
+const extraCerts = process.env['NODE_EXTRA_CA_CERTS'];
+const withoutExtraCerts =
+  extraCerts === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_EXTRA_CA_CERTS'));
+
 /** Runs `command args` under /usr/bin/time: wall ms, CPU ms (user + system) and peak RSS. */
-function timed(command: string, args: string[], cwd?: string): Sample {
+function timed(command: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv): Sample {
   const started = performance.now();
   const run = spawnSync('/usr/bin/time', ['-f', '%U %S %M', command, ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
     ...(cwd === undefined ? {} : { cwd }),
+    ...(env === undefined ? {} : { env }),
   });
   const wall = performance.now() - started;
   const last = run.stderr.trim().split('\n').pop() ?? '';
@@ -53,12 +66,15 @@ function timed(command: string, args: string[], cwd?: string): Sample {
   return { wall, cpu: ((user ?? 0) + (system ?? 0)) * 1000, rssMb: (rssKb ?? 0) / 1024, stdout: run.stdout };
 }
 
-const child = (args: string[], cwd?: string, bin = CLI): Sample =>
-  timed(process.execPath, [bin, ...args], cwd);
+const child = (args: string[], cwd?: string, bin = CLI, env?: NodeJS.ProcessEnv): Sample =>
+  timed(process.execPath, [bin, ...args], cwd, env);
 const summary = (samples: readonly Sample[]): string =>
   `wall ${median(samples.map((s) => s.wall)).toFixed(0)} ms, cpu ${median(samples.map((s) => s.cpu)).toFixed(0)} ms, peak RSS ${median(samples.map((s) => s.rssMb)).toFixed(0)} MB`;
 const ratio = (ours: readonly Sample[], theirs: readonly Sample[], key: 'wall' | 'cpu' | 'rssMb'): string =>
   (median(ours.map((s) => s[key])) / median(theirs.map((s) => s[key]))).toFixed(2);
+/** The median of the wall-time ratios of runs taken side by side. */
+const pairedRatio = (ours: readonly Sample[], theirs: readonly Sample[]): string =>
+  median(ours.map((s, i) => s.wall / (theirs[i]?.wall ?? Number.NaN))).toFixed(2);
 
 const dir = mkdtempSync(join(tmpdir(), 'check-bench-'));
 try {
@@ -72,6 +88,13 @@ try {
       ? `reference: ${REFERENCE} (${spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).stdout.trim()})`
       : 'reference: not found (set ALLIUM_REF); compare with 0.25 s at 50k, 0.57 s and 96 MB at 100k',
   );
+  console.log(
+    `Node alone (node -e 0): ${summary(Array.from({ length: RUNS }, () => timed(process.execPath, ['-e', '0'])))}`,
+  );
+  if (withoutExtraCerts !== undefined)
+    console.log(
+      `Node alone, NODE_EXTRA_CA_CERTS unset: ${summary(Array.from({ length: RUNS }, () => timed(process.execPath, ['-e', '0'], undefined, withoutExtraCerts)))}`,
+    );
   const startup = Array.from({ length: RUNS }, () => child(['--version']));
   console.log(`start-up (--version): ${summary(startup)}`);
   const empty = join(dir, 'empty.allium');
@@ -102,10 +125,13 @@ try {
     }
     const ours: Sample[] = [];
     const packaged: Sample[] = [];
+    const packagedBare: Sample[] = [];
     const theirs: Sample[] = [];
+    const bare = havePackage ? withoutExtraCerts : undefined;
     for (let i = 0; i < RUNS; i += 1) {
       ours.push(child(['spec', 'check', '--json', name], dir));
       if (havePackage) packaged.push(child(['spec', 'check', '--json', name], dir, PACKAGE));
+      if (bare !== undefined) packagedBare.push(child(['spec', 'check', '--json', name], dir, PACKAGE, bare));
       if (haveReference) theirs.push(timed(REFERENCE, ['check', name], dir));
     }
     console.log(
@@ -114,16 +140,19 @@ try {
     const pad = ' '.repeat(14);
     console.log(`${pad}ours end to end:      ${summary(ours)}`);
     if (havePackage) console.log(`${pad}npm package:          ${summary(packaged)}`);
+    if (bare !== undefined)
+      console.log(`${pad}npm package, NODE_EXTRA_CA_CERTS unset: ${summary(packagedBare)}`);
     if (haveReference) {
       console.log(`${pad}reference end to end: ${summary(theirs)}`);
       const compare = (label: string, samples: readonly Sample[]): void => {
         const same = samples[0]?.stdout.trimEnd() === theirs[0]?.stdout.trimEnd();
         console.log(
-          `${pad}${label}/reference: wall ${ratio(samples, theirs, 'wall')}×, cpu ${ratio(samples, theirs, 'cpu')}×, peak RSS ${ratio(samples, theirs, 'rssMb')}×; JSON output ${same ? 'identical' : 'DIFFERS'}`,
+          `${pad}${label}/reference: wall ${ratio(samples, theirs, 'wall')}× (side by side ${pairedRatio(samples, theirs)}×), cpu ${ratio(samples, theirs, 'cpu')}×, peak RSS ${ratio(samples, theirs, 'rssMb')}×; JSON output ${same ? 'identical' : 'DIFFERS'}`,
         );
       };
       compare('ours', ours);
       if (havePackage) compare('npm package', packaged);
+      if (bare !== undefined) compare('npm package, NODE_EXTRA_CA_CERTS unset', packagedBare);
     }
   }
   console.log(
