@@ -26,17 +26,17 @@ class LexedToken implements Token {
   ) {}
 }
 
-/** A `--` comment with its position; `allium-ignore` directives and annotation bodies are read from these. */
+/** A `--` comment with its position (the lexer keeps the `allium-ignore` directives: see {@link Lexer.directives}). */
 export interface Comment {
   readonly text: string;
   readonly line: number;
   readonly col: number;
 }
 
-/** The lexer's output: tokens (ending with one `eof`) and comments. */
+/** The lexer's output: tokens (ending with one `eof`) and the comments that may be `allium-ignore` directives. */
 export interface LexResult {
   readonly tokens: Token[];
-  readonly comments: Comment[];
+  readonly directives: Comment[];
 }
 
 const KEYWORDS = new Set([
@@ -130,7 +130,7 @@ export function lex(source: string): LexResult {
     tokens.push(token);
     if (token.kind === 'eof') break;
   }
-  return { tokens, comments: lexer.comments };
+  return { tokens, directives: lexer.directives };
 }
 
 /**
@@ -139,7 +139,12 @@ export function lex(source: string): LexResult {
  * once (see `ParserState`).
  */
 export class Lexer {
-  readonly comments: Comment[] = [];
+  /**
+   * The comments that start as an `-- allium-ignore` directive does (`--`, any white space, `allium-ignore`), which
+   * `parseSpec` reads its suppressions from; other comments are skipped, not kept (a big spec has tens of thousands,
+   * each an object and a string that lived as long as the parse).
+   */
+  readonly directives: Comment[] = [];
   /** Where each line lexed so far starts (complete once `eof` is lexed). */
   readonly lines = new LineIndex();
   private line = 1;
@@ -219,7 +224,8 @@ export class Lexer {
       }
       if (c === 45 && source.charCodeAt(i + 1) === 45) {
         const endOfLine = findLineEnd(source, i);
-        this.comments.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
+        if (startsDirective(source, i + 2, endOfLine))
+          this.directives.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
         i = endOfLine;
         continue;
       }
@@ -312,6 +318,35 @@ function twoCharPunct(first: number, second: number): string | undefined {
     if (candidate.charCodeAt(1) === second) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Whether the comment text from `from` (after its `--`) to `end` starts with white space as a regular expression's
+ * `\s` matches it, then `allium-ignore`: what `parseSpec`'s directive pattern requires of a comment's start.
+ */
+function startsDirective(source: string, from: number, end: number): boolean {
+  let at = from;
+  while (at < end && isRegExpSpace(source.charCodeAt(at))) at += 1;
+  return end - at >= DIRECTIVE.length && source.startsWith(DIRECTIVE, at);
+}
+
+const DIRECTIVE = 'allium-ignore';
+
+/** The characters `\s` matches (tab to carriage return, space, no-break and the Unicode spaces, the BOM). */
+function isRegExpSpace(c: number): boolean {
+  if (c === 32 || (c >= 9 && c <= 13)) return true;
+  if (c < 160) return false;
+  return (
+    c === 160 ||
+    c === 5760 ||
+    (c >= 8192 && c <= 8202) ||
+    c === 8232 ||
+    c === 8233 ||
+    c === 8239 ||
+    c === 8287 ||
+    c === 12288 ||
+    c === 65279
+  );
 }
 
 function findLineEnd(source: string, from: number): number {

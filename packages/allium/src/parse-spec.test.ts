@@ -129,6 +129,25 @@ describe('parseSpec details', () => {
     ]);
   });
 
+  it('reads a directive after any white space a regular expression calls \\s, and no other comment', () => {
+    // The lexer keeps only comments that start as a directive does; what it keeps must be what the pattern reads.
+    const comments = [
+      '--allium-ignore a.b', // no space
+      '--\t \u00a0\u2003\ufeffallium-ignore c.d', // tab, space, no-break space, em space, BOM
+      '-- \u200ballium-ignore e.f', // a zero-width space is not white space
+      '-- see allium-ignore g.h', // not at the start
+      '-- allium-ignored i.j', // another word
+      '-- allium-ignore', // no codes
+      '   -- allium-ignore k.l', // indented
+    ];
+    const parsed = parseSpec(`-- allium: 3\n${comments.join('\n')}\nentity A { x: String }\n`, 'f');
+    expect(parsed.suppressions.map((s) => [s.location.line, s.location.col, s.codes])).toEqual([
+      [2, 1, ['a.b']],
+      [3, 1, ['c.d']],
+      [8, 4, ['k.l']],
+    ]);
+  });
+
   it('gives every declaration a 1-based location', () => {
     const parsed = parseSpec('-- allium: 3\n\n  open question "Why?"\n', 'q');
     expect(parsed.declarations).toEqual([

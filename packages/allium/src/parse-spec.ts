@@ -41,7 +41,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
     source: text,
     version: header.version,
     declarations,
-    suppressions: readSuppressions(lexer.comments, file),
+    suppressions: readSuppressions(lexer.directives, file),
     nameCounts: p.nameCounts(),
     diagnostics: [...header.diagnostics, ...p.diagnostics],
     lines: p.lines,
