@@ -11,9 +11,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`allium-loop ${version}\n`);
 } else {
-  // `spec …` has an entry of its own, which answers exactly as main.js does for it but loads only the spec tooling
-  // (one file in the npm package): a spec check is a one-shot process whose start-up the user waits for.
-  const name = args[0] === 'spec' ? 'spec-main.js' : 'main.js';
+  // `spec …` has an entry of its own, which answers exactly as main.js does for it but loads only the spec tooling,
+  // one file run with a V8 code cache (package/spec-entry.mjs): a spec check is a one-shot process whose start-up
+  // the user waits for.
+  const name = args[0] === 'spec' ? 'spec.js' : 'main.js';
   const entry = new URL(`../dist/${name}`, import.meta.url);
   try {
     await import(entry.href);

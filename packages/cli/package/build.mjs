@@ -5,11 +5,12 @@
 // agent's script, the workers' prompt templates and the demo example.
 // Usage: node packages/cli/package/build.mjs [--pack] [--out DIR]   (--pack also runs `npm pack` and prints the
 // tarball path; --out builds into DIR instead of packages/cli/package/out: the cli tests build their own copy)
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { bundleSpecEntry, writeSpecCodeCache } from './spec-entry.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, '..');
@@ -38,22 +39,9 @@ const common = {
   logLevel: 'warning',
 };
 await build({ ...common, entryPoints: { main: join(cli, 'src', 'main.ts') }, splitting: true });
-// `spec …` as one CommonJS file with nothing else in it, run by dist/spec-main.js (src/spec-loader.ts, which the bin
-// shim loads for `spec`) with V8's code cache: Node loads one file instead of main's and the chunks a split build
-// shares between commands, and compiles next to nothing of it again (tools/bench/spec/README.md, sixth pass).
-await build({
-  ...common,
-  entryPoints: { 'spec-main': join(cli, 'src', 'spec-main.ts') },
-  format: 'cjs',
-  outExtension: { '.js': '.cjs' },
-  banner: {},
-  splitting: false,
-});
-await build({
-  ...common,
-  entryPoints: { 'spec-main': join(cli, 'src', 'spec-loader.ts') },
-  splitting: false,
-});
+// `spec …` has an entry of its own, built as for the repository's CLI (spec-entry.mjs): dist/spec.js runs the one
+// CommonJS file dist/spec.cjs with the V8 code cache written below.
+await bundleSpecEntry(join(out, 'dist'));
 
 cpSync(join(cli, 'bin', 'allium-loop.js'), join(out, 'bin', 'allium-loop.js'));
 cpSync(join(root, 'packages', 'agents', 'bin', 'replay-agent.mjs'), join(out, 'bin', 'replay-agent.mjs'));
@@ -80,7 +68,7 @@ writeFileSync(
   )}\n`,
 );
 
-writeCodeCache();
+writeSpecCodeCache(join(out, 'bin', 'allium-loop.js'), join(out, 'dist'));
 
 if (process.argv.includes('--pack')) {
   const [packed] = JSON.parse(
@@ -89,29 +77,4 @@ if (process.argv.includes('--pack')) {
   process.stdout.write(`${join(here, packed.filename)}\n`);
 } else {
   process.stdout.write(`${out}\n`);
-}
-
-/**
- * dist/spec-main.cjs.cache: the bytecode V8 compiled while the packaged CLI ran `spec analyse` (check and findings)
- * over the allium package's fixtures, whose constructs and errors reach nearly every function of the spec code. Then
- * a fresh process must accept it, or the build fails: a cache V8 rejects would only cost time, silently.
- */
-function writeCodeCache() {
-  const bin = join(out, 'bin', 'allium-loop.js');
-  const fixtures = join(root, 'packages', 'allium', 'src', 'fixtures');
-  const run = (args, mode) =>
-    spawnSync(process.execPath, [bin, 'spec', ...args], {
-      env: { ...process.env, ALLIUM_LOOP_CODE_CACHE: mode },
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  const cache = join(out, 'dist', 'spec-main.cjs.cache');
-  rmSync(cache, { force: true });
-  const written = run(['analyse', '--json', fixtures], 'write');
-  // `analyse` exits 1 on findings, which the fixtures have; anything else, or no cache, is a failure.
-  if (written.error !== undefined || ![0, 1].includes(written.status ?? -1) || !existsSync(cache))
-    throw new Error(`writing the code cache failed (exit ${written.status}): ${written.stderr}`);
-  const checked = run(['check', '--json', fixtures], 'report');
-  if (!checked.stderr.startsWith('code cache: accepted\n'))
-    throw new Error(`a fresh process does not take the code cache: ${checked.stderr.slice(0, 500)}`);
 }

@@ -210,22 +210,22 @@ describe('the bin shim', () => {
     await copyFile(SHIM, join(dir, 'bin', 'allium-loop.js'));
     await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', version: '7.8.9' }));
     // Stand-ins that say which entry ran, with what arguments.
-    for (const entry of ['main', 'spec-main'])
+    for (const entry of ['main', 'spec'])
       await writeFile(
         join(dir, 'dist', `${entry}.js`),
         `process.stdout.write('${entry} ' + process.argv.slice(2).join(' '));\n`,
       );
     const bin = join(dir, 'bin', 'allium-loop.js');
     expect((await runNode([bin, 'spec', 'check', '--json', 'x.allium'])).stdout).toBe(
-      'spec-main spec check --json x.allium',
+      'spec spec check --json x.allium',
     );
-    expect((await runNode([bin, 'spec'])).stdout).toBe('spec-main spec');
+    expect((await runNode([bin, 'spec'])).stdout).toBe('spec spec');
     for (const args of [['run', 'spec'], ['--help'], ['status'], ['--', 'spec'], ['specs']])
       expect((await runNode([bin, ...args])).stdout).toBe(`main ${args.join(' ')}`);
     // A package without the spec entry says which file is missing.
-    await rm(join(dir, 'dist', 'spec-main.js'));
+    await rm(join(dir, 'dist', 'spec.js'));
     const missing = await runNode([bin, 'spec', 'check']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('dist/spec-main.js is missing');
+    expect(missing.stderr).toContain('dist/spec.js is missing');
   });
 });

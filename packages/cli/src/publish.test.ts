@@ -117,7 +117,7 @@ describe(
       // The same Node that built the package runs it here, so V8 must take the cache; a rejected one only costs time,
       // which no other test would notice.
       expect(cached.stderr).toBe('code cache: accepted\n');
-      const cache = join(installed, 'dist', 'spec-main.cjs.cache');
+      const cache = join(installed, 'dist', 'spec.cjs.cache');
       const bytes = await readFile(cache);
       try {
         await writeFile(cache, Buffer.from(bytes.map((byte, i) => (i % 7 === 0 ? byte ^ 0xff : byte))));

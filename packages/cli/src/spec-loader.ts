@@ -1,15 +1,15 @@
-// The npm package's entry for `allium-loop spec …` (bundled into dist/spec-main.js by package/build.mjs; the bin
-// shim imports it there). Not used in the repository, whose dist/spec-main.js is spec-main.ts itself. It runs
-// dist/spec-main.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache built with the
-// package (dist/spec-main.cjs.cache): the bytecode of every function the build's own `spec analyse` of the fixtures
+// The entry the bin shim loads for `allium-loop spec …`, in the npm package and in the repository alike: bundled into
+// dist/spec.js by package/spec-entry.mjs (which the package's build.mjs and the repository's `bundle-spec` target
+// run). It runs dist/spec.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache built
+// with it (dist/spec.cjs.cache): the bytecode of every function the build's own `spec analyse` of the fixtures
 // compiled, which is nearly all a spec check runs, so next to nothing is compiled again in the user's process.
 // Compiling lazily cost 5–15 ms of start-up and 20–60 ms of a 50k-line check (tools/bench/spec/README.md, sixth
 // pass).
 //
 // V8 accepts the cache only from the same V8 version, with the same flags and the same source; otherwise, or when
 // the file is missing or damaged, it says so and compiles as usual: the answer is the same either way, only slower.
-// The cache is written only at build time (ALLIUM_LOOP_CODE_CACHE=write, by build.mjs), never by a user's run, so
-// nothing outside the installed package's own files is ever executed. The V8 flags `spec` sets are set here first,
+// The cache is written only at build time (ALLIUM_LOOP_CODE_CACHE=write, by spec-entry.mjs), never by a user's run, so
+// nothing outside the CLI's own built files is ever executed. The V8 flags `spec` sets are set here first,
 // because V8 takes a cache only under the flags it was written with (see v8-tuning.ts). Like the bin shim, this
 // runs before the process boundary (process-io.ts) exists: it reads the environment and writes to stderr itself.
 //
@@ -23,7 +23,7 @@ import { Script } from 'node:vm';
 import { tuneV8ForOneCheck } from './commands/v8-tuning.js';
 
 tuneV8ForOneCheck();
-const bundle = fileURLToPath(new URL('./spec-main.cjs', import.meta.url));
+const bundle = fileURLToPath(new URL('./spec.cjs', import.meta.url));
 const cacheFile = `${bundle}.cache`;
 const mode = process.env['ALLIUM_LOOP_CODE_CACHE'];
 
@@ -40,7 +40,7 @@ if (mode !== 'write') {
 const script = new Script(
   `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`,
   {
-    filename: mode === 'write' ? 'allium-loop/dist/spec-main.cjs' : bundle,
+    filename: mode === 'write' ? 'allium-loop/dist/spec.cjs' : bundle,
     ...(cachedData === undefined ? {} : { cachedData }),
   },
 );

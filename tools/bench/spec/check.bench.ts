@@ -11,8 +11,9 @@
  * - end to end: `node packages/cli/bin/allium-loop.js spec check --json big.allium` in a child (wall ms, CPU ms of
  *   the child, peak RSS from /usr/bin/time), which includes start-up, and the reference's `check` on the same file,
  *   the two run alternately so both see the same load; the ratios ours/reference; whether the outputs are equal;
- * - the same for the npm package (`packages/cli/package/out`, the one bundle `npm install allium-loop` gets), when
- *   it has been built: fewer modules to load than the repository's per-file build, so a shorter start-up;
+ * - the same for the npm package (`packages/cli/package/out`, what `npm install allium-loop` gets), when it has been
+ *   built: its `spec` entry is built as the repository's is (package/spec-entry.mjs), so the two rows differ only by
+ *   the machine;
  * - start-up alone: Node itself (`node -e 0`), and the same children running `--version` and `spec check --json` on an
  *   empty spec.
  * Each ratio is given twice: of the medians, and the median of the ratios of the runs taken side by side (the two

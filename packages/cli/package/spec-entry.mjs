@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// The entry the bin shim loads for `allium-loop spec …`, built the same way for the npm package (build.mjs) and for
+// the repository's own CLI (the `bundle-spec` target, which `build` depends on): into DIST,
+// - spec.cjs: src/spec-main.ts and everything it imports as one CommonJS file, nothing else in it;
+// - spec.js: src/spec-loader.ts, which runs spec.cjs through V8 with its code cache;
+// - spec.cjs.cache: that cache, the bytecode of the spec code compiled while the CLI in BIN's package ran
+//   `spec analyse` over the allium package's fixtures (whose constructs and errors reach nearly every function of
+//   it); then a fresh process must accept it, or the build fails (a cache V8 rejects would only cost time, silently).
+// Node loads one file instead of a module per source file, and compiles next to nothing of it again
+// (tools/bench/spec/README.md, sixth and seventh passes).
+// Usage: node packages/cli/package/spec-entry.mjs DIST   (the repository's packages/cli/dist)
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(cli, '..', '..');
+
+/** Bundles spec.cjs and spec.js into `dist` (see the header). */
+export async function bundleSpecEntry(dist) {
+  const common = {
+    outdir: dist,
+    bundle: true,
+    platform: 'node',
+    target: 'node20.19',
+    // Workspace packages resolve to their TypeScript sources, as in the tests.
+    conditions: ['development'],
+    legalComments: 'linked',
+    logLevel: 'warning',
+    splitting: false,
+  };
+  await build({
+    ...common,
+    entryPoints: { spec: join(cli, 'src', 'spec-main.ts') },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+  });
+  await build({ ...common, entryPoints: { spec: join(cli, 'src', 'spec-loader.ts') }, format: 'esm' });
+}
+
+/** Writes `dist`/spec.cjs.cache by running `bin` (whose package's dist is `dist`), then checks it is taken. */
+export function writeSpecCodeCache(bin, dist) {
+  const fixtures = join(root, 'packages', 'allium', 'src', 'fixtures');
+  const run = (args, mode) =>
+    spawnSync(process.execPath, [bin, 'spec', ...args], {
+      env: { ...process.env, ALLIUM_LOOP_CODE_CACHE: mode },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  const cache = join(dist, 'spec.cjs.cache');
+  rmSync(cache, { force: true });
+  const written = run(['analyse', '--json', fixtures], 'write');
+  // `analyse` exits 1 on findings, which the fixtures have; anything else, or no cache, is a failure.
+  if (written.error !== undefined || ![0, 1].includes(written.status ?? -1) || !existsSync(cache))
+    throw new Error(`writing the code cache failed (exit ${written.status}): ${written.stderr}`);
+  const checked = run(['check', '--json', fixtures], 'report');
+  if (!checked.stderr.startsWith('code cache: accepted\n'))
+    throw new Error(`a fresh process does not take the code cache: ${checked.stderr.slice(0, 500)}`);
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dist = process.argv[2];
+  if (dist === undefined) throw new Error('usage: node packages/cli/package/spec-entry.mjs DIST');
+  await bundleSpecEntry(resolve(dist));
+  writeSpecCodeCache(join(cli, 'bin', 'allium-loop.js'), resolve(dist));
+}
