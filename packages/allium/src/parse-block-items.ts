@@ -213,11 +213,10 @@ function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefin
   const isClause = CLAUSE_KEYWORDS.has(keyword);
   const value = parseClauseValue(p, nameToken.line, nameToken.col, keyword === 'when');
   if (value === undefined) return undefined;
-  const location = p.location(nameToken);
   const start = nameToken.start;
   const end = valueEnd(nameToken, value);
   if (isClause) return { kind: 'clause', keyword, value, start, end };
-  const name: Ident = { name: keyword, location };
+  const name: Ident = { name: keyword, location: p.location(nameToken) };
   const split = splitWhenQualifier(p, value);
   if (split === undefined) return { kind: 'field', name, value, start, end };
   return { kind: 'field', name, value: split.value, when: split.when, start, end };
