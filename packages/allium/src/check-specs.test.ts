@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applySuppressions, checkSpecs, formatDiagnostic } from './check-specs.js';
+import { applySuppressions, checkSpecs, formatDiagnostic, inReferenceOrder } from './check-specs.js';
 import type { Diagnostic } from './diagnostic.js';
 import { fixtureNames, readFixture, referenceDiagnostics, V3_FIXTURES } from './fixtures.test-helpers.js';
 import { parseSpec } from './parse-spec.js';
@@ -435,6 +436,58 @@ describe('individual checks', () => {
     ]);
     expect(formatDiagnostic(diagnostics[3] as Diagnostic)).toBe(
       "b.allium:1:8 warning allium.entity.unused Entity 'A' is declared but not referenced elsewhere in this specification.",
+    );
+  });
+});
+
+describe('inReferenceOrder', () => {
+  /** What it must equal: a stable sort by line, column, whole-value span, code and message. */
+  const WHOLE = new Set(['allium.sum.v1InlineEnum', 'allium.sum.invalidDiscriminator']);
+  const byComparison = (list: readonly Diagnostic[]): Diagnostic[] =>
+    [...list].sort(
+      (a, b) =>
+        a.location.line - b.location.line ||
+        a.location.col - b.location.col ||
+        Number(WHOLE.has(a.code ?? '')) - Number(WHOLE.has(b.code ?? '')) ||
+        ((a.code ?? '') < (b.code ?? '') ? -1 : (a.code ?? '') > (b.code ?? '') ? 1 : 0) ||
+        (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+    );
+  const diagnostic = (line: number, col: number, code: string | null, message: string): Diagnostic => ({
+    code,
+    severity: 'warning',
+    message,
+    location: { file: 'f.allium', line, col },
+  });
+  const arbitrary = (lines: fc.Arbitrary<number>) =>
+    fc.array(
+      fc
+        .record({
+          line: lines,
+          // Columns past 2^21 share one number, so only the full comparison orders them.
+          col: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 2 ** 21 - 2, max: 2 ** 21 + 2 })),
+          code: fc.constantFrom(null, 'allium.a', 'allium.b', 'allium.sum.v1InlineEnum'),
+          message: fc.constantFrom('x', 'y'),
+        })
+        .map(({ line, col, code, message }) => diagnostic(line, col, code, message)),
+      { maxLength: 60 },
+    );
+
+  it('orders as the full comparison does, ties (equal in every part) kept in their given order', () => {
+    fc.assert(
+      fc.property(arbitrary(fc.integer({ min: 1, max: 5 })), (list) => {
+        const sorted = inReferenceOrder(list);
+        expect(sorted).toEqual(byComparison(list));
+        // The same objects: equal ones stay in their given order.
+        sorted.forEach((d, i) => expect(d).toBe(byComparison(list)[i]));
+      }),
+    );
+  });
+
+  it('orders lines too far apart for its packed numbers by comparison, the same way', () => {
+    fc.assert(
+      fc.property(arbitrary(fc.constantFrom(1, 2 ** 31, 2 ** 32 - 1)), (list) => {
+        expect(inReferenceOrder(list)).toEqual(byComparison(list));
+      }),
     );
   });
 });

@@ -79,25 +79,43 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
 }
 
 /**
- * `diagnostics` sorted by line, column, {@link spansWhole}, code and message. A big spec has thousands, so each
- * first gets a number that orders line and column (`line · 2²¹ + column`, exact for any line a string can hold; a
- * column past 2²¹ is capped there, and the full comparison settles the tie), and only diagnostics with equal numbers
- * are compared in full: most comparisons are then two loads from a typed array.
+ * `diagnostics` sorted by line, column, {@link spansWhole}, code and message, ties in their given order. A big spec
+ * has thousands, so each gets a number that orders line and column (`line · 2²¹ + column`, a column past 2²¹ capped
+ * there), and these numbers, each with the diagnostic's index in its low digits, are sorted by the typed array's own
+ * numeric sort, no comparison function called; only runs with equal numbers are then compared in full. When the
+ * numbers with their indexes would not be exact (a spec of millions of lines), a comparison sort does it all.
  */
-function inReferenceOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const keys = new Float64Array(diagnostics.length);
-  const order: number[] = [];
-  for (let i = 0; i < diagnostics.length; i += 1) {
+export function inReferenceOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const count = diagnostics.length;
+  const keys = new Float64Array(count);
+  let largest = 0;
+  for (let i = 0; i < count; i += 1) {
     const { line, col } = (diagnostics[i] as Diagnostic).location;
     keys[i] = line * COLUMNS + Math.min(col, COLUMNS - 1);
-    order.push(i);
+    if ((keys[i] as number) > largest) largest = keys[i] as number;
   }
-  order.sort(
-    (a, b) =>
-      (keys[a] as number) - (keys[b] as number) ||
-      compareInFull(diagnostics[a] as Diagnostic, diagnostics[b] as Diagnostic),
-  );
-  return order.map((i) => diagnostics[i] as Diagnostic);
+  if ((largest + 1) * count >= Number.MAX_SAFE_INTEGER)
+    return Array.from({ length: count }, (_, i) => i)
+      .sort(
+        (a, b) =>
+          (keys[a] as number) - (keys[b] as number) || compareInFull(diagnostics[a]!, diagnostics[b]!),
+      )
+      .map((i) => diagnostics[i] as Diagnostic);
+  const packed = new Float64Array(count);
+  for (let i = 0; i < count; i += 1) packed[i] = (keys[i] as number) * count + i;
+  packed.sort();
+  const sorted: Diagnostic[] = [];
+  for (let from = 0; from < count;) {
+    const key = Math.floor((packed[from] as number) / count);
+    let to = from + 1;
+    while (to < count && Math.floor((packed[to] as number) / count) === key) to += 1;
+    const run: Diagnostic[] = [];
+    for (let k = from; k < to; k += 1) run.push(diagnostics[(packed[k] as number) % count] as Diagnostic);
+    if (run.length > 1) run.sort(compareInFull);
+    for (const diagnostic of run) sorted.push(diagnostic);
+    from = to;
+  }
+  return sorted;
 }
 
 const COLUMNS = 2 ** 21;
