@@ -8,12 +8,15 @@ import { setFlagsFromString } from 'node:v8';
  *   index, the diagnostics), so V8's default of doubling the young generation whenever most of it survives only buys
  *   copies: up to 32 MB more resident memory and no fewer collections. The young generation stays at its initial
  *   size for the rest of this process.
- * - `--interrupt-budget=1000000` (V8's default is 67,584 bytes of bytecode run before a function is considered for
+ * - `--interrupt-budget=500000` (V8's default is 67,584 bytes of bytecode run before a function is considered for
  *   the optimising compiler): a check runs hundreds of functions a few thousand times each, once. At the default
  *   most of them get compiled by TurboFan, which on a 2-core machine takes the second core away from the collector and
- *   touches fresh memory for its zones; with 15 times the budget only the truly hot loops (the lexer, the parser's
- *   core) are optimised. At 50k lines: CPU time 0.86 → 0.58 s and peak RSS 75.0 → 71.8 MB; at 100k the wall time
- *   drops too (medians of alternating runs, `tools/bench/spec/README.md`, sixth pass).
+ *   touches fresh memory for its zones; with a larger budget only the hot ones (the lexer, the parser's core, the
+ *   walks) are. At 50k lines 15 times the default took CPU time 0.86 → 0.58 s and peak RSS 75.0 → 71.8 MB (sixth
+ *   pass); counting instructions per thread (seventh pass), 7.4 times the default does 9% less on the main thread
+ *   than 15 times (2.22 against 2.41–2.45 G) and 4% less in all, for about 1 MB more peak memory; 3.7 times does 14%
+ *   less on the main thread but 4% more in all; on the parse alone the default does 26% less on the main thread and
+ *   three times as much on the others (`tools/bench/spec/README.md`).
  *
  * The npm package's spec entry (`spec-loader.ts`) sets them too, before it compiles the spec bundle: V8 takes a
  * code cache only under the flags it was written with, and the cache is written after `spec` has set them.
@@ -23,5 +26,5 @@ import { setFlagsFromString } from 'node:v8';
  */
 export function tuneV8ForOneCheck(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--interrupt-budget=1000000');
+  setFlagsFromString('--interrupt-budget=500000');
 }
