@@ -87,22 +87,15 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
  */
 export function inReferenceOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const count = diagnostics.length;
-  const keys = new Float64Array(count);
+  const packed = new Float64Array(count);
   let largest = 0;
   for (let i = 0; i < count; i += 1) {
     const { line, col } = (diagnostics[i] as Diagnostic).location;
-    keys[i] = line * COLUMNS + Math.min(col, COLUMNS - 1);
-    if ((keys[i] as number) > largest) largest = keys[i] as number;
+    packed[i] = line * COLUMNS + Math.min(col, COLUMNS - 1);
+    largest = Math.max(largest, packed[i] as number);
   }
-  if ((largest + 1) * count >= Number.MAX_SAFE_INTEGER)
-    return Array.from({ length: count }, (_, i) => i)
-      .sort(
-        (a, b) =>
-          (keys[a] as number) - (keys[b] as number) || compareInFull(diagnostics[a]!, diagnostics[b]!),
-      )
-      .map((i) => diagnostics[i] as Diagnostic);
-  const packed = new Float64Array(count);
-  for (let i = 0; i < count; i += 1) packed[i] = (keys[i] as number) * count + i;
+  if ((largest + 1) * count >= Number.MAX_SAFE_INTEGER) return [...diagnostics].sort(compareInFull);
+  for (let i = 0; i < count; i += 1) packed[i] = (packed[i] as number) * count + i;
   packed.sort();
   const sorted: Diagnostic[] = [];
   for (let from = 0; from < count;) {

@@ -224,7 +224,7 @@ export class Lexer {
       }
       if (c === 45 && source.charCodeAt(i + 1) === 45) {
         const endOfLine = findLineEnd(source, i);
-        if (startsDirective(source, i + 2, endOfLine))
+        if (startsDirective(source, i + 2))
           this.directives.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
         i = endOfLine;
         continue;
@@ -321,33 +321,15 @@ function twoCharPunct(first: number, second: number): string | undefined {
 }
 
 /**
- * Whether the comment text from `from` (after its `--`) to `end` starts with white space as a regular expression's
- * `\s` matches it, then `allium-ignore`: what `parseSpec`'s directive pattern requires of a comment's start.
+ * Whether the comment text from `from` (after its `--`) starts as `parseSpec`'s directive pattern requires: white space
+ * as `\s` reads it (the line break aside, which ends the comment), then `allium-ignore`.
  */
-function startsDirective(source: string, from: number, end: number): boolean {
-  let at = from;
-  while (at < end && isRegExpSpace(source.charCodeAt(at))) at += 1;
-  return end - at >= DIRECTIVE.length && source.startsWith(DIRECTIVE, at);
+function startsDirective(source: string, from: number): boolean {
+  DIRECTIVE_START.lastIndex = from;
+  return DIRECTIVE_START.test(source);
 }
 
-const DIRECTIVE = 'allium-ignore';
-
-/** The characters `\s` matches (tab to carriage return, space, no-break and the Unicode spaces, the BOM). */
-function isRegExpSpace(c: number): boolean {
-  if (c === 32 || (c >= 9 && c <= 13)) return true;
-  if (c < 160) return false;
-  return (
-    c === 160 ||
-    c === 5760 ||
-    (c >= 8192 && c <= 8202) ||
-    c === 8232 ||
-    c === 8233 ||
-    c === 8239 ||
-    c === 8287 ||
-    c === 12288 ||
-    c === 65279
-  );
-}
+const DIRECTIVE_START = /[^\S\n]*allium-ignore/y;
 
 function findLineEnd(source: string, from: number): number {
   const end = source.indexOf('\n', from);

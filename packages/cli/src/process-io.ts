@@ -4,9 +4,10 @@ import { formatError } from '@allium-loop/errors';
 import type { CliIo } from './cli-io.js';
 
 // The process boundary: the only module that reads process.argv, writes to the console, handles signals or sets
-// the exit code (before it runs, only the bin shim answers `--version`, and the npm package's spec loader reads its
-// own variable and may report on its code cache). Both composition roots run through it: `main.ts` (every command) and `spec-main.ts` (`spec`
-// alone, which the bin shim loads directly so a big spec check does not pay for the whole CLI's start-up).
+// the exit code (before it runs, only the bin shim answers `--version`, and the spec loader, spec-loader.ts, reads its
+// own variable and may report on its code cache). Both composition roots run through it: `main.ts` (every command)
+// and `spec-main.ts` (`spec` alone, which the bin shim loads so a big spec check does not pay for the whole CLI's
+// start-up).
 
 /**
  * Runs `run` on the command line (without the node binary and script path) and a {@link CliIo} built from this

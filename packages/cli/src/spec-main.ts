@@ -4,10 +4,11 @@ import { runAsProcess } from './process-io.js';
 
 // The composition root of `allium-loop spec …` alone, which the bin shim loads instead of main.ts when the first
 // argument is `spec`: a check of a big spec is a one-shot process whose start-up is part of what the user waits for
-// (tools/bench/spec). The npm package bundles this entry into one file with nothing else in it, so Node loads one
-// module instead of main's table of commands and the chunks they share. It answers exactly as main.ts does for
+// (tools/bench/spec). The build bundles this entry into one file with nothing else in it (package/spec-entry.mjs, for
+// the npm package and the repository alike), so Node loads one module instead of main's table of commands and the
+// modules they share. It answers exactly as main.ts does for
 // `spec` (the same process boundary, redactor and dispatch; main.test.ts compares the two).
-// No top-level await: the npm package bundles this file as CommonJS (spec-loader.ts runs it with V8's code
+// No top-level await: the build bundles this file as CommonJS (spec-loader.ts runs it with V8's code
 // cache), and runAsProcess reports every failure itself. Its output goes straight to the pipe when it is one
 // (process-io.ts, writeThrough): a big report is not held in memory while the reader catches up.
 void runAsProcess(

@@ -18,8 +18,8 @@ import { setFlagsFromString } from 'node:v8';
  *   less on the main thread but 4% more in all; on the parse alone the default does 26% less on the main thread and
  *   three times as much on the others (`tools/bench/spec/README.md`).
  *
- * The npm package's spec entry (`spec-loader.ts`) sets them too, before it compiles the spec bundle: V8 takes a
- * code cache only under the flags it was written with, and the cache is written after `spec` has set them.
+ * The spec entry's loader (`spec-loader.ts`) sets them too, before it compiles the spec bundle: V8 takes a code cache
+ * only under the flags it was written with, and the cache is written after `spec` has set them.
  *
  * (A smaller old-generation growth, `--heap-growing-percent=50`, saved 1.8 MB at 50k lines until the tree and the
  * report got smaller; after that it saved nothing there and cost 19% wall time at 100k lines, so it is not set.)

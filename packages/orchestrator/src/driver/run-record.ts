@@ -89,9 +89,8 @@ export function ledgerAtJournaledEnd(ledger: Ledger, events: readonly JournalEve
 }
 
 /**
- * On resume, under the lease: saves the ledger brought level with a journaled end ({@link ledgerAtJournaledEnd} of
- * the run's journal, `events`)
- * and returns it, or returns `ledger` as it is.
+ * On resume, under the lease: saves the ledger brought level with a journaled end in the run's journal, `events`
+ * ({@link ledgerAtJournaledEnd}), and returns it, or returns `ledger` as it is.
  */
 export async function settleJournaledEnd(
   store: LedgerStore,

@@ -11,8 +11,8 @@ import { progressEntry } from './story-report.js';
  * and its verdict logged a second time: the iteration and the tick's verdict are recorded, and the files the lost
  * process was about to write are left pending for the program to write first thing (`apply_pending`): the PRD, the
  * verdict applied to `prd` (the PRD on disk, which that process had not rewritten yet), and the progress entry.
- * `undefined` when there is nothing to bring level, or when the journaled iteration or the PRD (`undefined`) does not read back
- * (then the story is worked again, as before). Pure.
+ * `undefined` when there is nothing to bring level, or when the journaled iteration or the PRD (`undefined`) does
+ * not read back (then the story is worked again, as before). Pure.
  */
 export function storiesAtJournaledIteration(
   ledger: Ledger,
