@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureGitIgnored, GITIGNORE_ENTRY } from './ensure-git-ignored.js';
@@ -130,7 +130,12 @@ async function ensureAsUnprivileged(
   base: string,
   env: NodeJS.ProcessEnv,
 ): Promise<Record<string, unknown>> {
-  const script = join(await compileChildren(), 'test-children/gitignore-child.test-helpers.js');
+  // The child may run as another user (below), who cannot always reach this checkout (a clone under a private
+  // directory, as `mktemp -d` makes them): it runs from a copy of the transpiled sources in the test's own directory.
+  const children = join(base, 'children');
+  await cp(dirname(await compileChildren()), children, { recursive: true });
+  await writeFile(join(children, 'package.json'), '{ "type": "module" }\n');
+  const script = join(children, 'ledger', 'test-children/gitignore-child.test-helpers.js');
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
     await chmod(base, 0o755);
