@@ -75,5 +75,16 @@ describe('hill-climb ticks', () => {
     const now = await git.listRefs(refs.prefix);
     expect(now.get(refs.best)).toBe(tick1!.object);
     expect(now.get(refs.tick(0))).toBe(tick0!.object);
+    // A pending ref left by a process killed around a tick's opening or closing: with no open tick it goes, unreported;
+    // while the ledger has a tick open it is kept.
+    await gitOut(dir, 'update-ref', refs.pending, head);
+    expect(await restoreMovedRefs(git, refs.prefix, expected)).toEqual([]);
+    expect((await git.listRefs(refs.prefix)).has(refs.pending)).toBe(false);
+    const open = { tick: 2, before: head };
+    await gitOut(dir, 'update-ref', refs.pending, head);
+    expect(
+      await restoreMovedRefs(git, refs.prefix, expectedRefs({ slug: 'demo', checkpoints: [] }, null, open)),
+    ).toEqual([]);
+    expect((await git.listRefs(refs.prefix)).get(refs.pending)).toBe(head);
   });
 });

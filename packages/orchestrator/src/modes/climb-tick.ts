@@ -153,13 +153,20 @@ export function expectedRefs(
   return expected;
 }
 
-/** Points every ref that does not name what `expected` says (moved or deleted) back at it; returns the moves. */
+/**
+ * Points every ref that does not name what `expected` says (moved or deleted) back at it; returns the moves. A
+ * `…/pending` ref `expected` does not hold (the ledger has no open tick) is the engine's own leftover of a process
+ * killed after it opened a tick and before the ledger recorded it, or after the tick's record was saved and before
+ * {@link closeTick}: it is deleted, not reported.
+ */
 export async function restoreMovedRefs(
   git: GitSnapshots,
   prefix: string,
   expected: ReadonlyMap<string, string>,
 ): Promise<RefMove[]> {
   const found = await git.listRefs(prefix);
+  const pending = `${prefix}pending`;
+  if (found.has(pending) && !expected.has(pending)) await git.deleteRef(pending);
   const moves: RefMove[] = [];
   for (const [ref, commit] of expected) {
     const actual = found.get(ref) ?? null;
