@@ -6,7 +6,7 @@
 // Usage: node packages/cli/package/build.mjs [--pack] [--out DIR]   (--pack also runs `npm pack` and prints the
 // tarball path; --out builds into DIR instead of packages/cli/package/out: the cli tests build their own copy)
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -43,6 +43,9 @@ await build({ ...common, entryPoints: { main: join(cli, 'src', 'main.ts') }, spl
 // CommonJS file dist/spec.cjs with the V8 code cache written below.
 await bundleSpecEntry(join(out, 'dist'));
 
+// The command npm links (`bin`) is the POSIX launcher, which starts Node on the shim beside it (bin/allium-loop).
+cpSync(join(cli, 'bin', 'allium-loop'), join(out, 'bin', 'allium-loop'));
+chmodSync(join(out, 'bin', 'allium-loop'), 0o755);
 cpSync(join(cli, 'bin', 'allium-loop.js'), join(out, 'bin', 'allium-loop.js'));
 cpSync(join(root, 'packages', 'agents', 'bin', 'replay-agent.mjs'), join(out, 'bin', 'replay-agent.mjs'));
 cpSync(join(root, 'packages', 'workers', 'templates'), join(out, 'templates'), { recursive: true });
@@ -59,7 +62,7 @@ writeFileSync(
       description: rootManifest.description,
       license: rootManifest.license,
       type: 'module',
-      bin: { 'allium-loop': './bin/allium-loop.js' },
+      bin: { 'allium-loop': './bin/allium-loop' },
       engines: rootManifest.engines,
       files: ['bin', 'dist', 'templates', 'examples', 'README.md'],
     },

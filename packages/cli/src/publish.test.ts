@@ -105,6 +105,20 @@ describe(
       expect(check.code).toBe(/ 0 warning\(s\)/.test(check.stdout) ? 0 : 1);
     });
 
+    it('starts `spec` without reading NODE_EXTRA_CA_CERTS, and every other command as the environment says', async () => {
+      // The installed command is npm's link to the launcher. A certificate file that does not exist makes Node warn as
+      // it starts, so the warning shows whether Node read the variable.
+      const spec = join(home, 'certs.allium');
+      await writeFile(spec, '-- allium: 3\n\nentity Order {\n  total: Integer\n}\n');
+      const env = { NODE_EXTRA_CA_CERTS: join(home, 'no-such-ca.pem') };
+      const warning = /Warning: Ignoring extra certs from `[^`]*no-such-ca\.pem`/;
+      const checked = await allium(['spec', 'check', '--json', spec], home, env);
+      expect(checked.stderr).toBe('');
+      expect(checked).toEqual(await allium(['spec', 'check', '--json', spec], home));
+      for (const args of [['--help'], ['--version']])
+        expect((await allium(args, home, env)).stderr).toMatch(warning);
+    });
+
     it('runs spec with the code cache built with it, and answers the same without it or with a damaged one', async () => {
       const spec = join(home, 'orders.allium');
       await writeFile(
