@@ -242,20 +242,19 @@ function secretEnvValues(env: Readonly<Record<string, string | undefined>>): str
 }
 
 /**
- * Cheap test run before the full set: every token pattern and assignment needs one of these substrings, so text
- * without them (almost all of it) is returned as is.
+ * Every token pattern and assignment needs one of these substrings, so only the lines that hold one are searched
+ * with the full set, and text without any (almost all of it) is returned as is.
  */
-const MAY_HOLD_SECRET =
-  /sk-|gh[pousr]_|github_pat_|xox[abposre]-|AKIA|ASIA|AIza|glpat-|npm_|eyJ|PRIVATE KEY|bearer|authoriz|:\/\/|key|secret|token|pass|pwd|auth/i;
-
-/** {@link MAY_HOLD_SECRET}, to find each line that may hold a secret. */
-const MAY_HOLD_SECRET_ANYWHERE = new RegExp(MAY_HOLD_SECRET.source, 'gi');
+const MAY_HOLD_SECRET_ANYWHERE =
+  /sk-|gh[pousr]_|github_pat_|xox[abposre]-|AKIA|ASIA|AIza|glpat-|npm_|eyJ|PRIVATE KEY|bearer|authoriz|:\/\/|key|secret|token|pass|pwd|auth/gi;
 
 function redactText(s: string, envValues: readonly string[]): string {
   let out = s;
   // Plain substring search per value (no regular expression): linear in the text for each value.
   for (const value of envValues) if (out.includes(value)) out = out.split(value).join(REDACTED);
-  if (!MAY_HOLD_SECRET.test(out)) return out;
+  // No test for those substrings first: redactLines's own search returns text without them as is, and a test
+  // before it read the text up to the first one twice (a 50k-line spec's report has one in nearly every 64 KiB piece:
+  // 12 → 9 ms).
   return redactLines(redactPemBlocks(out));
 }
 
@@ -264,7 +263,7 @@ const STRETCH = 1024;
 
 /**
  * Runs the line-local patterns (all but the PEM block) on stretches of whole lines around each line that holds one
- * of {@link MAY_HOLD_SECRET}'s substrings (that line and those starting within {@link STRETCH} characters after
+ * of {@link MAY_HOLD_SECRET_ANYWHERE}'s substrings (that line and those starting within {@link STRETCH} characters after
  * it), and copies the text between stretches as is. None of those patterns matches across a line break, so this
  * finds exactly what running them over the whole text finds; a big report with a few such lines costs one search,
  * a transcript with such words on every line costs what the whole text would. Linear: each stretch ends at a line
