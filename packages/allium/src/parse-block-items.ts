@@ -70,13 +70,13 @@ export function parseBlockItems(p: ParserState, block: BlockKind | 'variant'): B
 
 /** True at a top-level declaration keyword in column 1 (ends the indented body of a block-level `for`/`if`). */
 export function startsDeclaration(p: ParserState): boolean {
-  const token = p.peek();
+  const token = p.current;
   return token.col === 1 && token.kind === 'keyword' && DECLARATION_STARTERS.has(token.text) && p.atWord(1);
 }
 
 function parseEnumValue(p: ParserState): BlockItem | undefined {
   if (p.eat('|') !== undefined) return undefined;
-  const token = p.peek();
+  const token = p.current;
   if (token.kind === 'backtick' || p.atWord()) {
     // An enum value is a label, not a use of a declaration with the same name.
     const at = p.pos;
@@ -102,7 +102,7 @@ function parseEnumValue(p: ParserState): BlockItem | undefined {
 export function parseBlockItem(p: ParserState, ruleItem = false): BlockItem | undefined {
   if (!p.enter()) return undefined;
   try {
-    const first = p.peek();
+    const first = p.current;
     const item = parseBlockItemAt(p, ruleItem);
     if (item === undefined || 'start' in item) return item;
     return { ...item, start: first.start, end: Math.max(first.end, p.previous().end) };
@@ -122,7 +122,7 @@ function lastItemEnd(first: Token, items: readonly BlockItem[]): number {
 }
 
 function parseBlockItemAt(p: ParserState, ruleItem: boolean): BlockItemKind | BlockItem | undefined {
-  const token = p.peek();
+  const token = p.current;
   switch (symbolOf(token)) {
     case 'let':
       return parseLetItem(p);
@@ -188,7 +188,7 @@ export function parseClauseValue(
   ownerCol: number,
   allowBinding: boolean,
 ): Expr | undefined {
-  const next = p.peek();
+  const next = p.current;
   // `name: value` binds, on the keyword's line, or on the next line when the value starts on that line too (so a
   // bare `when:` followed by `ensures: X` reads as the binding `ensures` of `X`, as in the reference).
   if (allowBinding && p.atWord() && p.at(':', 1)) {
@@ -254,7 +254,7 @@ export function collectPipe(expr: Expr, visit: (leaf: Expr) => void): void {
  */
 function parseContracts(p: ParserState, keyword: Token): BlockItemKind | BlockItem | undefined {
   const entries: Expr[] = [];
-  while (!p.atEof() && !p.at('}') && p.peek().col > keyword.col && p.atWord()) {
+  while (!p.atEof() && !p.at('}') && p.current.col > keyword.col && p.atWord()) {
     const direction = p.advance();
     if (direction.text !== 'demands' && direction.text !== 'fulfils') {
       p.errorAt(
@@ -269,7 +269,7 @@ function parseContracts(p: ParserState, keyword: Token): BlockItemKind | BlockIt
     let entry = node(p, 'ident', p.previous(), NO_KIDS, first.name);
     if (p.at('/')) {
       p.advance();
-      const nameToken = p.peek();
+      const nameToken = p.current;
       const name = p.expectIdent("contract name after '/'");
       if (name === undefined) return undefined;
       entry = node(p, 'ident', nameToken, NO_KIDS, `${first.name}/${name.name}`);
@@ -358,7 +358,7 @@ function parseParamField(p: ParserState): BlockItemKind | BlockItem | undefined 
 function parseLegacyClause(p: ParserState): BlockItemKind | BlockItem | undefined {
   const keyword = p.advance();
   p.advance();
-  while (!p.atEof() && !p.at('}') && p.peek().line === keyword.line) p.advance();
+  while (!p.atEof() && !p.at('}') && p.current.line === keyword.line) p.advance();
   p.report(
     keyword,
     'warning',
@@ -397,13 +397,13 @@ function parseForItem(p: ParserState): BlockItemKind | BlockItem | undefined {
 
 /** The body of a block-level `for`/`if`: one item on the same line, or the indented items below. */
 function parseNestedItems(p: ParserState, ownerLine: number): BlockItem[] {
-  if (p.peek().line === ownerLine) {
+  if (p.current.line === ownerLine) {
     const item = parseBlockItem(p);
     return item === undefined ? [] : [item];
   }
-  const baseCol = p.peek().col;
+  const baseCol = p.current.col;
   const items: BlockItem[] = [];
-  while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol && !startsDeclaration(p)) {
+  while (!p.atEof() && !p.at('}') && p.current.col >= baseCol && !startsDeclaration(p)) {
     const before = p.pos;
     const item = parseBlockItem(p);
     if (item === undefined) {
@@ -448,9 +448,9 @@ function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {
 
 function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined {
   const at = p.advance();
-  const keywordToken = p.peek();
+  const keywordToken = p.current;
   if (!p.atWord()) {
-    p.errorHere(`expected annotation keyword after \`@\`, found ${describeToken(p.peek())}`);
+    p.errorHere(`expected annotation keyword after \`@\`, found ${describeToken(p.current)}`);
     return undefined;
   }
   const keyword = p.expectIdent('annotation keyword');
@@ -459,12 +459,12 @@ function parseAnnotation(p: ParserState): BlockItemKind | BlockItem | undefined 
   let name: Ident | undefined;
   let header = keywordToken;
   if (keyword.name === 'guidance') {
-    if (p.atWord() && p.peek().line === keywordToken.line) {
+    if (p.atWord() && p.current.line === keywordToken.line) {
       p.errorHere('`@guidance` does not take a name. Remove the name after `@guidance`.');
       return undefined;
     }
   } else if (keyword.name === 'invariant' || keyword.name === 'guarantee') {
-    header = p.peek();
+    header = p.current;
     name = p.expectLabel('annotation name');
     if (name === undefined) return undefined;
     if (startsLower(name.name)) p.errorAlways(header, 'Annotation names must be PascalCase.');
@@ -511,7 +511,7 @@ function hasCommentBody(source: string, atIndent: number, headerAt: number): boo
 
 function parseInvariantItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   p.advance();
-  const nameToken = p.peek();
+  const nameToken = p.current;
   const name = p.expectLabel('invariant name');
   if (name === undefined) return undefined;
   if (startsLower(name.name)) p.errorAlways(nameToken, 'invariant name must start with an uppercase letter');
@@ -526,7 +526,7 @@ function parseInvariantItem(p: ParserState): BlockItemKind | BlockItem | undefin
  */
 export function parseBracedBody(p: ParserState): Expr | undefined {
   if (p.expect('{') === undefined) return undefined;
-  const first = p.peek();
+  const first = p.current;
   const items: Expr[] = [];
   while (!p.at('}') && !p.atEof()) {
     if (p.at('let')) {
@@ -553,7 +553,7 @@ export function parseBracedBody(p: ParserState): Expr | undefined {
 function parseOpenQuestionItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const open = p.advance();
   p.advance();
-  const text = p.peek();
+  const text = p.current;
   if (text.kind !== 'string') {
     p.errorHere(`expected string, found ${describeToken(text)}`);
     return undefined;
@@ -590,7 +590,7 @@ function parseTransitions(p: ParserState): BlockItemKind | BlockItem | undefined
       } while (p.eat(',') !== undefined && !p.at('}'));
       continue;
     }
-    const first = p.peek();
+    const first = p.current;
     const source = p.expectIdent('source state');
     if (source === undefined) return undefined;
     if (p.expect('->') === undefined) {
@@ -612,6 +612,6 @@ function parseTransitions(p: ParserState): BlockItemKind | BlockItem | undefined
 function skipRestOfLine(p: ParserState): void {
   while (!p.at('}') && !p.atEof()) {
     const line = p.advance().line;
-    if (p.peek().line !== line) return;
+    if (p.current.line !== line) return;
   }
 }

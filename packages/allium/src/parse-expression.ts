@@ -167,14 +167,14 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
 }
 
 function infixOperator(p: ParserState): { text: string; width: number } | undefined {
-  const token = p.peek();
+  const token = p.current;
   if (token.kind !== 'punct' && token.kind !== 'keyword') return undefined;
   if (token.text === 'not' && p.at('in', 1)) return { text: 'not in', width: 2 };
   return INFIX[token.text] === undefined ? undefined : { text: token.text, width: 1 };
 }
 
 function parsePrefix(p: ParserState): Expr | undefined {
-  const token = p.peek();
+  const token = p.current;
   const primary = parsePrimary(p, token);
   if (primary === undefined) return undefined;
   return parsePostfix(p, primary);
@@ -300,7 +300,7 @@ function parseParenthesised(p: ParserState): Expr | undefined {
 function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined {
   const parameters: Expr[] = [];
   while (!p.at(')') && !p.atEof()) {
-    const name = p.peek();
+    const name = p.current;
     if (p.expectIdent('parameter name') === undefined || p.expect(':') === undefined) return undefined;
     const type = parseExpr(p);
     if (type === undefined) return undefined;
@@ -322,7 +322,7 @@ function parseCollection(p: ParserState, open: Token, kind: ExprKind, close: str
   while (!p.at(close) && !p.atEof()) {
     let entry: Expr | undefined;
     if (object) {
-      const nameToken = p.peek();
+      const nameToken = p.current;
       const name = p.expectIdent('field name');
       if (name === undefined || p.expect(':') === undefined) return undefined;
       const value = parseExpr(p);
@@ -367,7 +367,7 @@ function parseEntry(p: ParserState): Expr | undefined {
 function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
   let current = base;
   for (;;) {
-    const token = p.peek();
+    const token = p.current;
     let next: Expr | undefined;
     switch (symbolOf(token)) {
       case '.':
@@ -423,7 +423,7 @@ function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
   p.advance();
   const kids: Expr[] = [entity];
   while (!p.at('}') && !p.atEof()) {
-    const nameToken = p.peek();
+    const nameToken = p.current;
     const field = p.expectIdent('join field name');
     if (field === undefined) return undefined;
     if (p.eat(':') === undefined) kids.push(node(p, 'ident', nameToken, NO_KIDS, field.name));
@@ -488,7 +488,7 @@ function parseForExpr(p: ParserState): Expr | undefined {
   if (bindings === undefined || p.expect('in') === undefined) return undefined;
   const collection = parseExpr(p, BP.whereWith);
   if (collection === undefined) return undefined;
-  let filter: Expr = node(p, 'empty', p.peek());
+  let filter: Expr = node(p, 'empty', p.current);
   if (p.eat('where') !== undefined) {
     const parsed = parseExpr(p);
     if (parsed === undefined) return undefined;
@@ -512,7 +512,7 @@ export function parseForBindings(p: ParserState): string[] | undefined {
     if (name === undefined) return undefined;
     names.push(name.name);
     if (!p.eat(',') && !p.at(')')) {
-      p.errorHere(`expected ')', found ${describeToken(p.peek())}`);
+      p.errorHere(`expected ')', found ${describeToken(p.current)}`);
       return undefined;
     }
   }
@@ -526,7 +526,7 @@ export function parseForBindings(p: ParserState): string[] | undefined {
  * line (`requires: …`, even the next `rule`) for its own, and the error comes where that stops parsing.
  */
 function parseBody(p: ParserState, ownerLine: number): Expr | undefined {
-  const next = p.peek();
+  const next = p.current;
   if (next.line === ownerLine) return parseExpr(p);
   return parseIndentedBlock(p, next.col);
 }
@@ -537,9 +537,9 @@ function parseBody(p: ParserState, ownerLine: number): Expr | undefined {
  * kept (a broken expression also skips one more token); with `partial: false` the whole block fails instead.
  */
 export function parseIndentedBlock(p: ParserState, baseCol: number, partial = true): Expr | undefined {
-  const first = p.peek();
+  const first = p.current;
   const items: Expr[] = [];
-  while (!p.atEof() && !p.at('}') && p.peek().col >= baseCol) {
+  while (!p.atEof() && !p.at('}') && p.current.col >= baseCol) {
     const isLet = p.at('let');
     const before = p.pos;
     const item = isLet ? parseLetExpr(p) : parseExpr(p);

@@ -21,7 +21,7 @@ export const SUPPORTED_VERSIONS: readonly number[] = [1, 2, 3];
 export function parseSpec(text: string, file: string): ParsedSpec {
   const lexer = new Lexer(text);
   const p = new ParserState(lexer, text, file);
-  const header = readVersion(text, p.peek(), file);
+  const header = readVersion(text, p.current, file);
   p.afterHeader(header.diagnostics);
   const declarations: Declaration[] = [];
   while (!p.atEof()) {
@@ -49,7 +49,7 @@ export function parseSpec(text: string, file: string): ParsedSpec {
 }
 
 function parseDeclaration(p: ParserState): Declaration | undefined {
-  const token = p.peek();
+  const token = p.current;
   if (token.kind === 'keyword' && SIMPLE_BLOCKS.has(token.text))
     return parseNamedBlock(p, token.text as BlockKind, token);
   if (p.at('external')) {
@@ -77,7 +77,7 @@ function parseDeclaration(p: ParserState): Declaration | undefined {
 /** `first` is the declaration's first token (`external` for an external entity), where its span starts. */
 function parseNamedBlock(p: ParserState, block: BlockKind, first: Token): Declaration | undefined {
   p.advance();
-  const nameToken = p.peek();
+  const nameToken = p.current;
   const name = p.expectIdent(`${block} name`);
   if (name === undefined) return undefined;
   if (block === 'contract') {
@@ -109,7 +109,7 @@ function parseBraces(
 ): Declaration | undefined {
   if (p.expect('{') === undefined) return undefined;
   const items = parseBlockItems(p, block);
-  const endLine = p.peek().line;
+  const endLine = p.current.line;
   // A block the end of the file leaves open is dropped whole, as the reference does: its names are no uses.
   if (p.expect('}') === undefined) return undefined;
   return {
@@ -127,7 +127,7 @@ function parseBraces(
 function parseInvariant(p: ParserState): Declaration | undefined {
   const first = p.advance();
   const location = p.location(first);
-  const nameToken = p.peek();
+  const nameToken = p.current;
   const name = p.expectLabel('invariant name');
   if (name !== undefined && startsLower(name.name))
     p.errorAlways(nameToken, 'invariant name must start with an uppercase letter');
@@ -150,7 +150,7 @@ function parseVariant(p: ParserState): Declaration | undefined {
   }
   p.advance();
   const items = parseBlockItems(p, 'variant');
-  const endLine = p.peek().line;
+  const endLine = p.current.line;
   if (p.expect('}') === undefined) return undefined;
   // The reference reads `Base { … }` as one expression, so its span runs to the closing brace.
   const span = { start: first.start, end: p.previous().end };
@@ -191,11 +191,11 @@ function parseDeferred(p: ParserState): Declaration | undefined {
   const first = p.expectLabel('deferred name');
   if (first === undefined) return undefined;
   let path = first.name;
-  if (p.at('/') && sameLine(p, p.previous().end, p.peek().start)) {
+  if (p.at('/') && sameLine(p, p.previous().end, p.current.start)) {
     const end = p.previous().end;
     p.advance();
-    if (!p.atWord() || !sameLine(p, end, p.peek().start)) {
-      p.errorHere(`expected deferred name after '/', found ${describeToken(p.peek())}`);
+    if (!p.atWord() || !sameLine(p, end, p.current.start)) {
+      p.errorHere(`expected deferred name after '/', found ${describeToken(p.current)}`);
       return undefined;
     }
     path += `/${p.expectLabel("deferred name after '/'")?.name ?? ''}`;
@@ -205,7 +205,7 @@ function parseDeferred(p: ParserState): Declaration | undefined {
     path += `.${p.expectLabel('field name')?.name ?? ''}`;
   }
   const hint =
-    p.peek().kind === 'string' && sameLine(p, p.previous().end, p.peek().start)
+    p.current.kind === 'string' && sameLine(p, p.previous().end, p.current.start)
       ? unquote(p.advance().text)
       : undefined;
   return { kind: 'deferred', path, ...(hint === undefined ? {} : { hint }), location, start: keyword.start };
@@ -224,8 +224,8 @@ function sameLine(p: ParserState, from: number, to: number): boolean {
 function parseOpenQuestion(p: ParserState): Declaration | undefined {
   const location = p.location(p.advance());
   if (p.expect('question') === undefined) return undefined;
-  if (p.peek().kind !== 'string') {
-    p.errorHere(`expected string, found ${describeToken(p.peek())}`);
+  if (p.current.kind !== 'string') {
+    p.errorHere(`expected string, found ${describeToken(p.current)}`);
     return undefined;
   }
   return { kind: 'open-question', text: unquote(p.advance().text), location };
@@ -233,8 +233,8 @@ function parseOpenQuestion(p: ParserState): Declaration | undefined {
 
 function parseUse(p: ParserState): Declaration | undefined {
   const location = p.location(p.advance());
-  if (p.peek().kind !== 'string') {
-    p.errorHere(`expected string, found ${describeToken(p.peek())}`);
+  if (p.current.kind !== 'string') {
+    p.errorHere(`expected string, found ${describeToken(p.current)}`);
     return undefined;
   }
   const pathToken = p.advance();
