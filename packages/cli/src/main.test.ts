@@ -125,6 +125,43 @@ describe('the spec entry', () => {
     }
     expect(redacted).toBeGreaterThan(0);
   });
+
+  it('ends as soon as its answer is written, unless a beforeExit listener waits for the end', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-spec-exit-'));
+    const spec = join(dir, 'orders.allium');
+    await writeFile(spec, '-- allium: 3\n\nentity Order {\n  total: Integer\n}\n');
+    const args = ['spec', 'check', '--json', spec];
+    const entry = ['--conditions=development', '--import', 'tsx'];
+    const preload = (code: string): string[] => [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(code)}`,
+    ];
+    const plain = await runNode([...entry, specMain, ...args]);
+    expect(plain.stdout).toContain('"command": "check"');
+    // A timer an hour away would keep a process that ends by itself alive for that hour (the child is killed after
+    // two minutes, which fails the test); the spec entry ends once its answer is written.
+    const timer = "setTimeout(() => process.stdout.write('an hour later'), 3_600_000);";
+    // (SIGKILL: the entry takes SIGTERM as a request to cancel, and would wait for the timer still.)
+    const started = execFileAsync(process.execPath, [...entry, ...preload(timer), specMain, ...args], {
+      timeout: 120_000,
+      killSignal: 'SIGKILL',
+    });
+    const ended = await started.then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: error.stdout,
+        stderr: error.stderr,
+      }),
+    );
+    expect(ended).toEqual(plain);
+    // A beforeExit listener (the build's code-cache writer is one) means something waits for the end: the process
+    // then ends as usual, and the listener runs.
+    const listener =
+      "let once = false; process.on('beforeExit', () => { if (!once) process.stderr.write('beforeExit ran\\n'); once = true; });";
+    const natural = await runNode([...entry, ...preload(listener), specMain, ...args]);
+    expect(natural).toEqual({ ...plain, stderr: `${plain.stderr}beforeExit ran\n` });
+  });
 });
 
 describe('the spec entry on a real pipe', () => {
