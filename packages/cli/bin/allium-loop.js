@@ -13,8 +13,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
 } else {
   // `spec …` has an entry of its own, which answers exactly as main.js does for it but loads only the spec tooling,
   // one file run with a V8 code cache (package/spec-entry.mjs): a spec check is a one-shot process whose start-up
-  // the user waits for.
-  const name = args[0] === 'spec' ? 'spec.js' : 'main.js';
+  // the user waits for. (The launcher, bin/allium-loop, starts Node on that entry directly.)
+  const name = args[0] === 'spec' ? 'spec-loader.cjs' : 'main.js';
   const entry = new URL(`../dist/${name}`, import.meta.url);
   try {
     await import(entry.href);

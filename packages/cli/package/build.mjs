@@ -39,8 +39,8 @@ const common = {
   logLevel: 'warning',
 };
 await build({ ...common, entryPoints: { main: join(cli, 'src', 'main.ts') }, splitting: true });
-// `spec …` has an entry of its own, built as for the repository's CLI (spec-entry.mjs): dist/spec.js runs the one
-// CommonJS file dist/spec.cjs with the V8 code cache written below.
+// `spec …` has an entry of its own, built as for the repository's CLI (spec-entry.mjs): dist/spec-loader.cjs runs the
+// one CommonJS file dist/spec.cjs with the V8 code cache written below.
 await bundleSpecEntry(join(out, 'dist'));
 
 // The command npm links (`bin`) is the POSIX launcher, which starts Node on the shim beside it (bin/allium-loop).

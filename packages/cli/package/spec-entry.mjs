@@ -2,7 +2,8 @@
 // The entry the bin shim loads for `allium-loop spec …`, built the same way for the npm package (build.mjs) and for
 // the repository's own CLI (the `bundle-spec` target, which `build` depends on): into DIST,
 // - spec.cjs: src/spec-main.ts and everything it imports as one CommonJS file, nothing else in it;
-// - spec.js: src/spec-loader.ts, which runs spec.cjs through V8 with its code cache;
+// - spec-loader.cjs: src/spec-loader.ts, also CommonJS, which runs spec.cjs through V8 with its code cache (the
+//   launcher starts Node on it for `spec`, the Node shim imports it);
 // - spec.cjs.cache: that cache, the bytecode of the spec code compiled while the CLI in BIN's package ran
 //   `spec analyse` over the allium package's fixtures (whose constructs and errors reach nearly every function of
 //   it); then a fresh process must accept it, or the build fails (a cache V8 rejects would only cost time, silently).
@@ -18,7 +19,7 @@ import { build } from 'esbuild';
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..');
 const root = join(cli, '..', '..');
 
-/** Bundles spec.cjs and spec.js into `dist` (see the header). */
+/** Bundles spec.cjs and spec-loader.cjs into `dist` (see the header). */
 export async function bundleSpecEntry(dist) {
   const common = {
     outdir: dist,
@@ -33,11 +34,18 @@ export async function bundleSpecEntry(dist) {
   };
   await build({
     ...common,
-    entryPoints: { spec: join(cli, 'src', 'spec-main.ts') },
+    entryPoints: {
+      spec: join(cli, 'src', 'spec-main.ts'),
+      'spec-loader': join(cli, 'src', 'spec-loader.ts'),
+    },
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
+    // spec-loader.ts reads `import.meta` only where `__dirname` is missing, which in CommonJS it never is.
+    logOverride: { 'empty-import-meta': 'silent' },
   });
-  await build({ ...common, entryPoints: { spec: join(cli, 'src', 'spec-loader.ts') }, format: 'esm' });
+  // The ES module loader of earlier builds, which nothing loads any more.
+  rmSync(join(dist, 'spec.js'), { force: true });
+  rmSync(join(dist, 'spec.js.LEGAL.txt'), { force: true });
 }
 
 /** Writes `dist`/spec.cjs.cache by running `bin` (whose package's dist is `dist`), then checks it is taken. */

@@ -20,12 +20,16 @@ interface Seen {
   readonly nodeReadCerts: boolean;
 }
 
-// The launcher (bin/allium-loop) copied into a package of its own, next to a stand-in for the Node shim that reports
-// what it was started with. Real sh, real node from PATH, real symlinks as npm makes them.
+// The launcher (bin/allium-loop) copied into a package of its own, next to stand-ins for the Node shim and the spec
+// entry that report what they were started with. Real sh, real node from PATH, real symlinks as npm makes them.
 describe('the launcher (bin/allium-loop)', () => {
   let root: string;
   let launcher: string;
   let shim: string;
+  let specEntry: string;
+  const report =
+    'process.stdout.write(JSON.stringify({ script: process.argv[1], args: process.argv.slice(2), ' +
+    'extraCerts: process.env.NODE_EXTRA_CA_CERTS ?? null }));\n';
 
   beforeAll(async () => {
     root = await realpath(await mkdtemp(join(tmpdir(), 'allium-loop-launcher-')));
@@ -35,11 +39,10 @@ describe('the launcher (bin/allium-loop)', () => {
     shim = join(bin, 'allium-loop.js');
     await copyFile(LAUNCHER, launcher);
     await chmod(launcher, 0o755);
-    await writeFile(
-      shim,
-      'process.stdout.write(JSON.stringify({ script: process.argv[1], args: process.argv.slice(2), ' +
-        'extraCerts: process.env.NODE_EXTRA_CA_CERTS ?? null }));\n',
-    );
+    await writeFile(shim, report);
+    await mkdir(join(root, 'store', 'allium-loop', 'dist'));
+    specEntry = join(root, 'store', 'allium-loop', 'dist', 'spec-loader.cjs');
+    await writeFile(specEntry, report);
   });
 
   afterAll(async () => {
@@ -56,26 +59,42 @@ describe('the launcher (bin/allium-loop)', () => {
     return { ...seen, script: await realpath(seen.script), nodeReadCerts };
   }
 
-  it('starts `spec` without NODE_EXTRA_CA_CERTS and passes every argument through untouched', async () => {
+  it('starts `spec` on the spec entry without NODE_EXTRA_CA_CERTS, passing every argument through untouched', async () => {
     // Arguments a shell would split, expand or drop if the launcher ever let it.
     const awkward = ['check', '--json', 'a spec.allium', '$HOME', '*', '', "it's", '"q"', '-- x', '\\n'];
     const seen = await launch(launcher, ['spec', ...awkward], { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' });
     expect(seen).toEqual({
-      script: shim,
+      script: specEntry,
       args: ['spec', ...awkward],
       extraCerts: null,
       nodeReadCerts: false,
     });
     // Unset already: nothing to take away, and nothing breaks.
     expect(await launch(launcher, ['spec', 'check'])).toEqual({
-      script: shim,
+      script: specEntry,
       args: ['spec', 'check'],
       extraCerts: null,
       nodeReadCerts: false,
     });
   });
 
-  it('keeps NODE_EXTRA_CA_CERTS for every other command', async () => {
+  it('starts `spec` on the shim when the spec entry is not built, still without NODE_EXTRA_CA_CERTS', async () => {
+    const bin = join(root, 'unbuilt', 'bin');
+    await mkdir(bin, { recursive: true });
+    await copyFile(LAUNCHER, join(bin, 'allium-loop'));
+    await chmod(join(bin, 'allium-loop'), 0o755);
+    await writeFile(join(bin, 'allium-loop.js'), report);
+    expect(
+      await launch(join(bin, 'allium-loop'), ['spec', 'check'], { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' }),
+    ).toEqual({
+      script: join(bin, 'allium-loop.js'),
+      args: ['spec', 'check'],
+      extraCerts: null,
+      nodeReadCerts: false,
+    });
+  });
+
+  it('starts every other command on the shim with NODE_EXTRA_CA_CERTS as it is', async () => {
     const env = { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' };
     for (const args of [['run', 'spec'], ['--help'], ['resume'], ['specs', 'check'], ['--', 'spec'], []])
       expect(await launch(launcher, args, env)).toEqual({
@@ -86,7 +105,7 @@ describe('the launcher (bin/allium-loop)', () => {
       });
   });
 
-  it('finds the shim through symlinks as npm links a bin, and by name on PATH', async () => {
+  it('finds its package through symlinks as npm links a bin, and by name on PATH', async () => {
     // npm: node_modules/.bin/allium-loop -> ../allium-loop/bin/allium-loop, where node_modules/allium-loop may itself
     // be a link (a workspace, or a global install's prefix), and the user's own link on top of that.
     const project = join(root, 'project');
@@ -101,7 +120,7 @@ describe('the launcher (bin/allium-loop)', () => {
 
     for (const command of [dotBin, join(mine, 'allium-loop'), join(mine, 'al')])
       expect(await launch(command, ['spec', 'check'], { NODE_EXTRA_CA_CERTS: '/no/such/x.pem' })).toEqual({
-        script: shim,
+        script: specEntry,
         args: ['spec', 'check'],
         extraCerts: null,
         nodeReadCerts: false,

@@ -247,9 +247,12 @@ describe('the bin shim', () => {
     await copyFile(SHIM, join(dir, 'bin', 'allium-loop.js'));
     await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', version: '7.8.9' }));
     // Stand-ins that say which entry ran, with what arguments.
-    for (const entry of ['main', 'spec'])
+    for (const [entry, file] of [
+      ['main', 'main.js'],
+      ['spec', 'spec-loader.cjs'],
+    ])
       await writeFile(
-        join(dir, 'dist', `${entry}.js`),
+        join(dir, 'dist', file as string),
         `process.stdout.write('${entry} ' + process.argv.slice(2).join(' '));\n`,
       );
     const bin = join(dir, 'bin', 'allium-loop.js');
@@ -260,9 +263,9 @@ describe('the bin shim', () => {
     for (const args of [['run', 'spec'], ['--help'], ['status'], ['--', 'spec'], ['specs']])
       expect((await runNode([bin, ...args])).stdout).toBe(`main ${args.join(' ')}`);
     // A package without the spec entry says which file is missing.
-    await rm(join(dir, 'dist', 'spec.js'));
+    await rm(join(dir, 'dist', 'spec-loader.cjs'));
     const missing = await runNode([bin, 'spec', 'check']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('dist/spec.js is missing');
+    expect(missing.stderr).toContain('dist/spec-loader.cjs is missing');
   });
 });
