@@ -1,11 +1,11 @@
 // The entry of `allium-loop spec …`, in the npm package and in the repository alike: bundled as CommonJS into
 // dist/spec-loader.cjs by package/spec-entry.mjs (which the package's build.mjs and the repository's `bundle-spec`
 // target run). The launcher (bin/allium-loop) starts Node on it directly, so no ES module loader is set up for `spec`
-// (about 4 ms and 1.8 MB of a start-up); the Node shim (bin/allium-loop.js) imports it. It runs dist/spec.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache built
-// with it (dist/spec.cjs.cache): the bytecode of every function the build's own `spec analyse` of the fixtures
-// compiled, which is nearly all a spec check runs, so next to nothing is compiled again in the user's process.
-// Compiling lazily cost 5–15 ms of start-up and 20–60 ms of a 50k-line check (tools/bench/spec/README.md, sixth
-// pass).
+// (8 ms and 1 MB of an empty spec's check here); the Node shim (bin/allium-loop.js) imports it. It runs
+// dist/spec.cjs, the one-file CommonJS bundle of src/spec-main.ts, through V8 with the code cache built with it
+// (dist/spec.cjs.cache): the bytecode of every function the build's own `spec analyse` of the fixtures compiled,
+// which is nearly all a spec check runs, so next to nothing is compiled again in the user's process. Compiling
+// lazily cost 5–15 ms of start-up and 20–60 ms of a 50k-line check (tools/bench/spec/README.md, sixth pass).
 //
 // V8 accepts the cache only from the same V8 version, with the same flags and the same source; otherwise, or when
 // the file is missing or damaged, it says so and compiles as usual: the answer is the same either way, only slower.
@@ -24,7 +24,8 @@ import { Script } from 'node:vm';
 import { tuneV8ForOneCheck } from './commands/v8-tuning.js';
 
 tuneV8ForOneCheck();
-// Built as CommonJS, where `__dirname` is this file's folder; tsc's ES module of this file (never run) has `import.meta`.
+// Built as CommonJS, where `__dirname` is this file's folder; tsc's ES module of this file (never run) has
+// `import.meta` instead.
 const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
 const bundle = join(here, 'spec.cjs');
 const cacheFile = `${bundle}.cache`;
