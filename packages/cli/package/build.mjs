@@ -43,7 +43,8 @@ await build({ ...common, entryPoints: { main: join(cli, 'src', 'main.ts') }, spl
 // one CommonJS file dist/spec.cjs with the V8 code cache written below.
 await bundleSpecEntry(join(out, 'dist'));
 
-// The command npm links (`bin`) is the POSIX launcher, which starts Node on the shim beside it (bin/allium-loop).
+// The command npm links (`bin`) is the POSIX launcher, which starts Node on the spec entry for `spec` and on the shim
+// beside it for everything else (bin/allium-loop).
 cpSync(join(cli, 'bin', 'allium-loop'), join(out, 'bin', 'allium-loop'));
 chmodSync(join(out, 'bin', 'allium-loop'), 0o755);
 cpSync(join(cli, 'bin', 'allium-loop.js'), join(out, 'bin', 'allium-loop.js'));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The entry the bin shim loads for `allium-loop spec …`, built the same way for the npm package (build.mjs) and for
-// the repository's own CLI (the `bundle-spec` target, which `build` depends on): into DIST,
+// The entry of `allium-loop spec …`, built the same way for the npm package (build.mjs) and for the repository's own
+// CLI (the `bundle-spec` target, which `build` depends on): into DIST,
 // - spec.cjs: src/spec-main.ts and everything it imports as one CommonJS file, nothing else in it;
 // - spec-loader.cjs: src/spec-loader.ts, also CommonJS, which runs spec.cjs through V8 with its code cache (the
 //   launcher starts Node on it for `spec`, the Node shim imports it);
@@ -43,9 +43,6 @@ export async function bundleSpecEntry(dist) {
     // spec-loader.ts reads `import.meta` only where `__dirname` is missing, which in CommonJS it never is.
     logOverride: { 'empty-import-meta': 'silent' },
   });
-  // The ES module loader of earlier builds, which nothing loads any more.
-  rmSync(join(dist, 'spec.js'), { force: true });
-  rmSync(join(dist, 'spec.js.LEGAL.txt'), { force: true });
 }
 
 /** Writes `dist`/spec.cjs.cache by running `bin` (whose package's dist is `dist`), then checks it is taken. */

@@ -1,5 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,7 @@ async function runNode(
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, args, {
       env: { ...process.env, FORCE_COLOR: '0', ...env },
+      maxBuffer: 64 << 20,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -165,11 +168,11 @@ describe('the spec entry', () => {
 });
 
 describe('the spec entry on a real pipe', () => {
-  /** A spec whose JSON report is about 0.5 MB: far more than a pipe holds. */
-  async function bigReportSpec(): Promise<string> {
+  /** A spec whose JSON report is about 0.5 MB per 1000 entities (the default: far more than a pipe holds). */
+  async function bigReportSpec(count = 1000): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'allium-loop-spec-pipe-'));
     const spec = join(dir, 'many.allium');
-    const entities = Array.from({ length: 1000 }, (_, i) => `entity Unused${i} {\n  note: String\n}\n`);
+    const entities = Array.from({ length: count }, (_, i) => `entity Unused${i} {\n  note: String\n}\n`);
     await writeFile(spec, `-- allium: 3\n\n${entities.join('\n')}`);
     return spec;
   }
@@ -206,6 +209,41 @@ describe('the spec entry on a real pipe', () => {
     const piped = await sh(`${entry} spec check --json "${spec}" | (sleep 1; cat)`);
     expect(piped.stdout).toBe(direct.stdout);
     expect(piped.stderr).toContain('held at most 0\n');
+  });
+
+  it('prints a big report whole into a socket whose reader waits', async () => {
+    // A TCP socket as stdout, which Node writes to in the background: writeThrough makes its writes synchronous, and
+    // where a stream cannot be, the entry must not end the process (exitOnceWritten) while writes are still pending.
+    // Either alone keeps the report whole here; with both removed it arrives cut.
+    // About 15 MB: more than the kernel buffers of a loopback connection hold, so some of it must wait in Node.
+    const spec = await bigReportSpec(30_000);
+    const args = ['--conditions=development', '--import', 'tsx', specMain, 'spec', 'check', '--json', spec];
+    const direct = await runNode(args);
+    const received: Buffer[] = [];
+    let ended: () => void = () => undefined;
+    const allRead = new Promise<void>((resolve) => (ended = resolve));
+    const server = createServer((connection) => {
+      // The reader waits before reading anything, so the report piles up in the writer.
+      connection.pause();
+      setTimeout(() => connection.resume(), 1000);
+      connection.on('data', (chunk: Buffer) => received.push(chunk));
+      // The child holds the only other end: it closes when the child's process ends, after all it wrote.
+      connection.on('end', ended);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      const child = spawn(process.execPath, args, { stdio: ['ignore', socket, 'pipe'] });
+      socket.destroy();
+      const [code] = (await once(child, 'exit')) as [number];
+      await allRead;
+      expect(code).toBe(direct.code);
+      expect(Buffer.concat(received).toString('utf8')).toBe(direct.stdout);
+    } finally {
+      server.close();
+    }
   });
 
   it("ends quietly with the check's exit code when the reader stops early (| head -c 100)", async () => {

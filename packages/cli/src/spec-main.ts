@@ -23,9 +23,11 @@ void runAsProcess(
  * finish what they have queued (optimising compiles of code that will not run again) and frees a heap of tens of
  * megabytes. On a quiet machine that made no measurable difference; with the other core busy, a 50k-line check took
  * 392 ms against 360 ms ending at once (medians of 21 alternating runs; tools/bench/spec/README.md, eighth pass).
- * Only when nothing waits for the end: no write still pending (pipes, files and terminals are written
- * synchronously here, see writeThrough; a socket may not be) and no `beforeExit` listener (the build's code-cache
- * writer in spec-loader.ts is one); otherwise the process ends as usual. `exit` listeners run either way.
+ * Only when nothing waits for the end: no write still pending (writeThrough makes pipes and sockets synchronous, as
+ * files and terminals are; this covers a stream it could not) and no `beforeExit` listener (the build's code-cache
+ * writer in spec-loader.ts is one); otherwise the process ends as usual. `exit` listeners run either way. main.test.ts
+ * sends a big report into a TCP socket whose reader waits: with this check and writeThrough both removed it arrives
+ * cut.
  */
 function exitOnceWritten(): void {
   if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) return;
