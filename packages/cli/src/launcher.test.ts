@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { YOUNG_GENERATION_FLAGS } from './commands/v8-tuning.js';
 
 const execFileAsync = promisify(execFile);
 const LAUNCHER = fileURLToPath(new URL('../bin/allium-loop', import.meta.url));
@@ -15,6 +16,8 @@ const LAUNCHER = fileURLToPath(new URL('../bin/allium-loop', import.meta.url));
  */
 interface Seen {
   readonly script: string;
+  /** Node's own options, before the script. */
+  readonly execArgv: string[];
   readonly args: string[];
   readonly extraCerts: string | null;
   readonly nodeReadCerts: boolean;
@@ -28,7 +31,7 @@ describe('the launcher (bin/allium-loop)', () => {
   let shim: string;
   let specEntry: string;
   const report =
-    'process.stdout.write(JSON.stringify({ script: process.argv[1], args: process.argv.slice(2), ' +
+    'process.stdout.write(JSON.stringify({ script: process.argv[1], execArgv: process.execArgv, args: process.argv.slice(2), ' +
     'extraCerts: process.env.NODE_EXTRA_CA_CERTS ?? null }));\n';
 
   beforeAll(async () => {
@@ -65,6 +68,8 @@ describe('the launcher (bin/allium-loop)', () => {
     const seen = await launch(launcher, ['spec', ...awkward], { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' });
     expect(seen).toEqual({
       script: specEntry,
+      // The young generation's size, which V8 reads only from the command line (the loader sets the same values).
+      execArgv: [...YOUNG_GENERATION_FLAGS],
       args: ['spec', ...awkward],
       extraCerts: null,
       nodeReadCerts: false,
@@ -72,6 +77,7 @@ describe('the launcher (bin/allium-loop)', () => {
     // Unset already: nothing to take away, and nothing breaks.
     expect(await launch(launcher, ['spec', 'check'])).toEqual({
       script: specEntry,
+      execArgv: [...YOUNG_GENERATION_FLAGS],
       args: ['spec', 'check'],
       extraCerts: null,
       nodeReadCerts: false,
@@ -88,6 +94,7 @@ describe('the launcher (bin/allium-loop)', () => {
       await launch(join(bin, 'allium-loop'), ['spec', 'check'], { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' }),
     ).toEqual({
       script: join(bin, 'allium-loop.js'),
+      execArgv: [],
       args: ['spec', 'check'],
       extraCerts: null,
       nodeReadCerts: false,
@@ -99,6 +106,7 @@ describe('the launcher (bin/allium-loop)', () => {
     for (const args of [['run', 'spec'], ['--help'], ['resume'], ['specs', 'check'], ['--', 'spec'], []])
       expect(await launch(launcher, args, env)).toEqual({
         script: shim,
+        execArgv: [],
         args,
         extraCerts: '/no/such/ca.pem',
         nodeReadCerts: true,
@@ -121,6 +129,7 @@ describe('the launcher (bin/allium-loop)', () => {
     for (const command of [dotBin, join(mine, 'allium-loop'), join(mine, 'al')])
       expect(await launch(command, ['spec', 'check'], { NODE_EXTRA_CA_CERTS: '/no/such/x.pem' })).toEqual({
         script: specEntry,
+        execArgv: [...YOUNG_GENERATION_FLAGS],
         args: ['spec', 'check'],
         extraCerts: null,
         nodeReadCerts: false,
@@ -131,6 +140,7 @@ describe('the launcher (bin/allium-loop)', () => {
     });
     expect(onPath).toEqual({
       script: shim,
+      execArgv: [],
       args: ['run', 'goal'],
       extraCerts: '/no/such/x.pem',
       nodeReadCerts: true,

@@ -37,8 +37,17 @@ describe(
 
     /** Runs the installed CLI in `cwd` with an environment that points nowhere near the workspace. */
     async function allium(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
+      return run(bin, args, cwd, env);
+    }
+
+    async function run(
+      command: string,
+      args: string[],
+      cwd: string,
+      env: Record<string, string>,
+    ): Promise<Ran> {
       try {
-        const { stdout, stderr } = await exec(bin, args, {
+        const { stdout, stderr } = await exec(command, args, {
           cwd,
           env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true', ...env },
         });
@@ -131,6 +140,10 @@ describe(
       // The same Node that built the package runs it here, so V8 must take the cache; a rejected one only costs time,
       // which no other test would notice.
       expect(cached.stderr).toBe('code cache: accepted\n');
+      // Through the Node shim, Node starts without the launcher's young-generation flags; the loader sets the same
+      // values, which is what V8 compares, so it takes the same cache.
+      const shim = [join(installed, 'bin', 'allium-loop.js'), 'spec', 'check', '--json', spec];
+      expect(await run(process.execPath, shim, home, report)).toEqual(cached);
       const cache = join(installed, 'dist', 'spec.cjs.cache');
       const bytes = await readFile(cache);
       try {
