@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ const execFileAsync = promisify(execFile);
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const specMain = fileURLToPath(new URL('./spec-main.ts', import.meta.url));
 const SHIM = fileURLToPath(new URL('../bin/allium-loop.js', import.meta.url));
+/** The built spec entry (the cli tests' global setup builds it). */
+const SPEC_LOADER = fileURLToPath(new URL('../dist/spec-loader.cjs', import.meta.url));
 
 /** Runs `node` with `args` as a child process. */
 async function runNode(
@@ -191,6 +193,45 @@ describe('the spec entry on a real pipe', () => {
       return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
     }
   };
+
+  it("starts spec without Node's modules it never uses", async () => {
+    // fs/promises (with readline, file streams and watchers: reading process.stdin for a prompt `spec` never offers,
+    // or fs/promises' own functions) and the ES module loader (node:module's createRequire): 6 ms of an empty spec's
+    // check. Node's internal modules are listed in process.moduleLoadList; stdin is a file, as when a spec is checked
+    // from a script.
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-modules-'));
+    try {
+      const preload = join(dir, 'list.cjs');
+      await writeFile(
+        preload,
+        "process.on('exit', () => process._rawDebug('MODULES ' + JSON.stringify(process.moduleLoadList)));\n",
+      );
+      const spec = join(dir, 'a.allium');
+      await writeFile(spec, '-- allium: 3\n\nentity Order {\n  total: Integer\n}\n');
+      const input = await open(spec, 'r');
+      const child = spawn(process.execPath, ['-r', preload, SPEC_LOADER, 'spec', 'check', '--json', spec], {
+        stdio: [input.fd, 'pipe', 'pipe'],
+      });
+      await input.close();
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number];
+      expect(code).toBe(1);
+      expect(JSON.parse(stdout)).toMatchObject({ command: 'check', spec_file: spec });
+      const loaded = JSON.parse(stderr.slice(stderr.indexOf('MODULES ') + 'MODULES '.length)) as string[];
+      expect(loaded).toContain('NativeModule vm');
+      for (const unused of [
+        'NativeModule internal/fs/promises',
+        'NativeModule internal/readline/interface',
+        'NativeModule internal/modules/esm/loader',
+      ])
+        expect(loaded).not.toContain(unused);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   it('hands a big report to a slow reader as it goes, holding none of it, and prints it whole', async () => {
     const spec = await bigReportSpec();

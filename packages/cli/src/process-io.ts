@@ -32,7 +32,10 @@ export async function runAsProcess(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  // Only when there is a prompt to offer: Node builds process.stdin when it is first read, and for a file or a terminal
+  // that loads its file streams with fs/promises and readline, which `spec` (no prompt) never needs.
+  const interactive =
+    options.prompt !== undefined && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (options.writeThrough === true) {
     writeThrough(process.stdout);
     writeThrough(process.stderr);

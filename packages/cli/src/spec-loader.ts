@@ -17,7 +17,6 @@
 // ALLIUM_LOOP_CODE_CACHE=report prints on stderr whether the cache was used (`code cache: accepted`, `rejected` or
 // `absent`); the package's tests check it.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
@@ -74,4 +73,9 @@ const run = script.runInThisContext() as (
   filename: string,
   dirname: string,
 ) => void;
-run(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+// The bundle's `require` is this file's own (the two lie in one folder, and the bundle requires only Node's built-in
+// modules): `node:module`'s createRequire would load Node's ES module loader for nothing. tsc's ES module of this
+// file (never run) has no `require` and asks Node for the module.
+const requireHere =
+  typeof require === 'function' ? require : process.getBuiltinModule('node:module').createRequire(bundle);
+run(module.exports, requireHere, module, bundle, dirname(bundle));

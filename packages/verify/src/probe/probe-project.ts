@@ -1,11 +1,18 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir as readdirCallback } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { classifyPath, SKIPPED_DIRECTORIES } from './classify-path.js';
 import { globToRegExp } from './glob-to-regexp.js';
 import { ProbeError } from './probe-error.js';
 
 /** The spec globs used when none are configured. */
+/**
+ * fs/promises' readdir, from the callback API: Node 20 loads fs/promises with readline, its file streams and its
+ * watchers, which `spec check` (whose one-shot start-up a user waits for) otherwise never needs.
+ */
+const readdir = promisify(readdirCallback);
+
 export const DEFAULT_SPEC_GLOBS: readonly string[] = ['**/*.allium'];
 
 /** What {@link probeProject} looks at. */
