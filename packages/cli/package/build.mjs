@@ -72,7 +72,7 @@ writeFileSync(
   )}\n`,
 );
 
-writeSpecCodeCache(join(out, 'bin', 'allium-loop.js'), join(out, 'dist'));
+writeSpecCodeCache(join(out, 'bin'), join(out, 'dist'));
 
 if (process.argv.includes('--pack')) {
   const [packed] = JSON.parse(

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { YOUNG_GENERATION_FLAGS } from './commands/v8-tuning.js';
+import { SPEC_V8_FLAGS } from './commands/v8-tuning.js';
 
 const execFileAsync = promisify(execFile);
 const LAUNCHER = fileURLToPath(new URL('../bin/allium-loop', import.meta.url));
@@ -68,8 +68,8 @@ describe('the launcher (bin/allium-loop)', () => {
     const seen = await launch(launcher, ['spec', ...awkward], { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' });
     expect(seen).toEqual({
       script: specEntry,
-      // The young generation's size, which V8 reads only from the command line (the loader sets the same values).
-      execArgv: [...YOUNG_GENERATION_FLAGS],
+      // The V8 flags spec runs with, on Node's command line (the young generation's size is read only there).
+      execArgv: [...SPEC_V8_FLAGS],
       args: ['spec', ...awkward],
       extraCerts: null,
       nodeReadCerts: false,
@@ -77,7 +77,7 @@ describe('the launcher (bin/allium-loop)', () => {
     // Unset already: nothing to take away, and nothing breaks.
     expect(await launch(launcher, ['spec', 'check'])).toEqual({
       script: specEntry,
-      execArgv: [...YOUNG_GENERATION_FLAGS],
+      execArgv: [...SPEC_V8_FLAGS],
       args: ['spec', 'check'],
       extraCerts: null,
       nodeReadCerts: false,
@@ -129,7 +129,7 @@ describe('the launcher (bin/allium-loop)', () => {
     for (const command of [dotBin, join(mine, 'allium-loop'), join(mine, 'al')])
       expect(await launch(command, ['spec', 'check'], { NODE_EXTRA_CA_CERTS: '/no/such/x.pem' })).toEqual({
         script: specEntry,
-        execArgv: [...YOUNG_GENERATION_FLAGS],
+        execArgv: [...SPEC_V8_FLAGS],
         args: ['spec', 'check'],
         extraCerts: null,
         nodeReadCerts: false,

@@ -12,8 +12,8 @@ const execFileAsync = promisify(execFile);
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const specMain = fileURLToPath(new URL('./spec-main.ts', import.meta.url));
 const SHIM = fileURLToPath(new URL('../bin/allium-loop.js', import.meta.url));
-/** The built spec entry (the cli tests' global setup builds it). */
-const SPEC_LOADER = fileURLToPath(new URL('../dist/spec-loader.cjs', import.meta.url));
+/** The command npm links, which starts the built spec entry (the cli tests' global setup builds it). */
+const LAUNCHER = fileURLToPath(new URL('../bin/allium-loop', import.meta.url));
 
 /** Runs `node` with `args` as a child process. */
 async function runNode(
@@ -195,9 +195,9 @@ describe('the spec entry on a real pipe', () => {
   };
 
   it("starts spec without Node's modules it never uses", async () => {
-    // fs/promises (with readline, file streams and watchers: reading process.stdin for a prompt `spec` never offers,
-    // or fs/promises' own functions) and the ES module loader (node:module's createRequire): 6 ms of an empty spec's
-    // check. Node's internal modules are listed in process.moduleLoadList; stdin is a file, as when a spec is checked
+    // Node's stdout and stderr streams (7 ms), fs/promises (with readline, file streams and watchers: reading
+    // process.stdin for a prompt `spec` never offers, or fs/promises' own functions) and the ES module loader
+    // (node:module's createRequire): 6 ms of an empty spec's check. Node's internal modules are listed in process.moduleLoadList; stdin is a file, as when a spec is checked
     // from a script.
     const dir = await mkdtemp(join(tmpdir(), 'allium-loop-modules-'));
     try {
@@ -209,7 +209,9 @@ describe('the spec entry on a real pipe', () => {
       const spec = join(dir, 'a.allium');
       await writeFile(spec, '-- allium: 3\n\nentity Order {\n  total: Integer\n}\n');
       const input = await open(spec, 'r');
-      const child = spawn(process.execPath, ['-r', preload, SPEC_LOADER, 'spec', 'check', '--json', spec], {
+      // Through the launcher, as npm links the command (it starts the spec entry with the V8 flags on the command line).
+      const child = spawn(LAUNCHER, ['spec', 'check', '--json', spec], {
+        env: { ...process.env, NODE_OPTIONS: `--require ${preload}` },
         stdio: [input.fd, 'pipe', 'pipe'],
       });
       await input.close();
@@ -223,6 +225,9 @@ describe('the spec entry on a real pipe', () => {
       const loaded = JSON.parse(stderr.slice(stderr.indexOf('MODULES ') + 'MODULES '.length)) as string[];
       expect(loaded).toContain('NativeModule vm');
       for (const unused of [
+        // The stdout and stderr streams (process-io.ts, descriptorWriter), with the stream and network modules.
+        'NativeModule stream',
+        'NativeModule net',
         'NativeModule internal/fs/promises',
         'NativeModule internal/readline/interface',
         'NativeModule internal/modules/esm/loader',
@@ -253,10 +258,10 @@ describe('the spec entry on a real pipe', () => {
   });
 
   it('prints a big report whole into a socket whose reader waits', async () => {
-    // A TCP socket as stdout, which Node writes to in the background: writeThrough makes its writes synchronous, and
-    // where a stream cannot be, the entry must not end the process (exitOnceWritten) while writes are still pending.
-    // Either alone keeps the report whole here; with both removed it arrives cut.
-    // About 15 MB: more than the kernel buffers of a loopback connection hold, so some of it must wait in Node.
+    // A TCP socket as stdout, shared with this process, which made it non-blocking: once its buffers are full (about
+    // 15 MB is more than a loopback connection's kernel buffers hold) a write answers EAGAIN, and the entry's
+    // descriptor writer must wait and write the rest, and the entry must not end the process (exitOnceWritten)
+    // before all of it is written.
     const spec = await bigReportSpec(30_000);
     const args = ['--conditions=development', '--import', 'tsx', specMain, 'spec', 'check', '--json', spec];
     const direct = await runNode(args);

@@ -1,5 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,44 +12,90 @@ const execFileAsync = promisify(execFile);
 const processIo = fileURLToPath(new URL('./process-io.ts', import.meta.url));
 const MB4 = 4 * 1024 * 1024;
 
+/** A child script that imports the process boundary, then runs `body`. */
+async function childScript(body: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'allium-loop-process-io-'));
+  const child = join(dir, 'child.mjs');
+  await writeFile(
+    child,
+    [`const { runAsProcess } = await import(${JSON.stringify(processIo)});`, body].join('\n'),
+  );
+  return child;
+}
+
 /**
  * Runs a child whose `body` writes 4 MB to stdout in one call into a real pipe (a shell's `|`; Node's own child pipes
  * are socket pairs) whose reader sleeps before it reads; the body then says how much of it Node still held once the
  * call returned (`held N` on stderr).
  */
 async function heldAfterOneWrite(body: string): Promise<{ held: number; delivered: number }> {
-  const dir = await mkdtemp(join(tmpdir(), 'allium-loop-write-through-'));
-  const child = join(dir, 'child.mjs');
-  await writeFile(
-    child,
-    [`const { runAsProcess, writeThrough } = await import(${JSON.stringify(processIo)});`, body].join('\n'),
-  );
-  const node = `"${process.execPath}" --conditions=development --import tsx "${child}"`;
+  const node = `"${process.execPath}" --conditions=development --import tsx "${await childScript(body)}"`;
   const { stdout, stderr } = await execFileAsync('sh', ['-c', `${node} | (sleep 1; wc -c)`]);
   return { held: Number(/held (\d+)/.exec(stderr)?.[1]), delivered: Number(stdout.trim()) };
 }
 
-const WRITE_AND_REPORT = `process.stdout.write('x'.repeat(${MB4})); process.stderr.write(\`held \${process.stdout.writableLength}\\n\`);`;
+/** A command that writes 4 MB in one call, then reports how much Node holds (built streams only: see below). */
+const command = (options: string): string =>
+  `const end = await runAsProcess(async (_argv, io) => { io.stdout('x'.repeat(${MB4})); return 0; }, ${options}); ` +
+  `process.stderr.write(\`held \${end.outputPending() ? process.stdout.writableLength : 0}\\n\`);`;
 
-describe('writeThrough', () => {
-  it('returns from a big write to a pipe only once the pipe took all of it, where Node would hold the rest', async () => {
-    // Without it, Node keeps in memory whatever the pipe cannot take yet (all but the pipe's 64 KB here).
-    const buffered = await heldAfterOneWrite(WRITE_AND_REPORT);
-    expect(buffered.held).toBeGreaterThan(MB4 / 2);
-    expect(buffered.delivered).toBe(MB4);
-    const through = await heldAfterOneWrite(`writeThrough(process.stdout); ${WRITE_AND_REPORT}`);
-    expect(through).toEqual({ held: 0, delivered: MB4 });
-  });
-
-  it('is what runAsProcess does when asked (spec-main), and not by default (main, for run and every other command)', async () => {
-    // Through the process boundary's own stdout, as a command writes its output.
-    const command = (options: string): string =>
-      `await runAsProcess(async (_argv, io) => { io.stdout('x'.repeat(${MB4})); ` +
-      `process.stderr.write(\`held \${process.stdout.writableLength}\\n\`); return 0; }, ${options});`;
-    expect(await heldAfterOneWrite(command('{ writeThrough: true }'))).toEqual({ held: 0, delivered: MB4 });
-    // A reader that stops reading must not stop the engine: by default, writes return at once.
+describe('runAsProcess output', () => {
+  it('by default goes through Node streams, which hold what a slow reader has not taken (run must not wait for it)', async () => {
+    // A reader that stops reading must not stop the engine: writes return at once, and Node keeps the rest.
     const byDefault = await heldAfterOneWrite(command('{}'));
     expect(byDefault.held).toBeGreaterThan(MB4 / 2);
     expect(byDefault.delivered).toBe(MB4);
+  });
+
+  it('written to the descriptors (spec) holds nothing once a write returns, and arrives whole', async () => {
+    expect(await heldAfterOneWrite(command("{ output: 'descriptors' }"))).toEqual({
+      held: 0,
+      delivered: MB4,
+    });
+  });
+
+  it('written to a non-blocking socket whose reader waits, waits for it and arrives whole', async () => {
+    // A TCP socket as stdout, shared with the parent, whose end Node made non-blocking: a full socket answers EAGAIN.
+    const child = await childScript(command("{ output: 'descriptors' }"));
+    const received: Buffer[] = [];
+    let ended: () => void = () => undefined;
+    const allRead = new Promise<void>((resolve) => (ended = resolve));
+    const server = createServer((connection) => {
+      connection.pause();
+      setTimeout(() => connection.resume(), 500);
+      connection.on('data', (chunk: Buffer) => received.push(chunk));
+      connection.on('end', ended);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await once(socket, 'connect');
+      const run = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', child], {
+        stdio: ['ignore', socket, 'pipe'],
+      });
+      socket.destroy();
+      let stderr = '';
+      run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = (await once(run, 'close')) as [number];
+      await allRead;
+      expect({ code, stderr }).toEqual({ code: 0, stderr: 'held 0\n' });
+      expect(Buffer.concat(received).length).toBe(MB4);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('written to the descriptors, ends quietly when the reader goes away, and the command carries on', async () => {
+    const child = await childScript(
+      `await runAsProcess(async (_argv, io) => { for (let i = 0; i < 64; i += 1) io.stdout('y'.repeat(65536)); ` +
+        `io.stderr('carried on\\n'); return 3; }, { output: 'descriptors' });`,
+    );
+    const node = `"${process.execPath}" --conditions=development --import tsx "${child}"`;
+    const { stdout, stderr } = await execFileAsync('sh', [
+      '-c',
+      `{ ${node}; echo "exit=$?" >&2; } | head -c 10`,
+    ]);
+    expect(stdout).toBe('y'.repeat(10));
+    expect(stderr).toBe('carried on\nexit=3\n');
   });
 });

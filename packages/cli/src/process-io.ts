@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { fstatSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { formatError } from '@allium-loop/errors';
 import type { CliIo } from './cli-io.js';
@@ -9,24 +9,41 @@ import type { CliIo } from './cli-io.js';
 // and `spec-main.ts` (`spec` alone, which the bin shim loads so a big spec check does not pay for the whole CLI's
 // start-up).
 
+/** How {@link runAsProcess} writes a command's output (see there). */
+export type ProcessOutput = 'streams' | 'descriptors';
+
+/** What {@link runAsProcess} leaves to its caller once the command has run. */
+export interface ProcessEnd {
+  /** Whether output written so far is still waiting in Node to be handed to the operating system. */
+  readonly outputPending: () => boolean;
+}
+
 /**
  * Runs `run` on the command line (without the node binary and script path) and a {@link CliIo} built from this
  * process, and sets the exit code to what it returns; an error it throws is printed as `allium-loop: …`, exit 1.
  * `prompt` is offered to commands when both stdin and stdout are terminals (main.ts passes one; `spec` asks nothing,
- * and its bundle in the npm package runs where a dynamic `import()` is not available). `writeThrough` (spec-main.ts)
- * makes stdout and stderr {@link writeThrough} streams.
+ * and its bundle in the npm package runs where a dynamic `import()` is not available).
+ *
+ * `output` is how stdout and stderr are written: through Node's `process.stdout` and `process.stderr` streams
+ * (`streams`, the default: main.ts, for `run` and every other command, where a reader that stops reading must not
+ * stop the engine), or by {@link descriptorWriter}s (`descriptors`, spec-main.ts: each write returns once the
+ * operating system has all of it, and Node never builds those streams).
  */
 export async function runAsProcess(
   run: (argv: readonly string[], io: CliIo) => Promise<number>,
-  options: { readonly prompt?: CliIo['prompt']; readonly writeThrough?: boolean } = {},
-): Promise<void> {
+  options: { readonly prompt?: CliIo['prompt']; readonly output?: ProcessOutput } = {},
+): Promise<ProcessEnd> {
+  const direct = options.output === 'descriptors';
+  const streamsBuilt = direct ? watchStreams() : () => true;
+  const stdout = direct ? descriptorWriter(1) : quietWhenClosed(process.stdout);
+  const stderr = direct ? descriptorWriter(2) : quietWhenClosed(process.stderr);
   const abort = new AbortController();
   let signals = 0;
   const onSignal = (): void => {
     signals += 1;
     // The first Ctrl-C cancels cleanly (children killed, ledger intact); a second one exits at once.
     if (signals > 1) process.exit(130);
-    process.stderr.write('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
+    stderr('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
     abort.abort();
   };
   process.on('SIGINT', onSignal);
@@ -36,19 +53,13 @@ export async function runAsProcess(
   // that loads its file streams with fs/promises and readline, which `spec` (no prompt) never needs.
   const interactive =
     options.prompt !== undefined && process.stdin.isTTY === true && process.stdout.isTTY === true;
-  if (options.writeThrough === true) {
-    writeThrough(process.stdout);
-    writeThrough(process.stderr);
-  }
-  const stdout = quietWhenClosed(process.stdout);
-  const stderr = quietWhenClosed(process.stderr);
   try {
     process.exitCode = await run(process.argv.slice(2), {
       stdout,
       stderr,
       cwd: process.cwd(),
       env: process.env,
-      isTTY: process.stdout.isTTY === true,
+      isTTY: direct ? descriptorIsTerminal(1) : process.stdout.isTTY === true,
       columns: () => process.stdout.columns,
       self,
       signal: abort.signal,
@@ -59,19 +70,86 @@ export async function runAsProcess(
     stderr(`allium-loop: ${formatError(error)}\n`);
     process.exitCode = 1;
   }
+  return {
+    outputPending: () =>
+      streamsBuilt() && (process.stdout.writableLength > 0 || process.stderr.writableLength > 0),
+  };
 }
 
 /**
- * Makes `stream`'s writes return only once the text has been handed to the operating system, when it is a pipe
- * (a terminal and a file are written that way already). Node otherwise keeps what a pipe cannot take yet in memory
- * until its reader catches up: a one-shot command that prints a 2 MB report in pieces (`spec check --json big.allium
- * | jq`) then holds most of it at once, 6 MB more peak memory at 50k lines (tools/bench/spec/README.md). Not for
- * `run`: a reader that stops reading would then stop the engine, its caps included.
+ * Writes to the file descriptor `fd` with `fs.writeSync`, never through `process.stdout` or `process.stderr`: Node
+ * builds those streams, with the stream and network modules they need, when they are first read, which cost a
+ * one-shot `spec` check 7 ms of start-up and 1 MB (tools/bench/spec/README.md, ninth pass). Each call returns once the
+ * operating system has all of `text`, so a big report is never held in memory while a slow reader catches up, and
+ * nothing waits to be written when the process ends. A descriptor that another process made non-blocking (a socket
+ * it shares) answers EAGAIN when it is full: the writer waits a millisecond and tries again. A reader that went away
+ * (EPIPE) ends the output quietly there, as {@link quietWhenClosed} does for a stream.
  */
-export function writeThrough(stream: NodeJS.WriteStream): void {
-  // `setBlocking` is what Node itself calls to make a terminal's writes synchronous; a pipe's handle has it too.
-  const handle = (stream as { _handle?: { setBlocking?: (blocking: boolean) => number } })._handle;
-  if (!stream.isTTY) handle?.setBlocking?.(true);
+export function descriptorWriter(fd: number): (text: string) => void {
+  let closed = false;
+  return (text) => {
+    if (closed || text === '') return;
+    const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < bytes.length) {
+      try {
+        written += writeSync(fd, bytes, written, bytes.length - written);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') {
+          closed = true;
+          return;
+        }
+        if (code !== 'EAGAIN') throw error;
+        Atomics.wait(PAUSE, 0, 0, 1);
+      }
+    }
+  };
+}
+
+/** What {@link descriptorWriter} waits on for a millisecond (nothing ever wakes it). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Whether `fd` is a terminal, without the tty module (which loads the network streams): only a character device can
+ * be one, /dev/null (where a script sends what it does not read) is not, and for any other Node's own stream answers.
+ */
+function descriptorIsTerminal(fd: 1): boolean {
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isCharacterDevice()) return false;
+    const devNull = statSync('/dev/null');
+    if (stat.dev === devNull.dev && stat.ino === devNull.ino) return false;
+  } catch {
+    return false;
+  }
+  return process.stdout.isTTY === true;
+}
+
+/**
+ * Reports whether anything has read `process.stdout` or `process.stderr` (which builds them) since it was called: a
+ * Node warning, say, is printed through `process.stderr` even when the command's own output is not. Node defines both
+ * as getters that build the stream the first time; each is wrapped to note that. Were either not such a getter, it
+ * answers `true` from the start.
+ */
+function watchStreams(): () => boolean {
+  let built = false;
+  for (const name of ['stdout', 'stderr'] as const) {
+    const descriptor = Object.getOwnPropertyDescriptor(process, name);
+    const get = descriptor?.get;
+    if (descriptor?.configurable !== true || get === undefined) {
+      built = true;
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      ...descriptor,
+      get(): unknown {
+        built = true;
+        return get.call(process);
+      },
+    });
+  }
+  return () => built;
 }
 
 /**

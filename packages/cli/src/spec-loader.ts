@@ -11,7 +11,10 @@
 // the file is missing or damaged, it says so and compiles as usual: the answer is the same either way, only slower.
 // The cache is written only at build time (ALLIUM_LOOP_CODE_CACHE=write, by spec-entry.mjs), never by a user's run, so
 // nothing outside the CLI's own built files is ever executed. The V8 flags `spec` sets are set here first,
-// because V8 takes a cache only under the flags it was written with (see v8-tuning.ts). Like the bin shim, this
+// because V8 takes a cache only under the flags it was written with; and since flags on Node's command line and the
+// same flags set at run time do not count as the same to it, there is a cache for each way of starting `spec`:
+// dist/spec.cjs.cache for the launcher's (the flags on the command line) and dist/spec.cjs.shim.cache for the Node
+// shim's (set at run time; see v8-tuning.ts). Like the bin shim, this
 // runs before the process boundary (process-io.ts) exists: it reads the environment and writes to stderr itself.
 //
 // ALLIUM_LOOP_CODE_CACHE=report prints on stderr whether the cache was used (`code cache: accepted`, `rejected` or
@@ -20,14 +23,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { tuneV8ForOneCheck } from './commands/v8-tuning.js';
+import { tuneV8ForOneCheck, v8FlagsOnCommandLine } from './commands/v8-tuning.js';
 
 tuneV8ForOneCheck();
 // Built as CommonJS, where `__dirname` is this file's folder; tsc's ES module of this file (never run) has
 // `import.meta` instead.
 const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
 const bundle = join(here, 'spec.cjs');
-const cacheFile = `${bundle}.cache`;
+const cacheFile = v8FlagsOnCommandLine() ? `${bundle}.cache` : `${bundle}.shim.cache`;
 const mode = process.env['ALLIUM_LOOP_CODE_CACHE'];
 
 let cachedData: Buffer | undefined;

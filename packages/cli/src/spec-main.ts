@@ -1,6 +1,6 @@
 import { specCommand } from './commands/spec.js';
 import { dispatch, redactingIo } from './dispatch.js';
-import { runAsProcess } from './process-io.js';
+import { type ProcessEnd, runAsProcess } from './process-io.js';
 
 // The composition root of `allium-loop spec …` alone, which the bin shim loads instead of main.ts when the first
 // argument is `spec`: a check of a big spec is a one-shot process whose start-up is part of what the user waits for
@@ -9,12 +9,13 @@ import { runAsProcess } from './process-io.js';
 // modules they share. It answers exactly as main.ts does for
 // `spec` (the same process boundary, redactor and dispatch; main.test.ts compares the two).
 // No top-level await: the build bundles this file as CommonJS (spec-loader.ts runs it with V8's code
-// cache), and runAsProcess reports every failure itself. Its output goes straight to the pipe when it is one
-// (process-io.ts, writeThrough): a big report is not held in memory while the reader catches up.
+// cache), and runAsProcess reports every failure itself. Its output is written straight to the file descriptors
+// (process-io.ts, descriptorWriter): Node never builds its stdout and stderr streams, and a big report is not held in
+// memory while the reader catches up.
 void runAsProcess(
   async (argv, io) => dispatch(argv[0], argv.slice(1), await redactingIo(io), [specCommand]),
   {
-    writeThrough: true,
+    output: 'descriptors',
   },
 ).then(exitOnceWritten);
 
@@ -23,14 +24,13 @@ void runAsProcess(
  * finish what they have queued (optimising compiles of code that will not run again) and frees a heap of tens of
  * megabytes. On a quiet machine that made no measurable difference; with the other core busy, a 50k-line check took
  * 392 ms against 360 ms ending at once (medians of 21 alternating runs; tools/bench/spec/README.md, eighth pass).
- * Only when nothing waits for the end: no write still pending (writeThrough makes pipes and sockets synchronous, as
- * files and terminals are; this covers a stream it could not) and no `beforeExit` listener (the build's code-cache
- * writer in spec-loader.ts is one); otherwise the process ends as usual. `exit` listeners run either way. main.test.ts
- * sends a big report into a TCP socket whose reader waits: with this check and writeThrough both removed it arrives
- * cut.
+ * Only when nothing waits for the end: no output still pending (the descriptor writers hand everything over before they
+ * return; this covers a stream something else built, such as Node printing a warning) and no `beforeExit` listener
+ * (the build's code-cache writer in spec-loader.ts is one); otherwise the process ends as usual. `exit` listeners run
+ * either way. main.test.ts sends a big report into a TCP socket whose reader waits, and checks it arrives whole.
  */
-function exitOnceWritten(): void {
-  if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) return;
+function exitOnceWritten({ outputPending }: ProcessEnd): void {
+  if (outputPending()) return;
   if (process.listenerCount('beforeExit') > 0) return;
   process.exit();
 }

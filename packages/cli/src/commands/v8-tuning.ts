@@ -1,8 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
-
 /**
- * V8 tuned for one pass over a big input, set by the command itself (`v8.setFlagsFromString`; both flags are read
- * each time V8 uses them, so they apply from here on). `tools/bench/spec/check.bench.ts` measures the effect.
+ * V8 tuned for one pass over a big input: on Node's command line when the launcher starts `spec`, else set by the
+ * command itself (`v8.setFlagsFromString`; the first two are read each time V8 uses them, so they apply from there on).
+ * `tools/bench/spec/check.bench.ts` measures the effect.
  *
  * - `--semi-space-growth-factor=1`: parsing and checking keep nearly everything they allocate (the syntax tree, the
  *   index, the diagnostics), so V8's default of doubling the young generation whenever most of it survives only buys
@@ -18,29 +17,38 @@ import { setFlagsFromString } from 'node:v8';
  *   less on the main thread but 4% more in all; on the parse alone the default does 26% less on the main thread and
  *   three times as much on the others (`tools/bench/spec/README.md`).
  *
- * - `--min-semi-space-size=2 --max-semi-space-size=2` ({@link YOUNG_GENERATION_FLAGS}): a young generation of 2 MB per
- *   half instead of 1 MB. Each collection of it copies what survives, which in a parse is nearly all (the tree), so
- *   half as many collections copy about half as much: at 50k lines 84 collections became 38, their pauses about
- *   65 → 50 ms, for 2 MB more peak memory (tools/bench/spec/README.md, ninth pass). V8 sizes the young generation
- *   when the process starts, so these take effect only on Node's command line, where the launcher (bin/allium-loop)
- *   puts them; set here they change nothing in the heap, but V8 takes a code cache only under the flag values it was
- *   written with, so they are set here too, and the cache is the same for a `spec` started by the launcher and one
- *   started by the Node shim.
+ * - `--min-semi-space-size=2 --max-semi-space-size=2`: a young generation of 2 MB per half instead of 1 MB. Each
+ *   collection of it copies what survives, which in a parse is nearly all (the tree), so half as many collections copy
+ *   about half as much: at 50k lines 84 collections became 38, their pauses about 65 → 50 ms, for 2 MB more peak
+ *   memory (tools/bench/spec/README.md, ninth pass). V8 sizes the young generation when the process starts, so these
+ *   two take effect only on Node's command line.
  *
- * The spec entry's loader (`spec-loader.ts`) sets them too, before it compiles the spec bundle: V8 takes a code cache
- * only under the flags it was written with, and the cache is written after `spec` has set them.
+ * The launcher (bin/allium-loop) puts all of {@link SPEC_V8_FLAGS} on Node's command line, and then nothing here loads
+ * `node:v8`, whose module loads Node's stream modules (7 ms of an empty spec's check). Started any other way (the Node
+ * shim, main.ts), `spec` sets them at run time ({@link tuneV8ForOneCheck}); the young generation then keeps its size.
+ * V8 takes a code cache only under the flags it was written with, and flags given on the command line and the same
+ * flags set at run time do not count as the same to it (seen here, not documented), so the spec entry's loader
+ * (`spec-loader.ts`) sets them first, before it compiles the spec bundle, and the build writes one cache for each way
+ * of starting (`package/spec-entry.mjs`).
  *
  * (A smaller old-generation growth, `--heap-growing-percent=50`, saved 1.8 MB at 50k lines until the tree and the
  * report got smaller; after that it saved nothing there and cost 19% wall time at 100k lines, so it is not set.)
  */
 export function tuneV8ForOneCheck(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--interrupt-budget=500000');
-  for (const flag of YOUNG_GENERATION_FLAGS) setFlagsFromString(flag);
+  if (v8FlagsOnCommandLine()) return;
+  const { setFlagsFromString } = process.getBuiltinModule('node:v8');
+  for (const flag of SPEC_V8_FLAGS) setFlagsFromString(flag);
 }
 
-/** The young generation's size for `spec`: on Node's command line in bin/allium-loop, word for word (see above). */
-export const YOUNG_GENERATION_FLAGS: readonly string[] = [
+/** The V8 flags `spec` runs with (see above), word for word as bin/allium-loop passes them. */
+export const SPEC_V8_FLAGS: readonly string[] = [
+  '--semi-space-growth-factor=1',
+  '--interrupt-budget=500000',
   '--min-semi-space-size=2',
   '--max-semi-space-size=2',
 ];
+
+/** Whether Node was started with every one of {@link SPEC_V8_FLAGS} (by the launcher). */
+export function v8FlagsOnCommandLine(): boolean {
+  return SPEC_V8_FLAGS.every((flag) => process.execArgv.includes(flag));
+}
