@@ -1,12 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runIntoWaitingSocket } from './socket-reader.test-helpers.js';
 
 const execFileAsync = promisify(execFile);
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -217,8 +217,8 @@ describe('the spec entry on a real pipe', () => {
       await input.close();
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const [code] = (await once(child, 'close')) as [number];
       expect(code).toBe(1);
       expect(JSON.parse(stdout)).toMatchObject({ command: 'check', spec_file: spec });
@@ -265,31 +265,9 @@ describe('the spec entry on a real pipe', () => {
     const spec = await bigReportSpec(30_000);
     const args = ['--conditions=development', '--import', 'tsx', specMain, 'spec', 'check', '--json', spec];
     const direct = await runNode(args);
-    const received: Buffer[] = [];
-    let ended: () => void = () => undefined;
-    const allRead = new Promise<void>((resolve) => (ended = resolve));
-    const server = createServer((connection) => {
-      // The reader waits before reading anything, so the report piles up in the writer.
-      connection.pause();
-      setTimeout(() => connection.resume(), 1000);
-      connection.on('data', (chunk: Buffer) => received.push(chunk));
-      // The child holds the only other end: it closes when the child's process ends, after all it wrote.
-      connection.on('end', ended);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const socket = connect(port, '127.0.0.1');
-      await once(socket, 'connect');
-      const child = spawn(process.execPath, args, { stdio: ['ignore', socket, 'pipe'] });
-      socket.destroy();
-      const [code] = (await once(child, 'exit')) as [number];
-      await allRead;
-      expect(code).toBe(direct.code);
-      expect(Buffer.concat(received).toString('utf8')).toBe(direct.stdout);
-    } finally {
-      server.close();
-    }
+    const run = await runIntoWaitingSocket(args, 1000);
+    expect(run.code).toBe(direct.code);
+    expect(run.received.toString('utf8')).toBe(direct.stdout);
   });
 
   it("ends quietly with the check's exit code when the reader stops early (| head -c 100)", async () => {

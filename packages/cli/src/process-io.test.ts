@@ -1,12 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runIntoWaitingSocket } from './socket-reader.test-helpers.js';
 
 const execFileAsync = promisify(execFile);
 const processIo = fileURLToPath(new URL('./process-io.ts', import.meta.url));
@@ -57,32 +56,9 @@ describe('runAsProcess output', () => {
   it('written to a non-blocking socket whose reader waits, waits for it and arrives whole', async () => {
     // A TCP socket as stdout, shared with the parent, whose end Node made non-blocking: a full socket answers EAGAIN.
     const child = await childScript(command("{ output: 'descriptors' }"));
-    const received: Buffer[] = [];
-    let ended: () => void = () => undefined;
-    const allRead = new Promise<void>((resolve) => (ended = resolve));
-    const server = createServer((connection) => {
-      connection.pause();
-      setTimeout(() => connection.resume(), 500);
-      connection.on('data', (chunk: Buffer) => received.push(chunk));
-      connection.on('end', ended);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      await once(socket, 'connect');
-      const run = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', child], {
-        stdio: ['ignore', socket, 'pipe'],
-      });
-      socket.destroy();
-      let stderr = '';
-      run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const [code] = (await once(run, 'close')) as [number];
-      await allRead;
-      expect({ code, stderr }).toEqual({ code: 0, stderr: 'held 0\n' });
-      expect(Buffer.concat(received).length).toBe(MB4);
-    } finally {
-      server.close();
-    }
+    const run = await runIntoWaitingSocket(['--conditions=development', '--import', 'tsx', child], 500);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: 'held 0\n' });
+    expect(run.received.length).toBe(MB4);
   });
 
   it('written to the descriptors, ends quietly when the reader goes away, and the command carries on', async () => {
