@@ -197,8 +197,8 @@ describe('the spec entry on a real pipe', () => {
   it("starts spec without Node's modules it never uses", async () => {
     // Node's stdout and stderr streams (7 ms), fs/promises (with readline, file streams and watchers: reading
     // process.stdin for a prompt `spec` never offers, or fs/promises' own functions) and the ES module loader
-    // (node:module's createRequire): 6 ms of an empty spec's check. Node's internal modules are listed in process.moduleLoadList; stdin is a file, as when a spec is checked
-    // from a script.
+    // (node:module's createRequire): 6 ms of an empty spec's check. Node's internal modules are listed in
+    // process.moduleLoadList; stdin is a file, as when a spec is checked from a script.
     const dir = await mkdtemp(join(tmpdir(), 'allium-loop-modules-'));
     try {
       const preload = join(dir, 'list.cjs');

@@ -53,6 +53,34 @@ describe('runAsProcess output', () => {
     });
   });
 
+  it('written to the descriptors, still says output is pending when something wrote through a stream it built', async () => {
+    // A Node warning, say, goes through process.stderr: the early exit (spec-main.ts) must then wait for it.
+    const body =
+      `const end = await runAsProcess(async () => { process.stdout.write('w'.repeat(${MB4})); return 0; }, ` +
+      `{ output: 'descriptors' }); process.stderr.write(\`held \${end.outputPending() ? process.stdout.writableLength : -1}\\n\`);`;
+    const built = await heldAfterOneWrite(body);
+    expect(built.held).toBeGreaterThan(MB4 / 2);
+    expect(built.delivered).toBe(MB4);
+  });
+
+  it('written to the descriptors into /dev/null, is no terminal and builds no stream', async () => {
+    // Reads of process.stdout (the first builds the stream) counted by a getter wrapped around Node's own.
+    const countReads =
+      "let reads = 0; const own = Object.getOwnPropertyDescriptor(process, 'stdout'); " +
+      'Object.defineProperty(process, "stdout", { ...own, get() { reads += 1; return own.get.call(process); } });';
+    const child = await childScript(
+      `${countReads} const end = await runAsProcess(async (_argv, io) => { io.stderr(\`tty \${io.isTTY}\\n\`); ` +
+        `io.stdout('x'); return 0; }, { output: 'descriptors' }); ` +
+        `process._rawDebug(\`pending \${end.outputPending()}, stdout read \${reads} times\`);`,
+    );
+    const node = `"${process.execPath}" --conditions=development --import tsx "${child}"`;
+    const { stdout, stderr } = await execFileAsync('sh', ['-c', `${node} > /dev/null`]);
+    expect({ stdout, stderr }).toEqual({
+      stdout: '',
+      stderr: 'tty false\npending false, stdout read 0 times\n',
+    });
+  });
+
   it('written to a non-blocking socket whose reader waits, waits for it and arrives whole', async () => {
     // A TCP socket as stdout, shared with the parent, whose end Node made non-blocking: a full socket answers EAGAIN.
     const child = await childScript(command("{ output: 'descriptors' }"));

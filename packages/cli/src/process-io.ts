@@ -85,7 +85,7 @@ export async function runAsProcess(
  * it shares) answers EAGAIN when it is full: the writer waits a millisecond and tries again. A reader that went away
  * (EPIPE) ends the output quietly there, as {@link quietWhenClosed} does for a stream.
  */
-export function descriptorWriter(fd: number): (text: string) => void {
+function descriptorWriter(fd: number): (text: string) => void {
   let closed = false;
   return (text) => {
     if (closed || text === '') return;

@@ -140,8 +140,8 @@ describe(
       // The same Node that built the package runs it here, so V8 must take the cache; a rejected one only costs time,
       // which no other test would notice.
       expect(cached.stderr).toBe('code cache: accepted\n');
-      // Through the Node shim, Node starts without the launcher's young-generation flags; the loader sets the same
-      // values, which is what V8 compares, so it takes the same cache.
+      // Through the Node shim, Node starts without the launcher's V8 flags and `spec` sets them at run time, which V8
+      // counts as other flags: the shim takes its own cache (spec.cjs.shim.cache), and answers the same.
       const shim = [join(installed, 'bin', 'allium-loop.js'), 'spec', 'check', '--json', spec];
       expect(await run(process.execPath, shim, home, report)).toEqual(cached);
       const cache = join(installed, 'dist', 'spec.cjs.cache');

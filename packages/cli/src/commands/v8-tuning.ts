@@ -19,7 +19,7 @@
  *
  * - `--min-semi-space-size=2 --max-semi-space-size=2`: a young generation of 2 MB per half instead of 1 MB. Each
  *   collection of it copies what survives, which in a parse is nearly all (the tree), so half as many collections copy
- *   about half as much: at 50k lines 84 collections became 38, their pauses about 65 → 50 ms, for 2 MB more peak
+ *   about half as much: at 50k lines 84 collections became 38, their pauses about 75 → 51 ms (medians), for 2 MB more peak
  *   memory (tools/bench/spec/README.md, ninth pass). V8 sizes the young generation when the process starts, so these
  *   two take effect only on Node's command line.
  *
