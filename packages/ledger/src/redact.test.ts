@@ -15,6 +15,9 @@ const GH_SERVER = `ghs_${repeat('m0N', 12)}`;
 const GH_FINE = `github_pat_11AAAAAAA0${repeat('x9Y_', 12)}`;
 const SLACK = `xoxb-123456789012-${repeat('aBc1', 6)}`;
 const AWS = `AKIA${'IOSFODNN7EXAMPLE'}`;
+const AWS_TEMPORARY = `ASIA${'Q3EXAMPLE7ZZYYW9'}`;
+const GITLAB = `glpat-${repeat('x7Y-', 6)}`;
+const NPM = `npm_${repeat('a1B2c3', 6)}`;
 const GOOGLE = `AIza${repeat('Sy0_', 8)}abc`;
 const JWT = [
   'eyJhbGciOiJIUzI1NiJ9',
@@ -33,6 +36,9 @@ describe('createRedactor: token shapes', () => {
     ['GitHub fine-grained PAT', GH_FINE],
     ['Slack', SLACK],
     ['AWS access key id', AWS],
+    ['AWS temporary access key id', AWS_TEMPORARY],
+    ['GitLab personal access token', GITLAB],
+    ['npm token', NPM],
     ['Google API key', GOOGLE],
     ['JWT', JWT],
   ])('removes a %s token inside text', (_name, token) => {
@@ -62,6 +68,34 @@ describe('createRedactor: token shapes', () => {
     expect(out[1_999]).toBe(`ends the last line with Bearer ${REDACTED}`);
     const untouched = out.filter((line, i) => ![0, 700, 701, 1_200, 1_999].includes(i));
     expect(untouched).toEqual(plain.filter((line, i) => ![0, 700, 701, 1_200, 1_999].includes(i)));
+  });
+
+  it('finds each kind of secret in any case on one line of a long report (the search for lines that may hold one)', () => {
+    const plain = Array.from({ length: 500 }, (_, i) => `  "message": "Value 'Order${i}' is unused",`);
+    const secrets: [string, string][] = [
+      [`a ${AWS_TEMPORARY} here`, `a ${REDACTED} here`],
+      [`a ${GITLAB} here`, `a ${REDACTED} here`],
+      [`a ${NPM} here`, `a ${REDACTED} here`],
+      [`a ${SLACK} here`, `a ${REDACTED} here`],
+      [`a ${GOOGLE} here`, `a ${REDACTED} here`],
+      [`a ${GH_FINE} here`, `a ${REDACTED} here`],
+      [`a ${JWT} here`, `a ${REDACTED} here`],
+      ['DB_PWD=s3cretValue9', `DB_PWD=${REDACTED}`],
+      ['Db_Pass: hunter22x', `Db_Pass: ${REDACTED}`],
+      ['SECRET=abcd1234', `SECRET=${REDACTED}`],
+      ['auth=zz99yy88', `auth=${REDACTED}`],
+      ['Authorization: Basic dXNlcjpwYXNzd29yZA1', `Authorization: Basic ${REDACTED}`],
+      ['AUTHORIZATION: Bearer abc123def456ghi789', `AUTHORIZATION: Bearer ${REDACTED}`],
+      ['Api-Key=zz99yy88', `Api-Key=${REDACTED}`],
+      ['HTTPS://user:hunter2pass@example.com', `HTTPS://user:${REDACTED}@example.com`],
+    ];
+    for (const [line, redacted] of secrets) {
+      const lines = [...plain];
+      lines[250] = line;
+      const out = none.text(lines.join('\n')).split('\n');
+      expect(out[250]).toBe(redacted);
+      expect(out.filter((_, i) => i !== 250)).toEqual(plain.filter((_, i) => i !== 250));
+    }
   });
 
   it('keeps the scheme of a Bearer header and removes the credential', () => {
