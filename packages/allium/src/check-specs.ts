@@ -80,38 +80,58 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
 
 /**
  * `diagnostics` sorted by line, column, {@link spansWhole}, code and message, ties in their given order. A big spec
- * has thousands, so each gets a number that orders line and column (`line · 2²¹ + column`, a column past 2²¹ capped
- * there), and these numbers, each with the diagnostic's index in its low digits, are sorted by the typed array's own
- * numeric sort, no comparison function called; only runs with equal numbers are then compared in full. When the
- * numbers with their indexes would not be exact (a spec of millions of lines), a comparison sort does it all.
+ * has thousands: they are placed by line with a counting sort (one slot count per line, no comparison, no number
+ * that is not a small integer, so cold code allocates nothing per diagnostic), and only the diagnostics of one line
+ * are then compared in full. Lines far more numerous than the diagnostics (or not whole numbers) are left to a
+ * comparison sort of the whole list.
  */
 export function inReferenceOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const count = diagnostics.length;
-  const packed = new Float64Array(count);
   let largest = 0;
   for (let i = 0; i < count; i += 1) {
-    const { line, col } = (diagnostics[i] as Diagnostic).location;
-    packed[i] = line * COLUMNS + Math.min(col, COLUMNS - 1);
-    largest = Math.max(largest, packed[i] as number);
+    const line = (diagnostics[i] as Diagnostic).location.line;
+    if (!Number.isInteger(line) || line < 0) return [...diagnostics].sort(compareInFull);
+    if (line > largest) largest = line;
   }
-  if ((largest + 1) * count >= Number.MAX_SAFE_INTEGER) return [...diagnostics].sort(compareInFull);
-  for (let i = 0; i < count; i += 1) packed[i] = (packed[i] as number) * count + i;
-  packed.sort();
-  const sorted: Diagnostic[] = [];
-  for (let from = 0; from < count;) {
-    const key = Math.floor((packed[from] as number) / count);
+  if (largest > 8 * count + 65_536) return [...diagnostics].sort(compareInFull);
+  // next[line] is where the next diagnostic of that line goes once the counts are summed.
+  const next = new Int32Array(largest + 2);
+  for (let i = 0; i < count; i += 1) next[(diagnostics[i] as Diagnostic).location.line + 1] += 1;
+  for (let line = 1; line < next.length; line += 1) next[line] += next[line - 1] as number;
+  const sorted = new Array<Diagnostic>(count);
+  for (let i = 0; i < count; i += 1) {
+    const diagnostic = diagnostics[i] as Diagnostic;
+    const line = diagnostic.location.line;
+    sorted[next[line] as number] = diagnostic;
+    next[line] += 1;
+  }
+  for (let from = 0; from < count; ) {
+    const line = (sorted[from] as Diagnostic).location.line;
     let to = from + 1;
-    while (to < count && Math.floor((packed[to] as number) / count) === key) to += 1;
-    const run: Diagnostic[] = [];
-    for (let k = from; k < to; k += 1) run.push(diagnostics[(packed[k] as number) % count] as Diagnostic);
-    if (run.length > 1) run.sort(compareInFull);
-    for (const diagnostic of run) sorted.push(diagnostic);
+    while (to < count && (sorted[to] as Diagnostic).location.line === line) to += 1;
+    if (to - from > 1) sortRun(sorted, from, to);
     from = to;
   }
   return sorted;
 }
 
-const COLUMNS = 2 ** 21;
+/** Sorts `list[from..to)` in place by {@link compareInFull}, stably: by insertion when short, else by `sort`. */
+function sortRun(list: Diagnostic[], from: number, to: number): void {
+  if (to - from > 16) {
+    const run = list.slice(from, to).sort(compareInFull);
+    for (let k = 0; k < run.length; k += 1) list[from + k] = run[k] as Diagnostic;
+    return;
+  }
+  for (let i = from + 1; i < to; i += 1) {
+    const item = list[i] as Diagnostic;
+    let j = i;
+    while (j > from && compareInFull(list[j - 1] as Diagnostic, item) > 0) {
+      list[j] = list[j - 1] as Diagnostic;
+      j -= 1;
+    }
+    list[j] = item;
+  }
+}
 
 function compareInFull(a: Diagnostic, b: Diagnostic): number {
   return (
