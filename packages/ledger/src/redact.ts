@@ -243,14 +243,14 @@ function secretEnvValues(env: Readonly<Record<string, string | undefined>>): str
 
 /**
  * Every token pattern and assignment needs one of these substrings, so only the lines that hold one are searched
- * with the full set, and text without any (almost all of it) is returned as is. Any case: `sk-`, `gh[pousr]_`,
- * `github_pat_`, `glpat-`, `xox[abposre]-`, `akia`, `asia`, `aiza`, `auth` (which `authoriz` starts with), `npm_`,
- * `eyj`, `private key`, `pass`, `pwd`, `bearer`, `://`, `key`, `secret`, `token`. Only where a hit starts matters
- * (redactLines), so they are grouped by their first character: V8 then tries one group at each position instead of
- * every alternative, a third less time on a 2 MB report (tools/bench/spec/README.md, tenth pass).
+ * with the full set, and text without any (almost all of it) is returned as is. Any case: `sk-`, `secret`,
+ * `gh[pousr]_`, `github_pat_`, `glpat-`, `xox[abposre]-`, `akia`, `asia`, `aiza`, `auth` (so `authorization` too),
+ * `npm_`, `eyj`, `pass`, `pwd`, `bearer`, `://`, `key` (so `private key` too), `token`. Only where a hit starts
+ * matters (redactLines takes its whole line), so they are grouped by their first character: V8 then tries one group
+ * at each position instead of every alternative (tools/bench/spec/README.md, tenth pass).
  */
 const MAY_HOLD_SECRET_ANYWHERE =
-  /s(?:k-|ecret)|g(?:h[pousr]_|ithub_pat_|lpat-)|xox[abposre]-|a(?:kia|sia|iza|uth)|npm_|eyj|p(?:rivate key|ass|wd)|bearer|:\/\/|key|token/gi;
+  /s(?:k-|ecret)|g(?:h[pousr]_|ithub_pat_|lpat-)|xox[abposre]-|a(?:kia|sia|iza|uth)|npm_|eyj|p(?:ass|wd)|bearer|:\/\/|key|token/gi;
 
 function redactText(s: string, envValues: readonly string[]): string {
   let out = s;
