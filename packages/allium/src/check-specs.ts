@@ -96,16 +96,21 @@ export function inReferenceOrder(diagnostics: readonly Diagnostic[]): Diagnostic
   if (largest > 8 * count + 65_536) return [...diagnostics].sort(compareInFull);
   // next[line] is where the next diagnostic of that line goes once the counts are summed.
   const next = new Int32Array(largest + 2);
-  for (let i = 0; i < count; i += 1) next[(diagnostics[i] as Diagnostic).location.line + 1] += 1;
-  for (let line = 1; line < next.length; line += 1) next[line] += next[line - 1] as number;
+  for (let i = 0; i < count; i += 1) {
+    const slot = (diagnostics[i] as Diagnostic).location.line + 1;
+    next[slot] = (next[slot] as number) + 1;
+  }
+  for (let line = 1; line < next.length; line += 1)
+    next[line] = (next[line] as number) + (next[line - 1] as number);
   const sorted = new Array<Diagnostic>(count);
   for (let i = 0; i < count; i += 1) {
     const diagnostic = diagnostics[i] as Diagnostic;
     const line = diagnostic.location.line;
-    sorted[next[line] as number] = diagnostic;
-    next[line] += 1;
+    const at = next[line] as number;
+    sorted[at] = diagnostic;
+    next[line] = at + 1;
   }
-  for (let from = 0; from < count; ) {
+  for (let from = 0; from < count;) {
     const line = (sorted[from] as Diagnostic).location.line;
     let to = from + 1;
     while (to < count && (sorted[to] as Diagnostic).location.line === line) to += 1;
