@@ -228,6 +228,8 @@ describe('the spec entry on a real pipe', () => {
         // The stdout and stderr streams (process-io.ts, descriptorWriter), with the stream and network modules.
         'NativeModule stream',
         'NativeModule net',
+        // node:v8: the launcher gives the V8 flags on Node's command line, so `spec` never sets them (v8-tuning.ts).
+        'NativeModule v8',
         'NativeModule internal/fs/promises',
         'NativeModule internal/readline/interface',
         'NativeModule internal/modules/esm/loader',

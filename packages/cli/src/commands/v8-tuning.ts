@@ -6,7 +6,8 @@
  * - `--semi-space-growth-factor=1`: parsing and checking keep nearly everything they allocate (the syntax tree, the
  *   index, the diagnostics), so V8's default of doubling the young generation whenever most of it survives only buys
  *   copies: up to 32 MB more resident memory and no fewer collections. The young generation stays at its initial
- *   size for the rest of this process.
+ *   size for the rest of this process. Started by the launcher, the equal minimum and maximum below already hold it
+ *   there; the flag matters when `spec` sets its flags at run time, where those two change nothing.
  * - `--interrupt-budget=500000` (V8's default is 67,584 bytes of bytecode run before a function is considered for
  *   the optimising compiler): a check runs hundreds of functions a few thousand times each, once. At the default
  *   most of them get compiled by TurboFan, which on a 2-core machine takes the second core away from the collector and
