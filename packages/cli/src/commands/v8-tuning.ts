@@ -24,6 +24,14 @@
  *   memory (tools/bench/spec/README.md, ninth pass). V8 sizes the young generation when the process starts, so these
  *   two take effect only on Node's command line.
  *
+ * - `--initial-old-space-size=32`: V8 starts the old generation with a limit that a 50k-line spec's tree and index
+ *   (about 15 MB once promoted) pass before the parse ends, and then marks and compacts the whole heap (8–14 ms on the
+ *   main thread, its marking on the other core), which frees almost nothing: what a check keeps lives to the end. With
+ *   32 MB to start with, no full collection runs up to about 60k lines; larger specs get them as before (one at 100k
+ *   lines). At 50k lines 0.95× the wall time with the other core busy (31 alternating rounds) and 5% less CPU, for
+ *   under 1 MB more peak memory (tools/bench/spec/README.md, eleventh pass). Read when the heap is set up, so it too
+ *   takes effect only on Node's command line.
+ *
  * The launcher (bin/allium-loop) puts all of {@link SPEC_V8_FLAGS} on Node's command line, and then nothing here loads
  * `node:v8`, whose module loads Node's stream modules (7 ms of an empty spec's check). Started any other way (the Node
  * shim, main.ts), `spec` sets them at run time ({@link tuneV8ForOneCheck}); the young generation then keeps its size.
@@ -47,6 +55,7 @@ export const SPEC_V8_FLAGS: readonly string[] = [
   '--interrupt-budget=500000',
   '--min-semi-space-size=2',
   '--max-semi-space-size=2',
+  '--initial-old-space-size=32',
 ];
 
 /** Whether Node was started with every one of {@link SPEC_V8_FLAGS} (by the launcher). */
