@@ -40,11 +40,22 @@ export async function redactingIo(io: CliIo): Promise<CliIo> {
   // every command its start-up time.
   const { createRedactor } = await import('@allium-loop/ledger/redact');
   const redactor = createRedactor(io.env);
-  return {
-    ...io,
-    stdout: (text) => io.stdout(redactor.text(text)),
-    stderr: (text) => io.stderr(redactor.text(text)),
-  };
+  // Every other field as it is, copied as a property rather than read: `signal` is a getter that makes its
+  // AbortController when first read (process-io.ts), which `spec` never does.
+  const field = <T>(value: T): PropertyDescriptor => ({
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  return Object.defineProperties(
+    {},
+    {
+      ...Object.getOwnPropertyDescriptors(io),
+      stdout: field((text: string) => io.stdout(redactor.text(text))),
+      stderr: field((text: string) => io.stderr(redactor.text(text))),
+    },
+  ) as CliIo;
 }
 
 /** Whether `-h` or `--help` comes before any `--` (after which every argument is a value). */

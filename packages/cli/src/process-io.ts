@@ -37,14 +37,17 @@ export async function runAsProcess(
   const streamsBuilt = direct ? watchStreams() : () => true;
   const stdout = direct ? descriptorWriter(1) : quietWhenClosed(process.stdout);
   const stderr = direct ? descriptorWriter(2) : quietWhenClosed(process.stderr);
-  const abort = new AbortController();
+  // Made when the command first asks for its signal, or a signal comes first: `spec` never asks, and Node loads the
+  // module behind AbortController on first use (2 ms of an empty spec's check, tools/bench/spec/README.md).
+  let abort: AbortController | undefined;
+  const controller = (): AbortController => (abort ??= new AbortController());
   let signals = 0;
   const onSignal = (): void => {
     signals += 1;
     // The first Ctrl-C cancels cleanly (children killed, ledger intact); a second one exits at once.
     if (signals > 1) process.exit(130);
     stderr('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
-    abort.abort();
+    controller().abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -62,7 +65,9 @@ export async function runAsProcess(
       isTTY: direct ? descriptorIsTerminal(1) : process.stdout.isTTY === true,
       columns: () => process.stdout.columns,
       self,
-      signal: abort.signal,
+      get signal() {
+        return controller().signal;
+      },
       now: () => Date.now(),
       ...(interactive && options.prompt !== undefined ? { prompt: options.prompt } : {}),
     });

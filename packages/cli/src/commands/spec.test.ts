@@ -1,10 +1,11 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkReports, referenceJson } from '@allium-loop/allium';
 import { createRecordingIo } from '../cli-io.js';
-import { specCommand } from './spec.js';
+import { plainOptions, SPEC_ARGS, specCommand } from './spec.js';
 
 const GOOD = `-- allium: 3
 entity Order {
@@ -250,6 +251,30 @@ describe('allium-loop spec', () => {
     expect(JSON.parse((await run('questions', '--json')).out)).toEqual([
       { text: 'Refunds?', location: { file: 'specs/good.allium', line: 14, col: 1 } },
     ]);
+  });
+
+  it("reads a plain command line as Node's parseArgs does, and leaves every other to it", () => {
+    const plain = [
+      [],
+      ['--json'],
+      ['a.allium', '--json', 'b.allium', '--json'],
+      ['--mermaid', 'specs'],
+      ['-h'],
+      ['--help', 'x'],
+      ['-'],
+      ['', 'a b', '$HOME', 'x-y', 'json'],
+    ];
+    for (const args of plain) {
+      const ours = plainOptions(args);
+      const node = parseArgs({ args, ...SPEC_ARGS });
+      expect(ours, JSON.stringify(args)).toEqual({
+        values: { ...node.values },
+        positionals: node.positionals,
+      });
+    }
+    // Anything else goes to parseArgs: its errors, `--` and `--json=…` are its own.
+    const others = [['--bogus'], ['-x'], ['--', '--json'], ['--json=1'], ['-hj'], ['--JSON'], ['a', '---']];
+    for (const args of others) expect(plainOptions(args), JSON.stringify(args)).toBeUndefined();
   });
 
   it('rejects unknown flags, unknown actions and missing paths with exit 2', async () => {

@@ -1,4 +1,4 @@
-import { readFile as readFileCallback, stat as statCallback } from 'node:fs';
+import { readFileSync, stat as statCallback } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import {
@@ -19,11 +19,11 @@ import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import { tuneV8ForOneCheck } from './v8-tuning.js';
 
-// fs/promises' stat and readFile, from the callback API: Node 20 loads fs/promises with readline, its file streams and
-// its watchers, which `spec` never uses (6 ms of an empty spec's check with the two changes in process-io.ts and
-// spec-loader.ts; tools/bench/spec/README.md, ninth pass).
+// fs/promises' stat from the callback API: Node 20 loads fs/promises with readline, its file streams and its watchers,
+// which `spec` never uses (6 ms of an empty spec's check with the two changes in process-io.ts and spec-loader.ts;
+// tools/bench/spec/README.md, ninth pass). The files themselves are read synchronously: the callback `readFile` loads
+// a module of its own (2 ms of an empty spec's check, eleventh pass), and `spec` has nothing else to do meanwhile.
 const stat = promisify(statCallback);
-const readFile = promisify(readFileCallback);
 
 const USAGE = `Usage:
   allium-loop spec check [paths...] [--json]     diagnostics; exits 1 on any error or warning
@@ -129,16 +129,7 @@ function printJson(report: unknown, io: CliIo): void {
 
 function parseOptions(action: string, rest: readonly string[], io: CliIo): SpecOptions | undefined {
   try {
-    const { values, positionals } = parseArgs({
-      args: [...rest],
-      options: {
-        json: { type: 'boolean' },
-        mermaid: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
+    const { values, positionals } = plainOptions(rest) ?? parseArgs({ args: [...rest], ...SPEC_ARGS });
     if (values.mermaid === true && action !== 'graph')
       throw new Error("'--mermaid' applies to 'spec graph' only");
     if (values.mermaid === true && values.json === true)
@@ -150,6 +141,38 @@ function parseOptions(action: string, rest: readonly string[], io: CliIo): SpecO
     );
     return undefined;
   }
+}
+
+/** `spec`'s options, as `parseArgs` reads them. */
+export const SPEC_ARGS = {
+  options: {
+    json: { type: 'boolean' },
+    mermaid: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  strict: true,
+  allowPositionals: true,
+} as const;
+
+/**
+ * What `parseArgs` with {@link SPEC_ARGS} returns for a command line of paths and `spec`'s own flags only, each spelled
+ * out (`--json`, `--mermaid`, `--help`, `-h`; a path is anything not starting with `-`, or `-` itself); `undefined`
+ * for any other, which `parseArgs` then reads, errors and all. The usual command line thus never loads Node's
+ * argument parser, a module of its own (2 ms of an empty spec's check, tools/bench/spec/README.md, eleventh pass).
+ */
+export function plainOptions(
+  args: readonly string[],
+): { values: { json?: boolean; mermaid?: boolean; help?: boolean }; positionals: string[] } | undefined {
+  const values: { json?: boolean; mermaid?: boolean; help?: boolean } = {};
+  const positionals: string[] = [];
+  for (const arg of args) {
+    if (arg === '--json') values.json = true;
+    else if (arg === '--mermaid') values.mermaid = true;
+    else if (arg === '--help' || arg === '-h') values.help = true;
+    else if (arg === '-' || !arg.startsWith('-')) positionals.push(arg);
+    else return undefined;
+  }
+  return { values, positionals };
 }
 
 /**
@@ -184,11 +207,20 @@ async function loadSources(
   const sources: SpecSource[] = [];
   // In the order given, as the reference prints them (a file named twice is read once).
   for (const [file, path] of files) {
-    const text = await readFile(file, 'utf8').catch(() => undefined);
+    const text = readText(file);
     if (text === undefined) unreadable.push(`cannot read '${path}'`);
     else sources.push({ path, text });
   }
   return { sources, unreadable };
+}
+
+/** The text of `file`, or undefined when it cannot be read. */
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
