@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, constants, openSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runIntoWaitingSocket } from './socket-reader.test-helpers.js';
 
 const execFileAsync = promisify(execFile);
@@ -101,5 +103,54 @@ describe('runAsProcess output', () => {
     ]);
     expect(stdout).toBe('y'.repeat(10));
     expect(stderr).toBe('carried on\nexit=3\n');
+  });
+});
+
+describe('runAsProcess signals', () => {
+  it('ends at the second Ctrl-C, its exit listeners run, while the thread pool is stuck in a read that never ends', async () => {
+    // The command reads a FIFO that is open for writing but never written to: a thread of Node's pool waits in that
+    // read for ever, and process.exit would wait for it. Its exit listener stands for the one that kills the agents'
+    // process groups (agents/process-group.ts).
+    const dir = await mkdtemp(join(tmpdir(), 'allium-loop-signals-'));
+    const fifo = join(dir, 'never.fifo');
+    const marker = join(dir, 'exit-listener-ran');
+    await execFileAsync('mkfifo', [fifo]);
+    const child = await childScript(
+      `const { readFile, writeFileSync } = await import('node:fs');\n` +
+        `process.once('exit', () => writeFileSync(${JSON.stringify(marker)}, 'ran'));\n` +
+        `await runAsProcess(async () => { readFile(${JSON.stringify(fifo)}, () => {}); ` +
+        `return new Promise(() => {}); }, { output: 'descriptors' });`,
+    );
+    const node = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', child], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let writer: number | undefined;
+    onTestFinished(async () => {
+      if (writer !== undefined) closeSync(writer);
+      node.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    });
+    let stderr = '';
+    node.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let closed = false;
+    const ended = (once(node, 'close') as Promise<[number | null, string | null]>).finally(
+      () => (closed = true),
+    );
+    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+    // Opening the FIFO to write without blocking succeeds once the child has it open to read, its handlers set.
+    while (writer === undefined && !closed) {
+      try {
+        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
+        await pause();
+      }
+    }
+    node.kill('SIGINT');
+    while (!stderr.includes('cancelling') && !closed) await pause();
+    node.kill('SIGINT');
+    const [code, signal] = await ended;
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    expect(await readFile(marker, 'utf8')).toBe('ran');
   });
 });

@@ -42,10 +42,10 @@ export async function runAsProcess(
   let abort: AbortController | undefined;
   const controller = (): AbortController => (abort ??= new AbortController());
   let signals = 0;
-  const onSignal = (): void => {
+  const onSignal = (signal: NodeJS.Signals): void => {
     signals += 1;
     // The first Ctrl-C cancels cleanly (children killed, ledger intact); a second one exits at once.
-    if (signals > 1) process.exit(130);
+    if (signals > 1) quitAtOnce(signal, onSignal);
     stderr('\nallium-loop: cancelling (Ctrl-C again to quit at once)…\n');
     controller().abort();
   };
@@ -79,6 +79,24 @@ export async function runAsProcess(
     outputPending: () =>
       streamsBuilt() && (process.stdout.writableLength > 0 || process.stderr.writableLength > 0),
   };
+}
+
+/**
+ * Ends the process at once on a second SIGINT or SIGTERM. `process.exit` would run the `exit` listeners and then
+ * wait for Node's thread pool, which never finishes a read that never completes (a FIFO nobody writes to, a hung
+ * network file system): the second Ctrl-C would hang too. So the `exit` listeners run here (they kill any agent's
+ * process group, agents/process-group.ts), then the handlers are taken off and the signal raised again: the kernel
+ * ends the process as the signal's default action would have (a shell reports 130 for Ctrl-C). If the signal does not
+ * end it (another listener for it), it exits with 130, its `exit` listeners already run.
+ */
+function quitAtOnce(signal: NodeJS.Signals, handler: (signal: NodeJS.Signals) => void): never {
+  process.exitCode = 130;
+  process.emit('exit', 130);
+  process.removeAllListeners('exit');
+  process.removeListener('SIGINT', handler);
+  process.removeListener('SIGTERM', handler);
+  process.kill(process.pid, signal);
+  process.exit(130);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync, stat as statCallback } from 'node:fs';
+import { readFile as readFileCallback, readFileSync, stat as statCallback } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import {
@@ -19,11 +19,14 @@ import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import { tuneV8ForOneCheck } from './v8-tuning.js';
 
-// fs/promises' stat from the callback API: Node 20 loads fs/promises with readline, its file streams and its watchers,
-// which `spec` never uses (6 ms of an empty spec's check with the two changes in process-io.ts and spec-loader.ts;
-// tools/bench/spec/README.md, ninth pass). The files themselves are read synchronously: the callback `readFile` loads
-// a module of its own (2 ms of an empty spec's check, eleventh pass), and `spec` has nothing else to do meanwhile.
+// fs/promises' stat and readFile from the callback API: Node 20 loads fs/promises with readline, its file streams and
+// its watchers, which `spec` never uses (6 ms of an empty spec's check with the two changes in process-io.ts and
+// spec-loader.ts; tools/bench/spec/README.md, ninth pass). Regular files are read synchronously: the callback
+// `readFile` loads a module of its own when first called (2 ms of an empty spec's check, eleventh pass), and `spec`
+// has nothing else to do meanwhile. Anything else named on the command line (a FIFO, a device) is read
+// asynchronously, so that Ctrl-C still ends a read that never completes.
 const stat = promisify(statCallback);
+const readFile = promisify(readFileCallback);
 
 const USAGE = `Usage:
   allium-loop spec check [paths...] [--json]     diagnostics; exits 1 on any error or warning
@@ -188,6 +191,8 @@ async function loadSources(
   // the directory was given followed by the file's path inside it (`./specs` gives `./specs/a.allium`). No path at
   // all ('', where the reference finds no file) is the working directory, its files named from there.
   const files = new Map<string, string>();
+  // The paths given that are not regular files (a FIFO, a device): read asynchronously (see `readFile` above).
+  const special = new Set<string>();
   const unreadable: string[] = [];
   const under = (folder: string, inside: string): string =>
     folder === '' || folder.endsWith('/') ? `${folder}${inside}` : `${folder}/${inside}`;
@@ -202,12 +207,15 @@ async function loadSources(
         if (!files.has(inside)) files.set(inside, under(path, file));
       }
       for (const folder of walk.unreadable) unreadable.push(`cannot read '${under(path, folder) || '.'}'`);
-    } else if (!files.has(absolute)) files.set(absolute, path);
+    } else if (!files.has(absolute)) {
+      files.set(absolute, path);
+      if (!info.isFile()) special.add(absolute);
+    }
   }
   const sources: SpecSource[] = [];
   // In the order given, as the reference prints them (a file named twice is read once).
   for (const [file, path] of files) {
-    const text = readText(file);
+    const text = special.has(file) ? await readFile(file, 'utf8').catch(() => undefined) : readText(file);
     if (text === undefined) unreadable.push(`cannot read '${path}'`);
     else sources.push({ path, text });
   }
