@@ -1,12 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, constants, openSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ctrlCTwiceWhileReading } from './fifo.test-helpers.js';
 import { runIntoWaitingSocket } from './socket-reader.test-helpers.js';
 
 const execFileAsync = promisify(execFile);
@@ -253,35 +253,9 @@ describe('the spec entry on a real pipe', () => {
     const dir = await mkdtemp(join(tmpdir(), 'allium-loop-fifo-'));
     const fifo = join(dir, 'spec.allium');
     await execFileAsync('mkfifo', [fifo]);
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const child = spawn(LAUNCHER, ['spec', 'check', '--json', fifo], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let writer: number | undefined;
-    // However the test ends: the writer closed (the read then sees the end of the file) and the check gone.
-    onTestFinished(async () => {
-      if (writer !== undefined) closeSync(writer);
-      child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    let closed = false;
-    const ended = (once(child, 'close') as Promise<[number | null, string | null]>).finally(
-      () => (closed = true),
-    );
-    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-    // Opening the FIFO to write without blocking succeeds only once the check has it open to read; the writer then
-    // stays open and writes nothing, so the check's read waits.
-    while (writer === undefined && !closed) {
-      try {
-        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
-        await pause();
-      }
-    }
-    child.kill('SIGINT');
-    while (!stderr.includes('cancelling') && !closed) await pause();
-    child.kill('SIGINT');
-    const [code, signal] = await ended;
+    const { code, signal, stderr } = await ctrlCTwiceWhileReading(child, fifo);
     expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
     expect(stderr).toContain('cancelling');
   });

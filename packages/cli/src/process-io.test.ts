@@ -1,12 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { closeSync, constants, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ctrlCTwiceWhileReading } from './fifo.test-helpers.js';
 import { runIntoWaitingSocket } from './socket-reader.test-helpers.js';
 
 const execFileAsync = promisify(execFile);
@@ -121,35 +120,11 @@ describe('runAsProcess signals', () => {
         `await runAsProcess(async () => { readFile(${JSON.stringify(fifo)}, () => {}); ` +
         `return new Promise(() => {}); }, { output: 'descriptors' });`,
     );
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const node = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', child], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    let writer: number | undefined;
-    onTestFinished(async () => {
-      if (writer !== undefined) closeSync(writer);
-      node.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-    });
-    let stderr = '';
-    node.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    let closed = false;
-    const ended = (once(node, 'close') as Promise<[number | null, string | null]>).finally(
-      () => (closed = true),
-    );
-    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-    // Opening the FIFO to write without blocking succeeds once the child has it open to read, its handlers set.
-    while (writer === undefined && !closed) {
-      try {
-        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
-        await pause();
-      }
-    }
-    node.kill('SIGINT');
-    while (!stderr.includes('cancelling') && !closed) await pause();
-    node.kill('SIGINT');
-    const [code, signal] = await ended;
+    const { code, signal } = await ctrlCTwiceWhileReading(node, fifo);
     expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
     expect(await readFile(marker, 'utf8')).toBe('ran');
   });
