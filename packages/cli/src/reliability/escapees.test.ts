@@ -152,6 +152,31 @@ describe.skipIf(process.platform !== 'linux')(
       );
     });
 
+    it('a second Ctrl-C, while the first still waits for an agent that ignores SIGTERM, leaves no agent behind', async () => {
+      const dir = await makeProject({ ...FAST_TALLY, 'src/tally.js': BROKEN_TALLY });
+      const pidFile = `${dir}-stubborn-pids.json`;
+      const plan = await writePlan(dir, {
+        weed: [{ result: DIRTY_WEED }],
+        implement: [{ hang: true, ignoreTerm: true, pidFile }],
+      });
+      const { child, done } = startCli(
+        ['run', DRIFT_GOAL, '--agent', 'command', '--agent-command', plan.command, '--agent-timeout', '600'],
+        dir,
+      );
+      await waitForFile(pidFile);
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // The first Ctrl-C sends the agent's group SIGTERM, which it ignores, and gives it 5 s before SIGKILL; the second,
+      // as soon as the first is acknowledged, ends the engine at once: its exit hooks must kill the group.
+      child.kill('SIGINT');
+      while (!stderr.includes('cancelling')) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGINT');
+      const run = await done;
+      expect(run.signal, `${run.stdout}${run.stderr}`).toBe('SIGINT');
+      const [call] = await readPidLines(pidFile, run);
+      expect(await survivors([call!['agent']!, call!['child']!], child.pid!)).toEqual([]);
+    });
+
     it('resume kills the agent (and its setsid daemon) that a kill -9 of the engine left running, before its first call', async () => {
       const dir = await makeProject({ ...FAST_TALLY, 'src/tally.js': BROKEN_TALLY });
       const pidFile = `${dir}-stale-pids.json`;
