@@ -115,7 +115,7 @@ function ruleContext(
       const names = new Set<string>();
       for (const item of entity.items) {
         if (item.kind !== 'field') continue;
-        const typeName = item.value.kind === 'optional' ? item.value.kids[0]?.name : item.value.name;
+        const typeName = item.value.kind === 'optional' ? item.value.a?.name : item.value.name;
         if (item.value.kind !== 'member' && typeName !== undefined && entities.has(typeName))
           types.set(item.name.name, typeName);
         if (isDerived(item.value)) names.add(item.name.name);

@@ -3,7 +3,7 @@ import type { LineIndex } from './line-index.js';
 
 /**
  * The expression node kinds. Every node has the same shape ({@link Expr}); `kind` says how to read `name`, `op`
- * and `kids`:
+ * and `kids` (held as `a` = `kids[0]`, `b` = `kids[1]` and `rest`, the others):
  * - `ident`, `backtick`, `number`, `duration`, `string`, `bool`, `null`, `this`, `now`, `wildcard`: leaves (`name`
  *   holds the text; a qualified `alias/Name` ident keeps the slash).
  * - `member` (`kids[0].name`; `op` is `.` or `?.`), `call` (`kids[0]` callee, the rest arguments; a named
@@ -63,7 +63,47 @@ export interface Expr {
   readonly end: number;
   readonly name?: string | undefined;
   readonly op?: string | undefined;
+  /**
+   * The children in order, as a list made on each read: for code that runs once per construct, not per node.
+   * Code that runs per node reads {@link Expr.a}, {@link Expr.b} and {@link Expr.rest} (or {@link kidCount} and
+   * {@link kidAt}), which the node holds without a list: most nodes have one or two children, and a list each was a
+   * third of the tree (tools/bench/spec/README.md, twelfth pass).
+   */
   readonly kids: readonly Expr[];
+  /** The first child (`kids[0]`), if any. */
+  readonly a: Expr | undefined;
+  /** The second child (`kids[1]`), if any. */
+  readonly b: Expr | undefined;
+  /** The children after the second (`kids.slice(2)`): the shared empty list for most nodes. */
+  readonly rest: readonly Expr[];
+}
+
+/** How many children `e` has (`e.kids.length`, without making the list). */
+export function kidCount(e: Expr): number {
+  return e.a === undefined ? 0 : e.b === undefined ? 1 : 2 + e.rest.length;
+}
+
+/** Child `k` of `e` (`e.kids[k]`, without making the list). */
+export function kidAt(e: Expr, k: number): Expr | undefined {
+  return k === 0 ? e.a : k === 1 ? e.b : e.rest[k - 2];
+}
+
+/** Calls `visit` on each child of `e` in order, with its index (`e.kids.forEach`, without making the list). */
+export function forEachKid(e: Expr, visit: (kid: Expr, index: number) => unknown): void {
+  if (e.a === undefined) return;
+  visit(e.a, 0);
+  if (e.b === undefined) return;
+  visit(e.b, 1);
+  for (let i = 0; i < e.rest.length; i += 1) visit(e.rest[i]!, i + 2);
+}
+
+/** The first child of `e` from index `from` on that passes `test` (`e.kids.slice(from).find(test)`). */
+export function findKid(e: Expr, from: number, test: (kid: Expr) => boolean): Expr | undefined {
+  for (let k = from, n = kidCount(e); k < n; k += 1) {
+    const kid = kidAt(e, k)!;
+    if (test(kid)) return kid;
+  }
+  return undefined;
 }
 
 /** A range of source offsets (start inclusive, end exclusive), as the reference's spans. */

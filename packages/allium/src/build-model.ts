@@ -218,7 +218,7 @@ function addEntityItem(
 
 /** The plain name a `with`/`where` selects from; `unknown` for anything else, a qualified `alias/Name` included. */
 function sourceIdent(value: Expr): string {
-  const left = value.kids[0];
+  const left = value.a;
   return left?.kind === 'ident' && left.name !== undefined && !left.name.includes('/')
     ? left.name
     : 'unknown';

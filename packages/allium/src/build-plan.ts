@@ -419,7 +419,7 @@ function emitSurface(block: Block, push: Push): void {
 function collectExposed(expr: Expr, out: string[]): void {
   if (isMember(expr)) out.push(expr.name ?? '');
   else if (expr.kind === 'block') for (const kid of expr.kids) collectExposed(kid, out);
-  else if (isBinary(expr, 'when')) collectExposed(expr.kids[0] as Expr, out);
+  else if (isBinary(expr, 'when')) collectExposed(expr.a as Expr, out);
 }
 
 // --- rules ---
@@ -595,7 +595,7 @@ function nestedDependencies(items: readonly BlockItem[], ctx: ModuleContext, set
 
 function triggerSource(expr: Expr, emitted: ReadonlySet<string>): TriggerSource {
   if (isBinary(expr, 'transitions_to') || isBinary(expr, 'becomes')) return 'state_transition';
-  if (expr.kind === 'binding') return triggerSource(expr.kids[0] as Expr, emitted);
+  if (expr.kind === 'binding') return triggerSource(expr.a as Expr, emitted);
   if (expr.kind === 'block') {
     for (const kid of expr.kids) {
       const source = triggerSource(kid, emitted);
@@ -603,9 +603,9 @@ function triggerSource(expr: Expr, emitted: ReadonlySet<string>): TriggerSource 
     }
     return 'external';
   }
-  if (isComparison(expr)) return expr.kids[1]?.kind === 'now' ? 'temporal' : 'external';
+  if (isComparison(expr)) return expr.b?.kind === 'now' ? 'temporal' : 'external';
   if (expr.kind === 'call') {
-    const callee = expr.kids[0] as Expr;
+    const callee = expr.a as Expr;
     if (isMember(callee) && callee.name === 'created') return 'creation';
     if (isPlainIdent(callee) && emitted.has(callee.name ?? '')) return 'chained';
   }
@@ -613,15 +613,15 @@ function triggerSource(expr: Expr, emitted: ReadonlySet<string>): TriggerSource 
 }
 
 function containsTemporal(expr: Expr): boolean {
-  if (isComparison(expr)) return expr.kids[1]?.kind === 'now';
-  if (expr.kind === 'binding') return containsTemporal(expr.kids[0] as Expr);
+  if (isComparison(expr)) return expr.b?.kind === 'now';
+  if (expr.kind === 'binding') return containsTemporal(expr.a as Expr);
   if (expr.kind === 'block') return expr.kids.some(containsTemporal);
   return false;
 }
 
 function containsCreation(expr: Expr): boolean {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0] as Expr;
+    const callee = expr.a as Expr;
     return isMember(callee) && callee.name === 'created';
   }
   if (expr.kind === 'block') return expr.kids.some(containsCreation);
@@ -630,15 +630,15 @@ function containsCreation(expr: Expr): boolean {
 
 /** The argument expressions of a call (named arguments give their values). */
 function callArgs(call: Expr): Expr[] {
-  return call.kids.slice(1).map((arg) => (arg.kind === 'arg' ? (arg.kids[0] as Expr) : arg));
+  return call.kids.slice(1).map((arg) => (arg.kind === 'arg' ? (arg.a as Expr) : arg));
 }
 
 /** Calls `visit` on the sub-expressions the reference's ensures walkers descend into. */
 function ensuresChildren(expr: Expr, visit: (e: Expr) => void, throughBindings: boolean): void {
   if (expr.kind === 'block') for (const kid of expr.kids) visit(kid);
   else if (expr.kind === 'if') ifBodies(expr).forEach(visit);
-  else if (expr.kind === 'for') visit(expr.kids[2] as Expr);
-  else if (throughBindings && (expr.kind === 'binding' || expr.kind === 'let')) visit(expr.kids[0] as Expr);
+  else if (expr.kind === 'for') visit(expr.rest[0] as Expr);
+  else if (throughBindings && (expr.kind === 'binding' || expr.kind === 'let')) visit(expr.a as Expr);
 }
 
 /** The bodies of an `if` expression (kids alternate condition, body; an odd last kid is the else body). */
@@ -649,7 +649,7 @@ function ifBodies(expr: Expr): Expr[] {
 /** Trigger emissions `Name(…)`: calls of a bare capitalised name (`exclude`: names that are entities). */
 function collectEmissions(expr: Expr, exclude: ReadonlySet<string> | undefined, out: Set<string>): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0] as Expr;
+    const callee = expr.a as Expr;
     const name = callee.name ?? '';
     if (isPlainIdent(callee) && startsUpper(name) && exclude?.has(name) !== true) out.add(name);
     for (const arg of callArgs(expr)) collectEmissions(arg, exclude, out);
@@ -660,11 +660,11 @@ function collectEmissions(expr: Expr, exclude: ReadonlySet<string> | undefined, 
 
 function collectWritten(expr: Expr, entities: ReadonlySet<string>, out: Set<string>): void {
   if (isBinary(expr, '=')) {
-    addResolved(expr.kids[0] as Expr, entities, out);
+    addResolved(expr.a as Expr, entities, out);
     return;
   }
   if (isBinary(expr, 'transitions_to') || isBinary(expr, 'becomes')) {
-    addResolved(expr.kids[0] as Expr, entities, out);
+    addResolved(expr.a as Expr, entities, out);
     return;
   }
   ensuresChildren(expr, (e) => collectWritten(e, entities, out), true);
@@ -673,7 +673,7 @@ function collectWritten(expr: Expr, entities: ReadonlySet<string>, out: Set<stri
 /** `Entity.f` or `entity.f` (the variable capitalised) → the entity, when it is declared. */
 function addResolved(expr: Expr, entities: ReadonlySet<string>, out: Set<string>): void {
   if (!isMember(expr)) return;
-  const object = expr.kids[0] as Expr;
+  const object = expr.a as Expr;
   if (!isPlainIdent(object)) return;
   const name = object.name ?? '';
   if (entities.has(name)) out.add(name);
@@ -682,7 +682,7 @@ function addResolved(expr: Expr, entities: ReadonlySet<string>, out: Set<string>
 
 function collectCreated(expr: Expr, out: Set<string>): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0] as Expr;
+    const callee = expr.a as Expr;
     if (isMember(callee) && callee.name === 'created') addCapitalisedObject(callee, out);
     for (const arg of callArgs(expr)) collectCreated(arg, out);
     return;
@@ -692,7 +692,7 @@ function collectCreated(expr: Expr, out: Set<string>): void {
 
 function collectRemoved(expr: Expr, out: Set<string>): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0] as Expr;
+    const callee = expr.a as Expr;
     if (isMember(callee) && (callee.name === 'remove' || callee.name === 'removed'))
       addCapitalisedObject(callee, out);
     return;
@@ -701,7 +701,7 @@ function collectRemoved(expr: Expr, out: Set<string>): void {
 }
 
 function addCapitalisedObject(member: Expr, out: Set<string>): void {
-  const object = member.kids[0] as Expr;
+  const object = member.a as Expr;
   if (isPlainIdent(object) && startsUpper(object.name ?? '')) out.add(object.name ?? '');
 }
 
@@ -711,7 +711,7 @@ function collectDeferred(expr: Expr, deferred: ReadonlySet<string>, out: Set<str
   };
   switch (expr.kind) {
     case 'call': {
-      const callee = expr.kids[0] as Expr;
+      const callee = expr.a as Expr;
       if (isPlainIdent(callee) && deferred.has(callee.name ?? '')) out.add(callee.name ?? '');
       callArgs(expr).forEach(recurse);
       return;
@@ -724,7 +724,7 @@ function collectDeferred(expr: Expr, deferred: ReadonlySet<string>, out: Set<str
       return;
     case 'binding':
     case 'let':
-      recurse(expr.kids[0]);
+      recurse(expr.a);
       return;
     case 'if':
     case 'for':
@@ -735,10 +735,10 @@ function collectDeferred(expr: Expr, deferred: ReadonlySet<string>, out: Set<str
         expr.kids.forEach(recurse);
       return;
     case 'unary':
-      if (expr.op === 'not') recurse(expr.kids[0]);
+      if (expr.op === 'not') recurse(expr.a);
       return;
     case 'member':
-      if (expr.op === '.') recurse(expr.kids[0]);
+      if (expr.op === '.') recurse(expr.a);
       return;
     default:
       return;
@@ -774,7 +774,7 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
       return;
     }
     case 'member': {
-      const object = expr.kids[0] as Expr;
+      const object = expr.a as Expr;
       if (object.kind === 'ident' && isPlainIdent(object)) {
         const name = object.name ?? '';
         if (entities.has(name)) out.add(name);
@@ -783,27 +783,27 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
       return;
     }
     case 'call': {
-      const callee = expr.kids[0] as Expr;
-      if (isMember(callee)) recurse(callee.kids[0]);
+      const callee = expr.a as Expr;
+      if (isMember(callee)) recurse(callee.a);
       callArgs(expr).forEach(recurse);
       return;
     }
     case 'join':
-      recurse(expr.kids[0]);
-      for (const entry of expr.kids.slice(1)) if (entry.kind === 'arg') recurse(entry.kids[0]);
+      recurse(expr.a);
+      for (const entry of expr.kids.slice(1)) if (entry.kind === 'arg') recurse(entry.a);
       return;
     case 'binary':
-      if (expr.op === '->') recurse(expr.kids[0]);
+      if (expr.op === '->') recurse(expr.a);
       else if (TWO_SIDED.has(expr.op ?? '')) expr.kids.forEach(recurse);
       return;
     case 'unary':
-      if (expr.op !== '-') recurse(expr.kids[0]);
+      if (expr.op !== '-') recurse(expr.a);
       return;
     case 'optional':
     case 'binding':
     case 'let':
     case 'lambda':
-      recurse(expr.kids[0]);
+      recurse(expr.a);
       return;
     case 'block':
     case 'set':
@@ -813,7 +813,7 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
       expr.kids.forEach(recurse);
       return;
     case 'object':
-      for (const entry of expr.kids) if (entry.kind === 'arg') recurse(entry.kids[0]);
+      for (const entry of expr.kids) if (entry.kind === 'arg') recurse(entry.a);
       return;
     default:
       return;
@@ -953,15 +953,15 @@ function statesOf(expr: Expr): StateRef[] {
   if (single !== undefined) return [single];
   if (isBinary(expr, 'in')) {
     const [element, collection] = expr.kids as [Expr, Expr];
-    if (!isMember(element) || !isPlainIdent(element.kids[0] as Expr)) return [];
-    const object = (element.kids[0] as Expr).name ?? '';
+    if (!isMember(element) || !isPlainIdent(element.a as Expr)) return [];
+    const object = (element.a as Expr).name ?? '';
     if (collection.kind !== 'set') return [];
     return collection.kids
       .filter(isPlainIdent)
       .map((e): StateRef => [object, element.name ?? '', e.name ?? '']);
   }
   if (expr.kind === 'binary' && LOGICAL.has(expr.op ?? '') && expr.op !== 'implies')
-    return [...statesOf(expr.kids[0] as Expr), ...statesOf(expr.kids[1] as Expr)];
+    return [...statesOf(expr.a as Expr), ...statesOf(expr.b as Expr)];
   return [];
 }
 
@@ -972,7 +972,7 @@ function eqState(expr: Expr): StateRef | undefined {
   let object = '';
   let field: string;
   if (isMember(left)) {
-    const owner = left.kids[0] as Expr;
+    const owner = left.a as Expr;
     if (isPlainIdent(owner)) object = owner.name ?? '';
     field = left.name ?? '';
   } else if (isPlainIdent(left)) field = left.name ?? '';

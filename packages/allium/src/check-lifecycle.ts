@@ -1,4 +1,4 @@
-import type { Expr, Ident, ParsedSpec } from './ast.js';
+import { findKid, forEachKid, kidCount, type Expr, type Ident, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
@@ -141,7 +141,7 @@ function statusValues(value: Expr, spec: ParsedSpec): Ident[] | undefined {
 
 /** `Payment` or `Slot{…}` as a field type → the capitalised entity name. */
 function fieldEntityType(value: Expr): string | undefined {
-  const target = value.kind === 'join' ? value.kids[0] : value;
+  const target = value.kind === 'join' ? value.a : value;
   return target?.kind === 'ident' && target.name !== undefined && /^[A-Z]/.test(target.name)
     ? target.name
     : undefined;
@@ -151,21 +151,21 @@ function fieldEntityType(value: Expr): string | undefined {
 function commandParamTypes(index: SpecIndex, machines: Machines): Map<string, (string | undefined)[]> {
   const commands = new Map<string, (string | undefined)[]>();
   const visit = (expr: Expr): void => {
-    if (expr.kind === 'call' && expr.kids[0]?.kind === 'ident' && expr.kids[0].name !== undefined) {
+    if (expr.kind === 'call' && expr.a?.kind === 'ident' && expr.a.name !== undefined) {
       const params = expr.kids.slice(1).map((arg) => {
         if (arg.kind !== 'arg') return undefined;
-        let value = arg.kids[0];
-        if (value?.kind === 'binary' && value.op === 'where') value = value.kids[0];
+        let value = arg.a;
+        if (value?.kind === 'binary' && value.op === 'where') value = value.a;
         return value?.kind === 'ident' && value.name !== undefined && machines.has(value.name)
           ? value.name
           : undefined;
       });
-      if (params.some((p) => p !== undefined)) commands.set(expr.kids[0].name, params);
+      if (params.some((p) => p !== undefined)) commands.set(expr.a.name, params);
     } else if (expr.kind === 'binary' && expr.op === 'when') {
-      if (expr.kids[0]) visit(expr.kids[0]);
-    } else if (expr.kind === 'block') expr.kids.forEach(visit);
+      if (expr.a) visit(expr.a);
+    } else if (expr.kind === 'block') forEachKid(expr, visit);
     else if (expr.kind === 'if')
-      expr.kids.forEach((kid, i) => (i % 2 === 1 || i === expr.kids.length - 1) && visit(kid));
+      forEachKid(expr, (kid, i) => (i % 2 === 1 || i === kidCount(expr) - 1) && visit(kid));
   };
   for (const surface of index.surfaces)
     for (const clause of clausesOf(surface.items, 'provides')) visit(clause.value);
@@ -182,25 +182,25 @@ function bindingTypes(
   const whens = rule.items.filter((i) => i.kind === 'clause' && i.keyword === 'when');
   const visit = (value: Expr): void => {
     if (value.kind === 'binding' && value.name !== undefined) {
-      const entity = triggerEntity(value.kids[0]);
+      const entity = triggerEntity(value.a);
       if (entity !== undefined && machines.has(entity)) types.set(value.name, entity);
-    } else if (value.kind === 'call' && value.kids[0]?.kind === 'ident') {
-      const callee = value.kids[0].name ?? '';
+    } else if (value.kind === 'call' && value.a?.kind === 'ident') {
+      const callee = value.a.name ?? '';
       for (const arg of value.kids.slice(1))
         if (arg.kind === 'ident' && arg.name !== undefined && machines.has(callee))
           types.set(arg.name, callee);
-    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) value.kids.forEach(visit);
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) forEachKid(value, visit);
   };
   const augment = (value: Expr): void => {
-    if (value.kind === 'call' && value.kids[0]?.kind === 'ident') {
-      const params = commands.get(value.kids[0].name ?? '');
+    if (value.kind === 'call' && value.a?.kind === 'ident') {
+      const params = commands.get(value.a.name ?? '');
       if (params === undefined) return;
       value.kids.slice(1).forEach((arg, i) => {
         const entity = params[i];
         if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
           types.set(arg.name, entity);
       });
-    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) value.kids.forEach(augment);
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) forEachKid(value, augment);
   };
   for (const clause of whens) if (clause.kind === 'clause') visit(clause.value);
   for (const clause of whens) if (clause.kind === 'clause') augment(clause.value);
@@ -212,7 +212,7 @@ const LOGICAL = new Set(['and', 'or', 'implies']);
 /** `E.f becomes v` / `E.f transitions_to v` / `E.f` → `E`. */
 function triggerEntity(value: Expr | undefined): string | undefined {
   if (value?.kind === 'binary' && (value.op === 'becomes' || value.op === 'transitions_to'))
-    return simpleMember(value.kids[0])?.[0];
+    return simpleMember(value.a)?.[0];
   return simpleMember(value)?.[0];
 }
 
@@ -273,11 +273,11 @@ function sourceStates(rule: NamedBlock, types: BindingTypes, machines: Machines)
     visitComparisons(clause.value, types, machines, addSource);
   for (const clause of clausesOf(rule.items, 'when')) {
     const value = clause.value;
-    const trigger = value.kind === 'binding' ? value.kids[0] : undefined;
+    const trigger = value.kind === 'binding' ? value.a : undefined;
     if (value.name === undefined || trigger?.kind !== 'binary') continue;
     if (trigger.op !== 'becomes' && trigger.op !== 'transitions_to') continue;
-    const member = simpleMember(trigger.kids[0]);
-    const state = identName(trigger.kids[1]);
+    const member = simpleMember(trigger.a);
+    const state = identName(trigger.b);
     if (member === undefined || member[1] !== 'status' || state === undefined) continue;
     if (machines.get(member[0])?.valueSet.has(state) === true) addSource(value.name, state);
   }
@@ -292,12 +292,12 @@ function visitComparisons(
   found: (binding: string, state: string) => void,
 ): void {
   if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
-    for (const kid of expr.kids) visitComparisons(kid, types, machines, found);
+    forEachKid(expr, (kid) => visitComparisons(kid, types, machines, found));
     return;
   }
   if (expr.kind !== 'binary' || (expr.op !== '=' && expr.op !== '!=')) return;
-  const target = identName(expr.kids[1]);
-  const member = simpleMember(expr.kids[0]);
+  const target = identName(expr.b);
+  const member = simpleMember(expr.a);
   if (target === undefined || member === undefined || member[1] !== 'status') return;
   const entity = resolveEntity(member[0], target, types, machines);
   if (entity === undefined) return;
@@ -318,7 +318,7 @@ function visitAssignments(
   found: (binding: string | undefined, target: string, entity: string) => void,
 ): void {
   if (expr.kind === 'block') {
-    for (const kid of expr.kids) visitAssignments(kid, types, machines, found);
+    forEachKid(expr, (kid) => visitAssignments(kid, types, machines, found));
     return;
   }
   if (expr.kind === 'if') {
@@ -326,8 +326,8 @@ function visitAssignments(
     return;
   }
   if (expr.kind !== 'binary' || expr.op !== '=') return;
-  const target = identName(expr.kids[1]);
-  const left = expr.kids[0];
+  const target = identName(expr.b);
+  const left = expr.a;
   if (target === undefined || left?.kind !== 'member' || left.name !== 'status') return;
   const direct = simpleMember(left);
   if (direct !== undefined) {
@@ -335,7 +335,7 @@ function visitAssignments(
     if (entity !== undefined) found(direct[0], target, entity);
     return;
   }
-  const nested = simpleMember(left.kids[0]);
+  const nested = simpleMember(left.a);
   if (nested === undefined) return;
   const root = resolveEntity(nested[0], undefined, types(), machines);
   const entity = root === undefined ? undefined : machines.get(root)?.fieldTypes.get(nested[1]);
@@ -345,19 +345,19 @@ function visitAssignments(
 /** `E.created(…)` of a tracked entity in `ensures`: records its status or reports a bad or missing one. */
 function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: ParsedSpec): void {
   if (expr.kind === 'block') {
-    for (const kid of expr.kids) visitCreated(kid, machines, observed, spec);
+    forEachKid(expr, (kid) => visitCreated(kid, machines, observed, spec));
     return;
   }
   if (expr.kind === 'if') {
     for (const body of ifBodies(expr)) visitCreated(body, machines, observed, spec);
     return;
   }
-  const callee = expr.kind === 'call' ? expr.kids[0] : undefined;
+  const callee = expr.kind === 'call' ? expr.a : undefined;
   if (callee?.kind !== 'member' || callee.name !== 'created') return;
-  const entity = identName(callee.kids[0]);
+  const entity = identName(callee.a);
   const machine = entity === undefined ? undefined : machines.get(entity);
   if (machine === undefined || entity === undefined) return;
-  const status = expr.kids.slice(1).find((arg) => arg.kind === 'arg' && arg.name === 'status');
+  const status = findKid(expr, 1, (arg) => arg.kind === 'arg' && arg.name === 'status');
   if (status === undefined) {
     if (machine.hasTransitions) {
       observed.created.push({
@@ -369,7 +369,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
     }
     return;
   }
-  const value = status.kids[0];
+  const value = status.a;
   const name = identName(value);
   if (value === undefined || name === undefined) return;
   if (machine.valueSet.has(name)) addTo(observed.assigned, entity, name);

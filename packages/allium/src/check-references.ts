@@ -1,4 +1,4 @@
-import type { BlockItem, Expr } from './ast.js';
+import { forEachKid, type BlockItem, type Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
 import { isPlainField } from './spec-facts.js';
@@ -47,11 +47,11 @@ function findUndeclaredTypes(type: Expr, declared: ReadonlySet<string>, found: (
         found(type);
       return;
     case 'binary':
-      if (type.op === '|') for (const kid of type.kids) findUndeclaredTypes(kid, declared, found);
+      if (type.op === '|') forEachKid(type, (kid) => findUndeclaredTypes(kid, declared, found));
       return;
     case 'generic':
     case 'optional':
-      for (const kid of type.kids) findUndeclaredTypes(kid, declared, found);
+      forEachKid(type, (kid) => findUndeclaredTypes(kid, declared, found));
       return;
     default:
       return;
@@ -78,22 +78,22 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
   const visit = (expr: Expr): void => {
     switch (expr.kind) {
       case 'binding':
-        if (expr.kids[0] !== undefined) visit(expr.kids[0]);
+        if (expr.a !== undefined) visit(expr.a);
         return;
       case 'binary':
         if (expr.op === 'becomes' || expr.op === 'transitions_to') {
-          const subject = expr.kids[0];
-          if (subject?.kind === 'member') report(subject.kids[0]);
-        } else if (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies') expr.kids.forEach(visit);
+          const subject = expr.a;
+          if (subject?.kind === 'member') report(subject.a);
+        } else if (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies') forEachKid(expr, visit);
         return;
       case 'call':
-        if (expr.kids[0]?.kind === 'member') report(expr.kids[0].kids[0]);
+        if (expr.a?.kind === 'member') report(expr.a.a);
         return;
       case 'member':
-        report(expr.kids[0]);
+        report(expr.a);
         return;
       case 'block':
-        expr.kids.forEach(visit);
+        forEachKid(expr, visit);
         return;
       default:
         return;

@@ -1,6 +1,9 @@
 import {
   ARITHMETIC_OPS,
   COMPARISON_OPS,
+  findKid,
+  kidAt,
+  kidCount,
   LOGICAL_OPS,
   MEMBERSHIP_OPS,
   type BlockItem,
@@ -21,9 +24,9 @@ const COMPARISONS = new Set(COMPARISON_OPS);
 export function isValidTrigger(value: Expr): boolean {
   switch (value.kind) {
     case 'call':
-      return value.kids[0]?.kind === 'ident' || value.kids[0]?.kind === 'member';
+      return value.a?.kind === 'ident' || value.a?.kind === 'member';
     case 'binding': {
-      const inner = value.kids[0];
+      const inner = value.a;
       if (inner?.kind === 'member') return true;
       return (
         inner?.kind === 'binary' &&
@@ -32,7 +35,7 @@ export function isValidTrigger(value: Expr): boolean {
     }
     case 'binary':
       if (value.op === 'or') return value.kids.every(isValidTrigger);
-      return COMPARISONS.has(value.op ?? '') && value.kids[0]?.kind === 'member';
+      return COMPARISONS.has(value.op ?? '') && value.a?.kind === 'member';
     default:
       return false;
   }
@@ -40,7 +43,7 @@ export function isValidTrigger(value: Expr): boolean {
 
 /** The first `name: value` parameter of a trigger call (looking into `or`), if any. */
 function firstNamedParameter(value: Expr): Expr | undefined {
-  if (value.kind === 'call') return value.kids.slice(1).find((arg) => arg.kind === 'arg');
+  if (value.kind === 'call') return findKid(value, 1, (arg) => arg.kind === 'arg');
   if (value.kind === 'binary' && value.op === 'or') {
     for (const kid of value.kids) {
       const found = firstNamedParameter(kid);
@@ -125,8 +128,8 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
         item.kind === 'clause' &&
         item.keyword === 'when' &&
         item.value.kind === 'binding' &&
-        item.value.kids[0]?.kind === 'ident' &&
-        startsUpper(item.value.kids[0].name ?? ''),
+        item.value.a?.kind === 'ident' &&
+        startsUpper(item.value.a.name ?? ''),
     );
     const name = entityBinding?.kind === 'clause' ? entityBinding.value.name : undefined;
     if (name === undefined) continue;
@@ -156,12 +159,12 @@ const JUDGED_BINARY = new Set([...COMPARISON_OPS, ...LOGICAL_OPS, ...ARITHMETIC_
 function boundByTrigger(value: Expr, out: Set<string>): void {
   if (value.kind === 'binding' && value.name !== undefined) out.add(value.name);
   else if (value.kind === 'call') {
-    for (let k = 1; k < value.kids.length; k += 1) {
-      const arg = value.kids[k]!;
+    for (let k = 1; k < kidCount(value); k += 1) {
+      const arg = kidAt(value, k)!;
       if ((arg.kind === 'ident' || arg.kind === 'arg') && arg.name !== undefined) out.add(arg.name);
     }
   } else if (value.kind === 'binary' && (value.op === 'and' || value.op === 'or' || value.op === 'implies'))
-    for (let k = 0; k < value.kids.length; k += 1) boundByTrigger(value.kids[k]!, out);
+    for (let k = 0; k < kidCount(value); k += 1) boundByTrigger(kidAt(value, k)!, out);
 }
 
 /** Judges the `requires`/`ensures` clauses of `items` and of their `if`/`for` bodies, with each level's `let`s bound. */
@@ -199,7 +202,7 @@ function judgeRoots(
 ): void {
   switch (e.kind) {
     case 'member': {
-      const object = e.kids[0];
+      const object = e.a;
       const name = object?.name;
       if (e.op !== '.' || object?.kind !== 'ident' || name === undefined) return;
       if (startsLower(name) && !name.includes('/') && !isBound(name, scope)) report(object, name);
@@ -207,18 +210,18 @@ function judgeRoots(
     }
     case 'binary':
       if (JUDGED_BINARY.has(e.op ?? ''))
-        for (let k = 0; k < e.kids.length; k += 1) judgeRoots(e.kids[k]!, scope, isBound, report);
+        for (let k = 0; k < kidCount(e); k += 1) judgeRoots(kidAt(e, k)!, scope, isBound, report);
       return;
     case 'unary':
     case 'if':
-      for (let k = 0; k < e.kids.length; k += 1) judgeRoots(e.kids[k]!, scope, isBound, report);
+      for (let k = 0; k < kidCount(e); k += 1) judgeRoots(kidAt(e, k)!, scope, isBound, report);
       return;
     case 'block': {
       let inner: Set<string> | undefined;
-      for (let k = 0; k < e.kids.length; k += 1) {
-        const kid = e.kids[k]!;
+      for (let k = 0; k < kidCount(e); k += 1) {
+        const kid = kidAt(e, k)!;
         if (kid.kind === 'let') {
-          const value = kid.kids[0];
+          const value = kid.a;
           if (value !== undefined) judgeRoots(value, inner ?? scope, isBound, report);
           if (kid.name !== undefined) (inner ??= new Set(scope)).add(kid.name);
         } else judgeRoots(kid, inner ?? scope, isBound, report);
@@ -226,24 +229,24 @@ function judgeRoots(
       return;
     }
     case 'for': {
-      const collection = e.kids[0];
-      const body = e.kids[2];
+      const collection = e.a;
+      const body = e.rest[0];
       if (collection !== undefined) judgeRoots(collection, scope, isBound, report);
       if (body !== undefined)
         judgeRoots(body, new Set([...scope, ...(e.name?.split(',') ?? [])]), isBound, report);
       return;
     }
     case 'call': {
-      const callee = e.kids[0];
+      const callee = e.a;
       if (callee !== undefined && callee.kind !== 'member') judgeRoots(callee, scope, isBound, report);
       let inner: Set<string> | undefined;
-      for (let k = 1; k < e.kids.length; k += 1) {
-        const arg = e.kids[k]!;
+      for (let k = 1; k < kidCount(e); k += 1) {
+        const arg = kidAt(e, k)!;
         if (arg.kind === 'lambda' && arg.name !== undefined) (inner ??= new Set(scope)).add(arg.name);
       }
-      for (let k = 1; k < e.kids.length; k += 1) {
-        const arg = e.kids[k]!;
-        const judged = arg.kind === 'lambda' || arg.kind === 'arg' ? arg.kids[0] : arg;
+      for (let k = 1; k < kidCount(e); k += 1) {
+        const arg = kidAt(e, k)!;
+        const judged = arg.kind === 'lambda' || arg.kind === 'arg' ? arg.a : arg;
         if (judged !== undefined) judgeRoots(judged, inner ?? scope, isBound, report);
       }
       return;
@@ -257,8 +260,8 @@ function judgeRoots(
 function containsName(e: Expr, name: string): boolean {
   if (e.kind === 'ident') return e.name === name;
   if ((e.kind === 'binding' || e.kind === 'lambda') && e.name === name) return true;
-  const last = e.kind === 'binary' && e.op === '->' ? 1 : e.kids.length;
-  for (let k = 0; k < last; k += 1) if (containsName(e.kids[k]!, name)) return true;
+  const last = e.kind === 'binary' && e.op === '->' ? 1 : kidCount(e);
+  for (let k = 0; k < last; k += 1) if (containsName(kidAt(e, k)!, name)) return true;
   return false;
 }
 
@@ -292,10 +295,10 @@ export function checkDuplicateLets(index: SpecIndex): Diagnostic[] {
         while (source.charCodeAt(at) === 32 || source.charCodeAt(at) === 9) at += 1;
         const { line, col } = index.spec.lines.position(at);
         note(e.name, line, col);
-        if (e.kids[0] !== undefined) visitExpr(e.kids[0]);
-      } else if (e.kind === 'block') for (let k = 0; k < e.kids.length; k += 1) visitExpr(e.kids[k]!);
+        if (e.a !== undefined) visitExpr(e.a);
+      } else if (e.kind === 'block') for (let k = 0; k < kidCount(e); k += 1) visitExpr(kidAt(e, k)!);
       else if (e.kind === 'for') {
-        if (e.kids[2] !== undefined) visitExpr(e.kids[2]);
+        if (e.rest[0] !== undefined) visitExpr(e.rest[0]);
       } else if (e.kind === 'if') for (const body of ifBodies(e)) visitExpr(body);
     };
     const visitItems = (items: readonly BlockItem[]): void => {

@@ -1,4 +1,14 @@
-import { ARITHMETIC_OPS, COMPARISON_OPS, LOGICAL_OPS, type BlockItem, type Expr, type Ident } from './ast.js';
+import {
+  ARITHMETIC_OPS,
+  COMPARISON_OPS,
+  forEachKid,
+  kidAt,
+  kidCount,
+  LOGICAL_OPS,
+  type BlockItem,
+  type Expr,
+  type Ident,
+} from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import {
   aliasList,
@@ -104,7 +114,7 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
   const visit = (expr: Expr): void => {
     switch (expr.kind) {
       case 'member': {
-        const object = expr.kids[0];
+        const object = expr.a;
         if (object?.kind === 'ident' && object.name === 'config' && !declared.has(expr.name ?? '')) {
           diagnostics.push({
             code: 'allium.config.undefinedReference',
@@ -118,13 +128,13 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
         return;
       }
       case 'binary':
-        if (CONFIG_BINARY.has(expr.op ?? '')) expr.kids.forEach(visit);
+        if (CONFIG_BINARY.has(expr.op ?? '')) forEachKid(expr, visit);
         return;
       case 'unary':
-        if (expr.op === 'not' || expr.op === 'exists') expr.kids.forEach(visit);
+        if (expr.op === 'not' || expr.op === 'exists') forEachKid(expr, visit);
         return;
       case 'arg':
-        if (expr.kids[0] !== undefined) visit(expr.kids[0]);
+        if (expr.a !== undefined) visit(expr.a);
         return;
       case 'call':
       case 'block':
@@ -132,7 +142,7 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
       case 'for':
       case 'let':
       case 'lambda':
-        expr.kids.forEach(visit);
+        forEachKid(expr, visit);
         return;
       default:
         return;
@@ -194,7 +204,7 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
       report(type.name.slice(0, slash), type.name.slice(slash + 1), type.location);
   }
   for (const ref of specFacts(index).importedRefs) {
-    const object = ref.kids[0];
+    const object = ref.a;
     if (ref.kind === 'member' && object !== undefined)
       report(object.name ?? '', ref.name ?? '', locationOf(index.spec, object));
     else if (ref.name !== undefined) {
@@ -211,17 +221,16 @@ export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const leading = (expr: Expr | undefined): Expr | undefined => {
     let current = expr;
-    while (current?.kind === 'member') current = current.kids[0];
+    while (current?.kind === 'member') current = current.a;
     return current?.kind === 'ident' ? current : undefined;
   };
   const names = (expr: Expr): Expr[] => {
     if (expr.kind === 'ident') return [expr];
     if (expr.kind === 'call') {
-      const found = leading(expr.kids[0]);
+      const found = leading(expr.a);
       return found === undefined ? [] : [found];
     }
-    if (expr.kind === 'binary' && expr.op === 'when')
-      return expr.kids[0] === undefined ? [] : names(expr.kids[0]);
+    if (expr.kind === 'binary' && expr.op === 'when') return expr.a === undefined ? [] : names(expr.a);
     if (expr.kind === 'block') return expr.kids.flatMap(names);
     return [];
   };
@@ -299,9 +308,9 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
   const validate = (literal: Expr, typeName: string): void => {
     const schema = schemas.get(typeName);
     if (schema === undefined) return;
-    for (let k = 0; k < literal.kids.length; k += 1) {
-      const field = literal.kids[k]!;
-      const value = field.kids[0];
+    for (let k = 0; k < kidCount(literal); k += 1) {
+      const field = kidAt(literal, k)!;
+      const value = field.a;
       if (field.kind !== 'arg' || field.name === undefined || value === undefined) continue;
       const fieldType = schema.get(field.name);
       if (fieldType === undefined) {
@@ -313,7 +322,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
         });
         continue;
       }
-      if (value.kind === 'list' && value.kids.length === 0 && !isListType(fieldType))
+      if (value.kind === 'list' && kidCount(value) === 0 && !isListType(fieldType))
         diagnostics.push({
           code: 'allium.list.emptyListNoElementType',
           severity: 'error',
@@ -382,13 +391,13 @@ function typeSchemas(index: SpecIndex): ReadonlyMap<string, ReadonlyMap<string, 
 
 /** Whether a field's declared type is `List<T>`, or `List<T>?`. */
 function isListType(type: Expr): boolean {
-  if (type.kind === 'optional') return type.kids[0] !== undefined && isListType(type.kids[0]);
-  return type.kind === 'generic' && type.kids[0]?.kind === 'ident' && type.kids[0].name === 'List';
+  if (type.kind === 'optional') return type.a !== undefined && isListType(type.a);
+  return type.kind === 'generic' && type.a?.kind === 'ident' && type.a.name === 'List';
 }
 
 /** The type a field names directly (`Address`, `Address?`), to check a nested literal against; else undefined. */
 function baseTypeName(type: Expr): string | undefined {
-  if (type.kind === 'optional') return type.kids[0] === undefined ? undefined : baseTypeName(type.kids[0]);
+  if (type.kind === 'optional') return type.a === undefined ? undefined : baseTypeName(type.a);
   return type.kind === 'ident' ? type.name : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { Expr } from './ast.js';
+import { forEachKid, type Expr } from './ast.js';
 import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
@@ -80,7 +80,7 @@ function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
   if (names !== undefined) return names;
   const found = new Set<string>();
   for (const ref of specFacts(index).importedRefs) {
-    const object = ref.kids[0];
+    const object = ref.a;
     if (ref.kind === 'member') found.add(`${object?.name ?? ''}/${ref.name ?? ''}`);
     else if (ref.name !== undefined) found.add(ref.name);
   }
@@ -121,12 +121,12 @@ export function collectionHeads(index: SpecIndex): ReadonlySet<Expr> {
   const mark = (expr: Expr | undefined): void => {
     if (expr === undefined) return;
     if (expr.kind === 'ident' && expr.name?.includes('/') === true) heads.add(expr);
-    else if (expr.kind === 'binary' && (expr.op === 'where' || expr.op === 'with')) mark(expr.kids[0]);
+    else if (expr.kind === 'binary' && (expr.op === 'where' || expr.op === 'with')) mark(expr.a);
   };
   const visit = (expr: Expr): void => {
-    if (expr.kind === 'binary' && (expr.op === 'in' || expr.op === 'not in')) mark(expr.kids[1]);
-    else if (expr.kind === 'binary' && (expr.op === 'where' || expr.op === 'with')) mark(expr.kids[0]);
-    else if (expr.kind === 'for') mark(expr.kids[0]);
+    if (expr.kind === 'binary' && (expr.op === 'in' || expr.op === 'not in')) mark(expr.b);
+    else if (expr.kind === 'binary' && (expr.op === 'where' || expr.op === 'with')) mark(expr.a);
+    else if (expr.kind === 'for') mark(expr.a);
   };
   for (const declaration of index.spec.declarations) {
     if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
@@ -184,7 +184,7 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
         walkItems(declaration.items, (item) =>
           forEachItemExpr(item, (expr) =>
             walkExpr(expr, (e) => {
-              const object = e.kids[0];
+              const object = e.a;
               if (
                 e.kind === 'member' &&
                 object?.kind === 'ident' &&
@@ -205,18 +205,18 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
 /** `alias/Entity.created(status: v)` calls of an `ensures` value (through blocks and `if` bodies): entity → values. */
 function qualifiedCreations(expr: Expr, alias: string, out: Map<string, Set<string>>): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0];
-    const entity = callee?.kind === 'member' && callee.name === 'created' ? callee.kids[0] : undefined;
+    const callee = expr.a;
+    const entity = callee?.kind === 'member' && callee.name === 'created' ? callee.a : undefined;
     if (entity?.kind !== 'ident' || entity.name?.startsWith(`${alias}/`) !== true) return;
     for (const arg of expr.kids.slice(1)) {
-      const value = arg.kind === 'arg' && arg.name === 'status' ? arg.kids[0] : undefined;
+      const value = arg.kind === 'arg' && arg.name === 'status' ? arg.a : undefined;
       if (value?.kind !== 'ident' || value.name === undefined) continue;
       const name = entity.name.slice(alias.length + 1);
       const statuses = out.get(name) ?? new Set<string>();
       statuses.add(value.name);
       out.set(name, statuses);
     }
-  } else if (expr.kind === 'block') for (const kid of expr.kids) qualifiedCreations(kid, alias, out);
+  } else if (expr.kind === 'block') forEachKid(expr, (kid) => qualifiedCreations(kid, alias, out));
   else if (expr.kind === 'if') for (const body of ifBodies(expr)) qualifiedCreations(body, alias, out);
 }
 

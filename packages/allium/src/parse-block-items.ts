@@ -1,9 +1,19 @@
-import type { BlockItem, BlockItemKind, BlockKind, Expr, Ident, Span, WhenQualifier } from './ast.js';
+import {
+  forEachKid,
+  type BlockItem,
+  type BlockItemKind,
+  type BlockKind,
+  type Expr,
+  type Ident,
+  type Span,
+  type WhenQualifier,
+} from './ast.js';
 import type { Token } from './lexer.js';
 import {
   BP,
   exact,
   node,
+  pairNode,
   NO_KIDS,
   parseExpr,
   parseForBindings,
@@ -197,7 +207,7 @@ export function parseClauseValue(
       p.advance();
       p.advance();
       const inner = parseClauseValue(p, ownerLine, ownerCol, false);
-      return inner === undefined ? undefined : node(p, 'binding', next, [inner], next.text);
+      return inner === undefined ? undefined : pairNode(p, 'binding', next, inner, undefined, next.text);
     }
   }
   if (next.line === ownerLine) return parseExpr(p);
@@ -225,9 +235,11 @@ function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefin
 /** `String when status = a | b` → the type and the qualifier. */
 function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: WhenQualifier } | undefined {
   if (value.kind !== 'binary' || value.op !== 'when') return undefined;
-  const [inner, condition] = value.kids;
+  const inner = value.a;
+  const condition = value.b;
   if (inner === undefined || condition?.kind !== 'binary' || condition.op !== '=') return undefined;
-  const [field, states] = condition.kids;
+  const field = condition.a;
+  const states = condition.b;
   if (field?.kind !== 'ident' || states === undefined) return undefined;
   const idents: Ident[] = [];
   collectPipe(states, (leaf) => {
@@ -241,7 +253,7 @@ function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: W
 /** Calls `visit` on each leaf of an `a | b | c` chain. */
 export function collectPipe(expr: Expr, visit: (leaf: Expr) => void): void {
   if (expr.kind === 'binary' && expr.op === '|') {
-    for (const kid of expr.kids) collectPipe(kid, visit);
+    forEachKid(expr, (kid) => collectPipe(kid, visit));
     return;
   }
   visit(expr);
@@ -308,7 +320,16 @@ function parseBindingClause(p: ParserState): BlockItemKind | BlockItem | undefin
   const type = parseClauseValue(p, keyword.line, keyword.col, false);
   if (type === undefined) return undefined;
   const empty = type.kind === 'empty';
-  const value = node(p, 'binding', name, [type], name.text, undefined, empty ? name.end : type.end);
+  const value = pairNode(
+    p,
+    'binding',
+    name,
+    type,
+    undefined,
+    name.text,
+    undefined,
+    empty ? name.end : type.end,
+  );
   const end = empty ? keyword.end : type.end;
   return { kind: 'clause', keyword: keyword.text, value, start: keyword.start, end };
 }

@@ -81,20 +81,100 @@ export function node(
   end = Math.max(p.previous().end, first.start),
 ): Expr {
   if (kids === NO_KIDS && op === undefined) return new Leaf(kind, first.start, end, name);
-  return {
+  return new Inner(
     kind,
-    start: first.start,
+    first.start,
     end,
-    kids,
     name,
     op,
-  };
+    kids[0],
+    kids[1],
+    kids.length > 2 ? kids.slice(2) : NO_KIDS,
+  );
+}
+
+/** {@link node} with one child `a` or two (`a`, `b`), as most nodes have: no list made for them. */
+export function pairNode(
+  p: ParserState,
+  kind: ExprKind,
+  first: { readonly start: number },
+  a: Expr,
+  b: Expr | undefined,
+  name?: string,
+  op?: string,
+  end = Math.max(p.previous().end, first.start),
+): Expr {
+  return new Inner(kind, first.start, end, name, op, a, b, NO_KIDS);
+}
+
+/** {@link node} with the children `head` then `tail` (a call's callee, then its arguments), not joined first. */
+export function headNode(
+  p: ParserState,
+  kind: ExprKind,
+  first: { readonly start: number },
+  head: Expr,
+  tail: readonly Expr[],
+): Expr {
+  const end = Math.max(p.previous().end, first.start);
+  return new Inner(
+    kind,
+    first.start,
+    end,
+    undefined,
+    undefined,
+    head,
+    tail[0],
+    tail.length > 1 ? tail.slice(1) : NO_KIDS,
+  );
+}
+
+/**
+ * A node with children or an operator. Its first two children are fields and only the others a list (most nodes
+ * have one or two: binary operators, member accesses, named arguments), so it holds no list of its own; `kids`
+ * makes one when read.
+ */
+class Inner implements Expr {
+  declare readonly kind: ExprKind;
+  declare readonly start: number;
+  declare readonly end: number;
+  declare readonly name: string | undefined;
+  declare readonly op: string | undefined;
+  declare readonly a: Expr | undefined;
+  declare readonly b: Expr | undefined;
+  declare readonly rest: readonly Expr[];
+
+  constructor(
+    kind: ExprKind,
+    start: number,
+    end: number,
+    name: string | undefined,
+    op: string | undefined,
+    a: Expr | undefined,
+    b: Expr | undefined,
+    rest: readonly Expr[],
+  ) {
+    this.kind = kind;
+    this.start = start;
+    this.end = end;
+    this.name = name;
+    this.op = op;
+    this.a = a;
+    this.b = b;
+    this.rest = rest;
+  }
+
+  get kids(): readonly Expr[] {
+    const { a, b, rest } = this;
+    if (a === undefined) return NO_KIDS;
+    if (b === undefined) return [a];
+    return rest.length === 0 ? [a, b] : [a, b, ...rest];
+  }
 }
 
 /**
  * A node with no children and no operator: most of a tree (34,000 of the 72,000 nodes at 50k lines are names).
- * It holds four fields where other nodes hold six: its `kids` (the shared empty list) and `op` (none) are read from
- * its prototype.
+ * It holds four fields where other nodes hold eight: its children (none) and `op` (none) are read from its
+ * prototype.
  */
 class Leaf implements Expr {
   // Declared, not class fields: a field is defined on each new instance before the constructor assigns it, which
@@ -105,6 +185,9 @@ class Leaf implements Expr {
   declare readonly name: string | undefined;
   declare readonly kids: readonly Expr[];
   declare readonly op: undefined;
+  declare readonly a: undefined;
+  declare readonly b: undefined;
+  declare readonly rest: readonly Expr[];
 
   constructor(kind: ExprKind, start: number, end: number, name: string | undefined) {
     this.kind = kind;
@@ -113,7 +196,13 @@ class Leaf implements Expr {
     this.name = name;
   }
 }
-Object.defineProperties(Leaf.prototype, { kids: { value: NO_KIDS }, op: { value: undefined } });
+Object.defineProperties(Leaf.prototype, {
+  kids: { value: NO_KIDS },
+  op: { value: undefined },
+  a: { value: undefined },
+  b: { value: undefined },
+  rest: { value: NO_KIDS },
+});
 
 /**
  * Parses an expression whose operators bind tighter than `minBp` (Pratt parsing). Returns `undefined` after
@@ -154,7 +243,7 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
       const right = node(p, 'ident', p.previous(), NO_KIDS, field.name);
       const projected = parsePostfix(
         p,
-        node(p, 'binary', left, [left, right], undefined, op.text, right.end),
+        pairNode(p, 'binary', left, left, right, undefined, op.text, right.end),
       );
       if (projected === undefined) return undefined;
       left = projected;
@@ -162,7 +251,7 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
     }
     const right = parseExpr(p, bp);
     if (right === undefined) return undefined;
-    left = node(p, 'binary', left, [left, right], undefined, op.text, right.end);
+    left = pairNode(p, 'binary', left, left, right, undefined, op.text, right.end);
   }
 }
 
@@ -232,7 +321,9 @@ function endsOperand(p: ParserState): boolean {
 function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
   p.advance();
   const operand = parseExpr(p, bp);
-  return operand === undefined ? undefined : node(p, 'unary', token, [operand], undefined, op, operand.end);
+  return operand === undefined
+    ? undefined
+    : pairNode(p, 'unary', token, operand, undefined, undefined, op, operand.end);
 }
 
 /** A word that makes `alias/word` a qualified name. */
@@ -257,7 +348,8 @@ function parseName(p: ParserState, token: Token): Expr {
   if (after === '=>') {
     p.advance();
     const body = parseExpr(p, BP.arrow);
-    if (body !== undefined) return node(p, 'lambda', token, [body], name, undefined, endOf(body));
+    if (body !== undefined)
+      return pairNode(p, 'lambda', token, body, undefined, name, undefined, endOf(body));
   }
   return node(p, 'ident', token, NO_KIDS, name);
 }
@@ -304,7 +396,7 @@ function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined
     if (p.expectIdent('parameter name') === undefined || p.expect(':') === undefined) return undefined;
     const type = parseExpr(p);
     if (type === undefined) return undefined;
-    parameters.push(node(p, 'binding', name, [type], name.text));
+    parameters.push(pairNode(p, 'binding', name, type, undefined, name.text));
     p.eat(',');
   }
   if (p.expect(')') === undefined) return undefined;
@@ -327,7 +419,9 @@ function parseCollection(p: ParserState, open: Token, kind: ExprKind, close: str
       if (name === undefined || p.expect(':') === undefined) return undefined;
       const value = parseExpr(p);
       entry =
-        value === undefined ? undefined : node(p, 'arg', nameToken, [value], name.name, undefined, value.end);
+        value === undefined
+          ? undefined
+          : pairNode(p, 'arg', nameToken, value, undefined, name.name, undefined, value.end);
     } else entry = parseExpr(p);
     if (entry === undefined) return undefined;
     entries.push(entry);
@@ -359,7 +453,7 @@ function parseEntry(p: ParserState): Expr | undefined {
     const nameToken = p.advance();
     p.advance();
     const value = parseExpr(p);
-    return value === undefined ? undefined : node(p, 'arg', nameToken, [value], nameToken.text);
+    return value === undefined ? undefined : pairNode(p, 'arg', nameToken, value, undefined, nameToken.text);
   }
   return parseExpr(p);
 }
@@ -392,7 +486,7 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
       }
       case '?':
         p.advance();
-        next = node(p, 'optional', current, [current]);
+        next = pairNode(p, 'optional', current, current, undefined);
         break;
       default:
         return current;
@@ -406,13 +500,13 @@ function parseMember(p: ParserState, object: Expr): Expr | undefined {
   const op = p.advance().text;
   const field = p.expectIdent('field name');
   if (field === undefined) return undefined;
-  return node(p, 'member', object, [object], field.name, op);
+  return pairNode(p, 'member', object, object, undefined, field.name, op);
 }
 
 function parseCall(p: ParserState, callee: Expr): Expr | undefined {
   p.advance();
   const args = parseEntries(p, ')');
-  return args === undefined ? undefined : node(p, 'call', callee, [callee].concat(args));
+  return args === undefined ? undefined : headNode(p, 'call', callee, callee, args);
 }
 
 /**
@@ -430,7 +524,7 @@ function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
     else {
       const value = parseExpr(p);
       if (value === undefined) return undefined;
-      kids.push(node(p, 'arg', nameToken, [value], field.name, undefined, value.end));
+      kids.push(pairNode(p, 'arg', nameToken, value, undefined, field.name, undefined, value.end));
     }
     p.eat(',');
   }
@@ -449,7 +543,7 @@ function parseGeneric(p: ParserState, base: Expr): Expr | undefined {
     p.eat(',');
   }
   if (p.expect('>') === undefined) return undefined;
-  return node(p, 'generic', base, [base].concat(args));
+  return headNode(p, 'generic', base, base, args);
 }
 
 function isWord(token: Token): boolean {
@@ -562,5 +656,7 @@ export function parseLetExpr(p: ParserState): Expr | undefined {
   const name = p.expectIdent('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
-  return value === undefined ? undefined : node(p, 'let', first, [value], name.name, undefined, endOf(value));
+  return value === undefined
+    ? undefined
+    : pairNode(p, 'let', first, value, undefined, name.name, undefined, endOf(value));
 }

@@ -50,7 +50,7 @@ function entityInfo(index: SpecIndex): EntityInfo {
           });
           if (values.length >= 2 && !values.some(capitalised)) info.statuses.set(name, values);
         } else {
-          const target = item.value.kind === 'join' ? item.value.kids[0] : item.value;
+          const target = item.value.kind === 'join' ? item.value.a : item.value;
           if (target?.kind === 'ident' && target.name !== undefined && capitalised(target.name)) {
             const fields = info.fieldTypes.get(name) ?? new Map<string, string>();
             fields.set(item.name.name, target.name);
@@ -75,13 +75,13 @@ function bindingTypes(rule: NamedBlock, statuses: ReadonlyMap<string, string[]>)
   const types = new Map<string, string>();
   const visit = (value: Expr): void => {
     if (value.kind === 'binding' && value.name !== undefined) {
-      let inner = value.kids[0];
+      let inner = value.a;
       if (inner?.kind === 'binary' && (inner.op === 'becomes' || inner.op === 'transitions_to'))
-        inner = inner.kids[0];
+        inner = inner.a;
       const entity = simpleMember(inner)?.[0];
       if (entity !== undefined && statuses.has(entity)) types.set(value.name, entity);
-    } else if (value.kind === 'call' && value.kids[0]?.kind === 'ident') {
-      const callee = value.kids[0].name ?? '';
+    } else if (value.kind === 'call' && value.a?.kind === 'ident') {
+      const callee = value.a.name ?? '';
       for (const arg of value.kids.slice(1))
         if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(callee))
           types.set(arg.name, callee);
@@ -96,7 +96,7 @@ const resolve = resolveBinding;
 /** `x.a.b` → [x, a, b]. */
 function nestedMember(expr: Expr | undefined): [string, string, string] | undefined {
   if (expr?.kind !== 'member' || expr.name === undefined) return undefined;
-  const inner = simpleMember(expr.kids[0]);
+  const inner = simpleMember(expr.a);
   return inner === undefined ? undefined : [inner[0], inner[1], expr.name];
 }
 
@@ -107,20 +107,20 @@ function ensuresEqualities(
 ): void {
   if (expr.kind === 'block') expr.kids.forEach((kid) => ensuresEqualities(kid, visit));
   else if (expr.kind === 'if') ifBodies(expr).forEach((body) => ensuresEqualities(body, visit));
-  else if (expr.kind === 'binary' && expr.op === '=') visit(expr.kids[0], expr.kids[1]);
+  else if (expr.kind === 'binary' && expr.op === '=') visit(expr.a, expr.b);
 }
 
 /** `E.created(k: v, …)` calls of an `ensures` value (through blocks and `if` branches), for status entities. */
 function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>, out: Set<string>): void {
   if (expr.kind === 'block') expr.kids.forEach((kid) => createdAssignments(kid, statuses, out));
   else if (expr.kind === 'if') ifBodies(expr).forEach((body) => createdAssignments(body, statuses, out));
-  else if (expr.kind === 'call' && expr.kids[0]?.kind === 'member' && expr.kids[0].name === 'created') {
-    const entity = expr.kids[0].kids[0];
+  else if (expr.kind === 'call' && expr.a?.kind === 'member' && expr.a.name === 'created') {
+    const entity = expr.a.a;
     if (entity?.kind !== 'ident' || entity.name === undefined || !statuses.has(entity.name)) return;
     for (const arg of expr.kids.slice(1)) {
       if (arg.kind !== 'arg' || arg.name === undefined) continue;
       out.add(`${entity.name}.${arg.name}`);
-      const value = arg.kids[0];
+      const value = arg.a;
       if (arg.name === 'status' && value?.kind === 'ident')
         out.add(`${entity.name}.status.${value.name ?? ''}`);
     }
@@ -140,15 +140,15 @@ function requiresConditions(
     return;
   }
   if (expr.kind !== 'binary' || expr.op !== '=') return;
-  const right = expr.kids[1];
+  const right = expr.b;
   if (right?.kind === 'ident' && right.name !== undefined) {
-    const direct = simpleMember(expr.kids[0]);
-    const nested = direct === undefined ? nestedMember(expr.kids[0]) : undefined;
+    const direct = simpleMember(expr.a);
+    const nested = direct === undefined ? nestedMember(expr.a) : undefined;
     if (direct !== undefined) onRequire(direct[0], direct[1], right.name);
     else if (nested !== undefined && nested[2] === 'status') onRequire(nested[0], 'status', right.name);
   }
   if (right?.kind === 'bool' && right.name === 'true') {
-    const direct = simpleMember(expr.kids[0]);
+    const direct = simpleMember(expr.a);
     if (direct !== undefined) onRequire(direct[0], direct[1], 'true');
   }
 }
@@ -224,17 +224,17 @@ function ruleData(
 function surfaceProvidedFields(index: SpecIndex, statuses: ReadonlyMap<string, string[]>): Set<string> {
   const out = new Set<string>();
   const visit = (expr: Expr): void => {
-    if (expr.kind === 'call' && expr.kids[0]?.kind === 'ident') {
+    if (expr.kind === 'call' && expr.a?.kind === 'ident') {
       for (const arg of expr.kids.slice(1)) {
         if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(arg.name))
           out.add(`${arg.name}.status`);
-        const value = arg.kind === 'arg' ? arg.kids[0] : undefined;
+        const value = arg.kind === 'arg' ? arg.a : undefined;
         if (value?.kind === 'ident' && value.name !== undefined && statuses.has(value.name))
           out.add(`${value.name}.${arg.name ?? ''}`);
       }
     } else if (expr.kind === 'block') expr.kids.forEach(visit);
     else if (expr.kind === 'binary' && expr.op === 'when') {
-      if (expr.kids[0] !== undefined) visit(expr.kids[0]);
+      if (expr.a !== undefined) visit(expr.a);
     } else if (expr.kind === 'if') ifBodies(expr).forEach(visit);
   };
   for (const surface of index.surfaces)
@@ -431,7 +431,7 @@ export function conflictFindings(index: SpecIndex): Finding[] {
       if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
         expr.kids.forEach(visitRequires);
       } else if (expr.kind === 'binary' && expr.op === '=') {
-        const found = statusEquality(expr.kids[0], expr.kids[1]);
+        const found = statusEquality(expr.a, expr.b);
         if (found === undefined) return;
         const set = requires.get(found[0]) ?? new Set<string>();
         set.add(found[1]);
@@ -439,8 +439,8 @@ export function conflictFindings(index: SpecIndex): Finding[] {
       }
     };
     for (const clause of clausesOf(rule.items, 'when')) {
-      const value = clause.value.kind === 'binding' ? clause.value.kids[0] : clause.value;
-      byCall = value?.kind === 'call' && value.kids[0]?.kind === 'ident';
+      const value = clause.value.kind === 'binding' ? clause.value.a : clause.value;
+      byCall = value?.kind === 'call' && value.a?.kind === 'ident';
     }
     for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
     for (const clause of clausesOf(rule.items, 'ensures'))
@@ -508,25 +508,25 @@ export function conflictFindings(index: SpecIndex): Finding[] {
 
 /** `for a in X: for b in X: a != b and a.key = b.key implies not (a.status = V and b.status = V)` → V and key. */
 function uniquenessPattern(body: Expr): { prohibited: string; key: string } | undefined {
-  const outer = body.kind === 'for' ? body.kids[2] : undefined;
-  const inner = outer?.kind === 'for' ? outer.kids[2] : undefined;
+  const outer = body.kind === 'for' ? body.rest[0] : undefined;
+  const inner = outer?.kind === 'for' ? outer.rest[0] : undefined;
   if (inner?.kind !== 'binary' || inner.op !== 'implies') return undefined;
   const [premise, conclusion] = inner.kids;
   if (conclusion?.kind !== 'unary' || conclusion.op !== 'not') return undefined;
-  const both = conclusion.kids[0];
+  const both = conclusion.a;
   if (both?.kind !== 'binary' || both.op !== 'and') return undefined;
   const statusValue = (expr: Expr | undefined): string | undefined => {
     if (expr?.kind !== 'binary' || expr.op !== '=') return undefined;
-    if (simpleMember(expr.kids[0])?.[1] !== 'status') return undefined;
-    const right = expr.kids[1];
+    if (simpleMember(expr.a)?.[1] !== 'status') return undefined;
+    const right = expr.b;
     return right?.kind === 'ident' ? right.name : undefined;
   };
-  const prohibited = statusValue(both.kids[0]);
-  if (prohibited === undefined || statusValue(both.kids[1]) !== prohibited) return undefined;
+  const prohibited = statusValue(both.a);
+  if (prohibited === undefined || statusValue(both.b) !== prohibited) return undefined;
   if (premise?.kind !== 'binary' || premise.op !== 'and') return undefined;
-  const keyComparison = premise.kids[1];
+  const keyComparison = premise.b;
   if (keyComparison?.kind !== 'binary' || keyComparison.op !== '=') return undefined;
-  const key = simpleMember(keyComparison.kids[0])?.[1];
+  const key = simpleMember(keyComparison.a)?.[1];
   return key === undefined ? undefined : { prohibited, key };
 }
 

@@ -1,4 +1,4 @@
-import type { BlockItem, Expr } from './ast.js';
+import { forEachKid, kidCount, type BlockItem, type Expr } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
 import type { LineIndex } from './line-index.js';
 import { triggerCalls, triggerParameterName } from './triggers.js';
@@ -99,31 +99,27 @@ function classifyTrigger(value: Expr, context: RuleContext, loc: (e: Expr) => So
     });
   }
   const binding = value.name ?? '';
-  const inner = value.kids[0];
+  const inner = value.a;
   if (inner === undefined) return [];
   const base = { binding, location: loc(inner) };
   if (inner.kind === 'binary' && (inner.op === 'transitions_to' || inner.op === 'becomes')) {
-    const subject = memberOf(inner.kids[0]);
-    const target = inner.kids[1]?.name;
+    const subject = memberOf(inner.a);
+    const target = inner.b?.name;
     const kind = inner.op === 'becomes' ? 'becomes' : 'state_transition';
     return [{ kind, ...base, ...(subject ?? {}), ...(target === undefined ? {} : { value: target }) }];
   }
   if (inner.kind === 'member' && inner.name === 'created') {
-    return [{ kind: 'creation', ...base, entity: inner.kids[0]?.name ?? '' }];
+    return [{ kind: 'creation', ...base, entity: inner.a?.name ?? '' }];
   }
-  if (
-    inner.kind === 'binary' &&
-    ['<=', '<', '>=', '>'].includes(inner.op ?? '') &&
-    inner.kids[1]?.kind === 'now'
-  ) {
-    return [{ kind: 'temporal', ...base, ...(firstMember(inner.kids[0]) ?? {}) }];
+  if (inner.kind === 'binary' && ['<=', '<', '>=', '>'].includes(inner.op ?? '') && inner.b?.kind === 'now') {
+    return [{ kind: 'temporal', ...base, ...(firstMember(inner.a) ?? {}) }];
   }
   return [{ kind: 'derived', ...base, ...(firstMember(inner) ?? {}) }];
 }
 
 /** `E.f` → `{ entity: E, field: f }` when the object is a PascalCase name. */
 function memberOf(expr: Expr | undefined): { entity: string; field: string } | undefined {
-  const object = expr?.kind === 'member' ? expr.kids[0] : undefined;
+  const object = expr?.kind === 'member' ? expr.a : undefined;
   if (object?.kind !== 'ident' || object.name === undefined || expr?.name === undefined) return undefined;
   return /^[A-Z]/.test(object.name) ? { entity: object.name, field: expr.name } : undefined;
 }
@@ -162,8 +158,8 @@ function bindingTypes(
       if (item.kind === 'let') noteLet(item.name.name, item.value, context, types);
       forEachItemExpr(item, (expr) =>
         walkExpr(expr, (e) => {
-          if (e.kind === 'let' && e.name !== undefined && e.kids[0] !== undefined)
-            noteLet(e.name, e.kids[0], context, types);
+          if (e.kind === 'let' && e.name !== undefined && e.a !== undefined)
+            noteLet(e.name, e.a, context, types);
         }),
       );
       if (item.kind === 'for') visit(item.items);
@@ -175,7 +171,7 @@ function bindingTypes(
 }
 
 function noteLet(name: string, value: Expr, context: RuleContext, types: Map<string, string>): void {
-  const entity = value.kind === 'join' ? value.kids[0]?.name : undefined;
+  const entity = value.kind === 'join' ? value.a?.name : undefined;
   if (entity !== undefined && context.entities.has(entity)) types.set(name, entity);
 }
 
@@ -201,7 +197,7 @@ function resolveField(
   context: RuleContext,
 ): { entity: string; field: string } | undefined {
   if (expr?.kind !== 'member' || expr.name === undefined) return undefined;
-  const object = expr.kids[0];
+  const object = expr.a;
   if (object?.kind === 'ident' && object.name !== undefined) {
     const entity = entityOf(object.name, types, context);
     return entity === undefined ? undefined : { entity, field: expr.name };
@@ -225,22 +221,17 @@ function collectEffects(
     emits: [] as RuleInfo['emits'][number][],
   };
   const statement = (e: Expr): void => {
-    if (e.kind === 'block') e.kids.forEach(statement);
+    if (e.kind === 'block') forEachKid(e, statement);
     else if (e.kind === 'if')
-      e.kids.forEach((kid, i) => (i % 2 === 1 || i === e.kids.length - 1) && statement(kid));
-    else if (e.kind === 'for') statement(e.kids[2] ?? e);
+      forEachKid(e, (kid, i) => (i % 2 === 1 || i === kidCount(e) - 1) && statement(kid));
+    else if (e.kind === 'for') statement(e.rest[0] ?? e);
     else if (e.kind === 'binary' && e.op === '=') {
-      const target = resolve(e.kids[0]);
-      const value = e.kids[1]?.kind === 'ident' ? e.kids[1].name : undefined;
+      const target = resolve(e.a);
+      const value = e.b?.kind === 'ident' ? e.b.name : undefined;
       if (target !== undefined)
         effects.writes.push({ ...target, ...(value === undefined ? {} : { value }), location: loc(e) });
-    } else if (
-      e.kind === 'unary' &&
-      e.op === 'not' &&
-      e.kids[0]?.kind === 'unary' &&
-      e.kids[0].op === 'exists'
-    ) {
-      const subject = e.kids[0].kids[0];
+    } else if (e.kind === 'unary' && e.op === 'not' && e.a?.kind === 'unary' && e.a.op === 'exists') {
+      const subject = e.a.a;
       const entity =
         subject?.kind === 'ident' && subject.name !== undefined
           ? entityOf(subject.name, types, context)
@@ -257,7 +248,7 @@ function collectEffects(
           ? [
               {
                 field: arg.name,
-                ...(arg.kids[0]?.kind === 'ident' && arg.kids[0].name ? { value: arg.kids[0].name } : {}),
+                ...(arg.a?.kind === 'ident' && arg.a.name ? { value: arg.a.name } : {}),
               },
             ]
           : [],

@@ -1,4 +1,4 @@
-import type { BlockItem, Declaration, Expr } from './ast.js';
+import { kidAt, kidCount, type BlockItem, type Declaration, type Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
 import { startsUpper, walkDeclaration } from './walk.js';
 
@@ -55,7 +55,7 @@ function gatherFacts(index: SpecIndex): SpecFacts {
       case 'member': {
         const name = e.name;
         if (name !== undefined && scope.fields) accessedFields.add(name);
-        const object = e.kids[0];
+        const object = e.a;
         if (object?.kind !== 'ident') return;
         if (object.name === 'config') configRefs.push(e);
         if (name !== undefined && startsUpper(name) && object.name?.includes('/') === false)
@@ -91,9 +91,9 @@ function gatherFacts(index: SpecIndex): SpecFacts {
 
 /** Field names a `.created(name: …)` call's arguments or a join's keys (`E{name: …}`) access. */
 function noteFieldKeys(e: Expr, accessed: Set<string>): void {
-  if (e.kind === 'call' && (e.kids[0]?.kind !== 'member' || e.kids[0].name !== 'created')) return;
-  for (let i = 1; i < e.kids.length; i += 1) {
-    const key = e.kids[i];
+  if (e.kind === 'call' && (e.a?.kind !== 'member' || e.a.name !== 'created')) return;
+  for (let i = 1; i < kidCount(e); i += 1) {
+    const key = kidAt(e, i);
     if (key === undefined || key.name === undefined) continue;
     if (key.kind === 'arg' || (e.kind === 'join' && key.kind === 'ident')) accessed.add(key.name);
   }

@@ -36,7 +36,7 @@ export function extractSurface(surface: NamedBlock, spec: ParsedSpec): SurfaceIn
   const loc = (e: Expr): SourceLocation => locationOf(spec, e);
   const binding = (keyword: string): SurfaceBinding | undefined => {
     const value = clausesOf(surface.items, keyword)[0]?.value;
-    const typeExpr = value?.kids[0]?.kind === 'binary' ? value.kids[0].kids[0] : value?.kids[0];
+    const typeExpr = value?.a?.kind === 'binary' ? value.a.a : value?.a;
     if (value?.kind !== 'binding' || value.name === undefined || typeExpr?.name === undefined)
       return undefined;
     return { binding: value.name, type: typeExpr.name, location: loc(value) };
@@ -81,8 +81,8 @@ function namedRefs(
 ): { name: string; location: SourceLocation }[] {
   return clausesOf(surface.items, keyword).flatMap((clause) =>
     listed(clause.value).flatMap((entry) => {
-      let head: Expr | undefined = entry.kind === 'binary' && entry.op === 'when' ? entry.kids[0] : entry;
-      while (head?.kind === 'call' || head?.kind === 'member') head = head.kids[0];
+      let head: Expr | undefined = entry.kind === 'binary' && entry.op === 'when' ? entry.a : entry;
+      while (head?.kind === 'call' || head?.kind === 'member') head = head.a;
       return head?.kind === 'ident' && head.name !== undefined
         ? [{ name: head.name, location: loc(head) }]
         : [];

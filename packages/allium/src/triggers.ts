@@ -1,4 +1,4 @@
-import type { BlockItem, Expr } from './ast.js';
+import { forEachKid, type BlockItem, type Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
 import { calleeName, startsUpper } from './walk.js';
 
@@ -6,9 +6,8 @@ const capitalised = (name: string | undefined): name is string => name !== undef
 
 /** The bodies of an `if` expression (`kids` alternate condition, body; an odd last kid is the else body). */
 export function ifBodies(expr: Expr): Expr[] {
-  return expr.kids.filter(
-    (_, i) => i % 2 === 1 || (i === expr.kids.length - 1 && expr.kids.length % 2 === 1),
-  );
+  const kids = expr.kids;
+  return kids.filter((_, i) => i % 2 === 1 || (i === kids.length - 1 && kids.length % 2 === 1));
 }
 
 /** The body items of a `for` expression (after the collection and the filter slot). */
@@ -26,12 +25,12 @@ export function collectCallNames(
   pick: (callee: string) => string | undefined = localTrigger,
 ): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0];
+    const callee = expr.a;
     const name = callee?.kind === 'ident' && callee.name !== undefined ? pick(callee.name) : undefined;
     if (name !== undefined) out.add(name);
-  } else if (expr.kind === 'block') expr.kids.forEach((kid) => collectCallNames(kid, out, pick));
+  } else if (expr.kind === 'block') forEachKid(expr, (kid) => collectCallNames(kid, out, pick));
   else if (expr.kind === 'binary' && expr.op === 'when') {
-    if (expr.kids[0] !== undefined) collectCallNames(expr.kids[0], out, pick);
+    if (expr.a !== undefined) collectCallNames(expr.a, out, pick);
   } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => collectCallNames(body, out, pick));
   else if (expr.kind === 'for') forBody(expr).forEach((body) => collectCallNames(body, out, pick));
 }
@@ -43,11 +42,11 @@ function localTrigger(callee: string): string | undefined {
 /** The leading call of an `ensures` value: the first item of a block, each `if` branch, a `for` body. */
 function leadingEnsuresCall(expr: Expr, out: Set<string>): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0];
+    const callee = expr.a;
     if (callee?.kind === 'ident' && capitalised(callee.name) && !callee.name.includes('/'))
       out.add(callee.name);
   } else if (expr.kind === 'block') {
-    if (expr.kids[0] !== undefined) leadingEnsuresCall(expr.kids[0], out);
+    if (expr.a !== undefined) leadingEnsuresCall(expr.a, out);
   } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => leadingEnsuresCall(body, out));
   else if (expr.kind === 'for') {
     const first = forBody(expr)[0];
@@ -98,7 +97,7 @@ export function triggerCalls(value: Expr): Expr[] {
 
 /** The name a trigger call's argument binds: `x` for `x` and for an optional `x?`. */
 export function triggerParameterName(arg: Expr): string | undefined {
-  return arg.kind === 'optional' ? arg.kids[0]?.name : arg.name;
+  return arg.kind === 'optional' ? arg.a?.name : arg.name;
 }
 
 /** A trigger a rule listens for in `when:` (`T(…)`, `alias/T(…)`, each side of `A(…) or B(…)`). */
@@ -117,12 +116,12 @@ export function triggerRefs(expr: Expr): TriggerRef[] {
 
 function collectTriggerRefs(expr: Expr, out: TriggerRef[]): void {
   if (expr.kind === 'call') {
-    const callee = expr.kids[0];
+    const callee = expr.a;
     const name = callee?.kind === 'ident' ? callee.name : undefined;
     if (callee === undefined || name === undefined) return;
     if (startsUpper(name, name.lastIndexOf('/') + 1))
       out.push({ name, qualified: name.includes('/'), at: callee });
   } else if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies')) {
-    for (const kid of expr.kids) collectTriggerRefs(kid, out);
+    forEachKid(expr, (kid) => collectTriggerRefs(kid, out));
   }
 }

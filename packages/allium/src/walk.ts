@@ -16,10 +16,10 @@ export function walkExpr(expr: Expr, visit: (e: Expr) => void): void {
 function drain<T>(stack: Expr[], visit: (e: Expr, item: T) => void, item: T): void {
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     visit(next, item);
-    for (let i = next.kids.length - 1; i >= 0; i -= 1) {
-      const kid = next.kids[i];
-      if (kid !== undefined) stack.push(kid);
-    }
+    const rest = next.rest;
+    for (let i = rest.length - 1; i >= 0; i -= 1) stack.push(rest[i]!);
+    if (next.b !== undefined) stack.push(next.b);
+    if (next.a !== undefined) stack.push(next.a);
   }
 }
 
@@ -124,14 +124,14 @@ export function walkDeclaration(
 /** The root name of a member chain (`a.b.c` → `a`), or `undefined` when it does not start at a name. */
 export function rootName(expr: Expr): string | undefined {
   let current: Expr | undefined = expr;
-  while (current?.kind === 'member') current = current.kids[0];
+  while (current?.kind === 'member') current = current.a;
   return current?.kind === 'ident' ? current.name : undefined;
 }
 
 /** `x.f` with a plain name on the left → `[x, f]`. */
 export function simpleMember(expr: Expr | undefined): [string, string] | undefined {
   if (expr?.kind !== 'member') return undefined;
-  const object = expr.kids[0];
+  const object = expr.a;
   if (object?.kind !== 'ident' || object.name === undefined || expr.name === undefined) return undefined;
   return [object.name, expr.name];
 }
@@ -139,16 +139,16 @@ export function simpleMember(expr: Expr | undefined): [string, string] | undefin
 /** The name of a call's callee when it is a plain identifier (`Foo(…)` → `Foo`). */
 export function calleeName(expr: Expr): string | undefined {
   if (expr.kind !== 'call') return undefined;
-  const callee = expr.kids[0];
+  const callee = expr.a;
   return callee?.kind === 'ident' ? callee.name : undefined;
 }
 
 /** `E.created(…)` → `E` (any member call named `created`). */
 export function createdEntity(expr: Expr): string | undefined {
   if (expr.kind !== 'call') return undefined;
-  const callee = expr.kids[0];
+  const callee = expr.a;
   if (callee?.kind !== 'member' || callee.name !== 'created') return undefined;
-  const object = callee.kids[0];
+  const object = callee.a;
   return object?.kind === 'ident' ? object.name : undefined;
 }
 
