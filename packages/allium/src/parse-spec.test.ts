@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { findKid, forEachKid, kidAt, kidCount, type Expr } from './ast.js';
 import { fixtureNames, readFixture, referenceDiagnostics } from './fixtures.test-helpers.js';
 import { lex, Lexer } from './lexer.js';
 import { parseSpec } from './parse-spec.js';
+import { walkDeclaration } from './walk.js';
 
 describe('parseSpec on every reference fixture', () => {
   const names = fixtureNames();
@@ -17,6 +19,32 @@ describe('parseSpec on every reference fixture', () => {
     const parsed = parseSpec(text, `${name}.allium`);
     expect(parsed.declarations.length).toBeGreaterThan(0);
     for (const diagnostic of parsed.diagnostics) expect(diagnostic.location.file).toBe(`${name}.allium`);
+  });
+
+  it.each(names)('%s: each node holds its children as a, b and rest; kids and the helpers agree', (name) => {
+    const check = (e: Expr): void => {
+      const kids = e.kids;
+      expect([e.a, e.b, ...e.rest].filter((kid) => kid !== undefined)).toEqual(kids);
+      expect(e.rest.length === 0 || e.b !== undefined).toBe(true);
+      expect(e.b === undefined || e.a !== undefined).toBe(true);
+      expect(kidCount(e)).toBe(kids.length);
+      for (let k = 0; k <= kids.length; k += 1) expect(kidAt(e, k)).toBe(kids[k]);
+      const visited: [Expr, number][] = [];
+      forEachKid(e, (kid, index) => visited.push([kid, index]));
+      expect(visited).toEqual(kids.map((kid, index) => [kid, index]));
+      expect(findKid(e, 1, () => true)).toBe(kids[1]);
+      expect(findKid(e, 0, (kid) => kid === kids.at(-1))).toBe(kids.at(-1));
+    };
+    for (const declaration of parseSpec(readFixture(name), name).declarations)
+      walkDeclaration(declaration, check);
+  });
+
+  it('the fixtures hold nodes with no child, one, two and more than two (the test above sees every shape)', () => {
+    const shapes = new Set<number>();
+    for (const name of names)
+      for (const declaration of parseSpec(readFixture(name), name).declarations)
+        walkDeclaration(declaration, (e) => shapes.add(Math.min(kidCount(e), 3)));
+    expect(shapes).toEqual(new Set([0, 1, 2, 3]));
   });
 
   it.each(names)('%s: every line the reference marks as a syntax error is one here, and no other', (name) => {
@@ -35,6 +63,25 @@ describe('parseSpec on every reference fixture', () => {
 });
 
 describe('parseSpec details', () => {
+  it('builds each expression with its children in source order, whatever their number', () => {
+    const spec = parseSpec(
+      '-- allium: 3\nrule R {\n  when: Go(a, b, c, d)\n  requires: not a.x and b = c\n  ensures: Done(total: a.y + 1)\n}\n',
+      'r',
+    );
+    const texts: string[] = [];
+    const show = (e: Expr): string =>
+      e.kids.length === 0 ? (e.name ?? e.kind) : `${e.kind}${e.op ?? ''}(${e.kids.map(show).join(' ')})`;
+    for (const declaration of spec.declarations)
+      if (declaration.kind === 'block')
+        for (const item of declaration.items) if (item.kind === 'clause') texts.push(show(item.value));
+    expect(texts).toEqual([
+      'call(Go a b c d)',
+      'binaryand(unarynot(member.(a)) binary=(b c))',
+      'call(Done arg(binary+(member.(a) 1)))',
+    ]);
+    expect(spec.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
   it('reads the version header and reports a missing or unsupported one', () => {
     expect(parseSpec('-- allium: 3\nentity A { x: String }\n', 'a').version).toBe(3);
     const missing = parseSpec('entity A { x: String }\n', 'a');
