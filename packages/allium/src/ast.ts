@@ -64,19 +64,31 @@ export interface Expr {
   readonly name?: string | undefined;
   readonly op?: string | undefined;
   /**
-   * The children in order, as a list made on each read: for code that runs once per construct, not per node.
-   * Code that runs per node reads {@link Expr.a}, {@link Expr.b} and {@link Expr.rest} (or {@link kidCount} and
-   * {@link kidAt}), which the node holds without a list: most nodes have one or two children, and a list each was a
-   * third of the tree (tools/bench/spec/README.md, twelfth pass).
+   * The first child (`kids[0]`), if any. A node holds its children without a list ({@link kidsOf} makes one, for
+   * code that runs once per construct): most nodes have one or two children, and a list each was a third of the tree
+   * (tools/bench/spec/README.md, twelfth pass).
    */
-  readonly kids: readonly Expr[];
-  /** The first child (`kids[0]`), if any. */
   readonly a: Expr | undefined;
   /** The second child (`kids[1]`), if any. */
   readonly b: Expr | undefined;
   /** The children after the second (`kids.slice(2)`): the shared empty list for most nodes. */
   readonly rest: readonly Expr[];
 }
+
+/**
+ * The children of `e` in order (`kids`), as a new list (the shared empty one for a leaf): for code that runs once per
+ * construct. Code that runs per node reads {@link Expr.a}, {@link Expr.b} and {@link Expr.rest}, or {@link kidCount},
+ * {@link kidAt}, {@link forEachKid} and {@link findKid}, which make no list.
+ */
+export function kidsOf(e: Expr): readonly Expr[] {
+  const { a, b, rest } = e;
+  if (a === undefined) return NO_KIDS;
+  if (b === undefined) return [a];
+  return rest.length === 0 ? [a, b] : [a, b, ...rest];
+}
+
+/** The children of every leaf: one shared empty list instead of one per node (leaves are most of a tree). */
+export const NO_KIDS: readonly Expr[] = Object.freeze([]);
 
 /** How many children `e` has (`e.kids.length`, without making the list). */
 export function kidCount(e: Expr): number {

@@ -1,4 +1,4 @@
-import type { BlockItem, Expr, ParsedSpec } from './ast.js';
+import { kidsOf, type BlockItem, type Expr, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { sourceText } from './walk.js';
@@ -246,7 +246,7 @@ function fieldRefs(expr: Expr): string[] {
     (expr.kind === 'binary' && DERIVED_OPS.has(expr.op ?? '')) ||
     (expr.kind === 'unary' && expr.op === 'not')
   ) {
-    return expr.kids.flatMap(fieldRefs);
+    return kidsOf(expr).flatMap(fieldRefs);
   }
   return [];
 }
@@ -296,7 +296,7 @@ function buildConfig(
   return items.flatMap((item) => {
     if (item.kind !== 'field' || item.params !== undefined) return [];
     const value = item.value;
-    const [left, right] = value.kids;
+    const [left, right] = kidsOf(value);
     if (value.kind === 'binary' && value.op === '=' && left !== undefined && right !== undefined) {
       return [
         {

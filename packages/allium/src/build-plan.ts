@@ -1,6 +1,7 @@
 import {
   ARITHMETIC_OPS,
   COMPARISON_OPS,
+  kidsOf,
   LOGICAL_OPS,
   MEMBERSHIP_OPS,
   type BlockItem,
@@ -418,7 +419,7 @@ function emitSurface(block: Block, push: Push): void {
 
 function collectExposed(expr: Expr, out: string[]): void {
   if (isMember(expr)) out.push(expr.name ?? '');
-  else if (expr.kind === 'block') for (const kid of expr.kids) collectExposed(kid, out);
+  else if (expr.kind === 'block') for (const kid of kidsOf(expr)) collectExposed(kid, out);
   else if (isBinary(expr, 'when')) collectExposed(expr.a as Expr, out);
 }
 
@@ -597,7 +598,7 @@ function triggerSource(expr: Expr, emitted: ReadonlySet<string>): TriggerSource 
   if (isBinary(expr, 'transitions_to') || isBinary(expr, 'becomes')) return 'state_transition';
   if (expr.kind === 'binding') return triggerSource(expr.a as Expr, emitted);
   if (expr.kind === 'block') {
-    for (const kid of expr.kids) {
+    for (const kid of kidsOf(expr)) {
       const source = triggerSource(kid, emitted);
       if (source !== 'external') return source;
     }
@@ -615,7 +616,7 @@ function triggerSource(expr: Expr, emitted: ReadonlySet<string>): TriggerSource 
 function containsTemporal(expr: Expr): boolean {
   if (isComparison(expr)) return expr.b?.kind === 'now';
   if (expr.kind === 'binding') return containsTemporal(expr.a as Expr);
-  if (expr.kind === 'block') return expr.kids.some(containsTemporal);
+  if (expr.kind === 'block') return kidsOf(expr).some(containsTemporal);
   return false;
 }
 
@@ -624,18 +625,20 @@ function containsCreation(expr: Expr): boolean {
     const callee = expr.a as Expr;
     return isMember(callee) && callee.name === 'created';
   }
-  if (expr.kind === 'block') return expr.kids.some(containsCreation);
+  if (expr.kind === 'block') return kidsOf(expr).some(containsCreation);
   return false;
 }
 
 /** The argument expressions of a call (named arguments give their values). */
 function callArgs(call: Expr): Expr[] {
-  return call.kids.slice(1).map((arg) => (arg.kind === 'arg' ? (arg.a as Expr) : arg));
+  return kidsOf(call)
+    .slice(1)
+    .map((arg) => (arg.kind === 'arg' ? (arg.a as Expr) : arg));
 }
 
 /** Calls `visit` on the sub-expressions the reference's ensures walkers descend into. */
 function ensuresChildren(expr: Expr, visit: (e: Expr) => void, throughBindings: boolean): void {
-  if (expr.kind === 'block') for (const kid of expr.kids) visit(kid);
+  if (expr.kind === 'block') for (const kid of kidsOf(expr)) visit(kid);
   else if (expr.kind === 'if') ifBodies(expr).forEach(visit);
   else if (expr.kind === 'for') visit(expr.rest[0] as Expr);
   else if (throughBindings && (expr.kind === 'binding' || expr.kind === 'let')) visit(expr.a as Expr);
@@ -643,7 +646,7 @@ function ensuresChildren(expr: Expr, visit: (e: Expr) => void, throughBindings: 
 
 /** The bodies of an `if` expression (kids alternate condition, body; an odd last kid is the else body). */
 function ifBodies(expr: Expr): Expr[] {
-  return expr.kids.filter((_, i) => i % 2 === 1 || i === expr.kids.length - 1);
+  return kidsOf(expr).filter((_, i) => i % 2 === 1 || i === kidsOf(expr).length - 1);
 }
 
 /** Trigger emissions `Name(…)`: calls of a bare capitalised name (`exclude`: names that are entities). */
@@ -720,7 +723,7 @@ function collectDeferred(expr: Expr, deferred: ReadonlySet<string>, out: Set<str
       if (isPlainIdent(expr) && deferred.has(expr.name ?? '')) out.add(expr.name ?? '');
       return;
     case 'block':
-      expr.kids.forEach(recurse);
+      kidsOf(expr).forEach(recurse);
       return;
     case 'binding':
     case 'let':
@@ -728,11 +731,11 @@ function collectDeferred(expr: Expr, deferred: ReadonlySet<string>, out: Set<str
       return;
     case 'if':
     case 'for':
-      expr.kids.forEach(recurse);
+      kidsOf(expr).forEach(recurse);
       return;
     case 'binary':
       if (isComparison(expr) || LOGICAL.has(expr.op ?? '') || ARITHMETIC.has(expr.op ?? ''))
-        expr.kids.forEach(recurse);
+        kidsOf(expr).forEach(recurse);
       return;
     case 'unary':
       if (expr.op === 'not') recurse(expr.a);
@@ -790,11 +793,11 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
     }
     case 'join':
       recurse(expr.a);
-      for (const entry of expr.kids.slice(1)) if (entry.kind === 'arg') recurse(entry.a);
+      for (const entry of kidsOf(expr).slice(1)) if (entry.kind === 'arg') recurse(entry.a);
       return;
     case 'binary':
       if (expr.op === '->') recurse(expr.a);
-      else if (TWO_SIDED.has(expr.op ?? '')) expr.kids.forEach(recurse);
+      else if (TWO_SIDED.has(expr.op ?? '')) kidsOf(expr).forEach(recurse);
       return;
     case 'unary':
       if (expr.op !== '-') recurse(expr.a);
@@ -810,10 +813,10 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
     case 'if':
     case 'for':
     case 'generic':
-      expr.kids.forEach(recurse);
+      kidsOf(expr).forEach(recurse);
       return;
     case 'object':
-      for (const entry of expr.kids) if (entry.kind === 'arg') recurse(entry.a);
+      for (const entry of kidsOf(expr)) if (entry.kind === 'arg') recurse(entry.a);
       return;
     default:
       return;
@@ -952,11 +955,11 @@ function statesOf(expr: Expr): StateRef[] {
   const single = eqState(expr);
   if (single !== undefined) return [single];
   if (isBinary(expr, 'in')) {
-    const [element, collection] = expr.kids as [Expr, Expr];
+    const [element, collection] = kidsOf(expr) as [Expr, Expr];
     if (!isMember(element) || !isPlainIdent(element.a as Expr)) return [];
     const object = (element.a as Expr).name ?? '';
     if (collection.kind !== 'set') return [];
-    return collection.kids
+    return kidsOf(collection)
       .filter(isPlainIdent)
       .map((e): StateRef => [object, element.name ?? '', e.name ?? '']);
   }
@@ -968,7 +971,7 @@ function statesOf(expr: Expr): StateRef[] {
 /** `x.f = s` → (x, f, s); `f = s` → ('', f, s). */
 function eqState(expr: Expr): StateRef | undefined {
   if (!isBinary(expr, '=')) return undefined;
-  const [left, right] = expr.kids as [Expr, Expr];
+  const [left, right] = kidsOf(expr) as [Expr, Expr];
   let object = '';
   let field: string;
   if (isMember(left)) {
@@ -987,7 +990,7 @@ function ensuresTarget(items: readonly BlockItem[]): StateRef | undefined {
     const direct = eqState(item.value);
     if (direct !== undefined) return direct;
     if (item.value.kind === 'block') {
-      for (const kid of item.value.kids) {
+      for (const kid of kidsOf(item.value)) {
         const found = eqState(kid);
         if (found !== undefined) return found;
       }

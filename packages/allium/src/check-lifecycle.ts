@@ -1,4 +1,4 @@
-import { findKid, forEachKid, kidCount, type Expr, type Ident, type ParsedSpec } from './ast.js';
+import { findKid, forEachKid, kidCount, kidsOf, type Expr, type Ident, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
@@ -152,14 +152,16 @@ function commandParamTypes(index: SpecIndex, machines: Machines): Map<string, (s
   const commands = new Map<string, (string | undefined)[]>();
   const visit = (expr: Expr): void => {
     if (expr.kind === 'call' && expr.a?.kind === 'ident' && expr.a.name !== undefined) {
-      const params = expr.kids.slice(1).map((arg) => {
-        if (arg.kind !== 'arg') return undefined;
-        let value = arg.a;
-        if (value?.kind === 'binary' && value.op === 'where') value = value.a;
-        return value?.kind === 'ident' && value.name !== undefined && machines.has(value.name)
-          ? value.name
-          : undefined;
-      });
+      const params = kidsOf(expr)
+        .slice(1)
+        .map((arg) => {
+          if (arg.kind !== 'arg') return undefined;
+          let value = arg.a;
+          if (value?.kind === 'binary' && value.op === 'where') value = value.a;
+          return value?.kind === 'ident' && value.name !== undefined && machines.has(value.name)
+            ? value.name
+            : undefined;
+        });
       if (params.some((p) => p !== undefined)) commands.set(expr.a.name, params);
     } else if (expr.kind === 'binary' && expr.op === 'when') {
       if (expr.a) visit(expr.a);
@@ -186,7 +188,7 @@ function bindingTypes(
       if (entity !== undefined && machines.has(entity)) types.set(value.name, entity);
     } else if (value.kind === 'call' && value.a?.kind === 'ident') {
       const callee = value.a.name ?? '';
-      for (const arg of value.kids.slice(1))
+      for (const arg of kidsOf(value).slice(1))
         if (arg.kind === 'ident' && arg.name !== undefined && machines.has(callee))
           types.set(arg.name, callee);
     } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) forEachKid(value, visit);
@@ -195,11 +197,13 @@ function bindingTypes(
     if (value.kind === 'call' && value.a?.kind === 'ident') {
       const params = commands.get(value.a.name ?? '');
       if (params === undefined) return;
-      value.kids.slice(1).forEach((arg, i) => {
-        const entity = params[i];
-        if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
-          types.set(arg.name, entity);
-      });
+      kidsOf(value)
+        .slice(1)
+        .forEach((arg, i) => {
+          const entity = params[i];
+          if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
+            types.set(arg.name, entity);
+        });
     } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) forEachKid(value, augment);
   };
   for (const clause of whens) if (clause.kind === 'clause') visit(clause.value);

@@ -4,6 +4,7 @@ import {
   findKid,
   kidAt,
   kidCount,
+  kidsOf,
   LOGICAL_OPS,
   MEMBERSHIP_OPS,
   type BlockItem,
@@ -34,7 +35,7 @@ export function isValidTrigger(value: Expr): boolean {
       );
     }
     case 'binary':
-      if (value.op === 'or') return value.kids.every(isValidTrigger);
+      if (value.op === 'or') return kidsOf(value).every(isValidTrigger);
       return COMPARISONS.has(value.op ?? '') && value.a?.kind === 'member';
     default:
       return false;
@@ -45,7 +46,7 @@ export function isValidTrigger(value: Expr): boolean {
 function firstNamedParameter(value: Expr): Expr | undefined {
   if (value.kind === 'call') return findKid(value, 1, (arg) => arg.kind === 'arg');
   if (value.kind === 'binary' && value.op === 'or') {
-    for (const kid of value.kids) {
+    for (const kid of kidsOf(value)) {
       const found = firstNamedParameter(kid);
       if (found !== undefined) return found;
     }

@@ -4,6 +4,7 @@ import {
   forEachKid,
   kidAt,
   kidCount,
+  kidsOf,
   LOGICAL_OPS,
   type BlockItem,
   type Expr,
@@ -231,7 +232,7 @@ export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
       return found === undefined ? [] : [found];
     }
     if (expr.kind === 'binary' && expr.op === 'when') return expr.a === undefined ? [] : names(expr.a);
-    if (expr.kind === 'block') return expr.kids.flatMap(names);
+    if (expr.kind === 'block') return kidsOf(expr).flatMap(names);
     return [];
   };
   for (const surface of index.surfaces) {
@@ -274,7 +275,7 @@ export function checkListLiterals(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const list of specFacts(index).lists) {
     let first: string | undefined;
-    for (const element of list.kids) {
+    for (const element of kidsOf(list)) {
       const kind = literalKind(element);
       if (kind === undefined) continue;
       if (first === undefined) first = kind;
@@ -351,7 +352,7 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
     const target = imports.get(type.slice(0, slash));
     const schema = target === undefined ? undefined : typeSchemas(target).get(type.slice(slash + 1));
     if (schema === undefined) continue;
-    for (const field of declaration.value.kids) {
+    for (const field of kidsOf(declaration.value)) {
       if (field.kind !== 'arg' || field.name === undefined || schema.has(field.name)) continue;
       diagnostics.push({
         code: 'allium.default.unknownField',

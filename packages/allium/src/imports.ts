@@ -1,4 +1,4 @@
-import { forEachKid, type Expr } from './ast.js';
+import { forEachKid, kidsOf, type Expr } from './ast.js';
 import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
@@ -208,7 +208,7 @@ function qualifiedCreations(expr: Expr, alias: string, out: Map<string, Set<stri
     const callee = expr.a;
     const entity = callee?.kind === 'member' && callee.name === 'created' ? callee.a : undefined;
     if (entity?.kind !== 'ident' || entity.name?.startsWith(`${alias}/`) !== true) return;
-    for (const arg of expr.kids.slice(1)) {
+    for (const arg of kidsOf(expr).slice(1)) {
       const value = arg.kind === 'arg' && arg.name === 'status' ? arg.a : undefined;
       if (value?.kind !== 'ident' || value.name === undefined) continue;
       const name = entity.name.slice(alias.length + 1);

@@ -1,5 +1,6 @@
 import {
   forEachKid,
+  NO_KIDS,
   type BlockItem,
   type BlockItemKind,
   type BlockKind,
@@ -14,7 +15,6 @@ import {
   exact,
   node,
   pairNode,
-  NO_KIDS,
   parseExpr,
   parseForBindings,
   parseIndentedBlock,

@@ -1,4 +1,4 @@
-import type { Expr, ExprKind } from './ast.js';
+import { NO_KIDS, type Expr, type ExprKind } from './ast.js';
 import type { Token } from './lexer.js';
 import { describeToken, MAX_NESTING, type ParserState, symbolOf } from './parser-state.js';
 import { startsUpper } from './walk.js';
@@ -63,9 +63,6 @@ export function exact<T>(list: T[]): T[] {
   return list.slice();
 }
 
-/** The children of every leaf: one shared empty list instead of one per node (leaves are most of a tree). */
-export const NO_KIDS: readonly Expr[] = Object.freeze([]);
-
 /**
  * Builds a node spanning from `first` to the last consumed token, or to `end` when given: an operator's node ends
  * where its last operand does, as in the reference, whose parenthesised operand keeps its own span (the text of
@@ -80,8 +77,7 @@ export function node(
   op?: string,
   end = Math.max(p.previous().end, first.start),
 ): Expr {
-  if (kids === NO_KIDS && op === undefined) return new Leaf(kind, first.start, end, name);
-  return new Inner(
+  return exprNode(
     kind,
     first.start,
     end,
@@ -104,7 +100,7 @@ export function pairNode(
   op?: string,
   end = Math.max(p.previous().end, first.start),
 ): Expr {
-  return new Inner(kind, first.start, end, name, op, a, b, NO_KIDS);
+  return exprNode(kind, first.start, end, name, op, a, b, NO_KIDS);
 }
 
 /** {@link node} with the children `head` then `tail` (a call's callee, then its arguments), not joined first. */
@@ -116,7 +112,7 @@ export function headNode(
   tail: readonly Expr[],
 ): Expr {
   const end = Math.max(p.previous().end, first.start);
-  return new Inner(
+  return exprNode(
     kind,
     first.start,
     end,
@@ -129,80 +125,27 @@ export function headNode(
 }
 
 /**
- * A node with children or an operator. Its first two children are fields and only the others a list (most nodes
- * have one or two: binary operators, member accesses, named arguments), so it holds no list of its own; `kids`
- * makes one when read.
+ * Every expression node, built by one object literal. V8 pretenures by allocation site, and only object and array
+ * literals have one (an instance of a class is always allocated young): nearly every node lives as long as the tree,
+ * so once the first collection has seen this literal's nodes survive, V8's optimised code allocates them straight in
+ * the old generation, and the collections that follow no longer copy them twice (into the survivor space, then out
+ * of it). At 50k lines the scavenges went from 45–50 to 34–42 ms (tools/bench/spec/README.md, thirteenth pass).
+ * All nodes have the same eight fields, leaves too: one shape for every read of a node, which made the checks
+ * faster than the four-field leaves of a second class saved (and a second literal for leaves, tried, is tenured
+ * later and collected more).
  */
-class Inner implements Expr {
-  declare readonly kind: ExprKind;
-  declare readonly start: number;
-  declare readonly end: number;
-  declare readonly name: string | undefined;
-  declare readonly op: string | undefined;
-  declare readonly a: Expr | undefined;
-  declare readonly b: Expr | undefined;
-  declare readonly rest: readonly Expr[];
-
-  constructor(
-    kind: ExprKind,
-    start: number,
-    end: number,
-    name: string | undefined,
-    op: string | undefined,
-    a: Expr | undefined,
-    b: Expr | undefined,
-    rest: readonly Expr[],
-  ) {
-    this.kind = kind;
-    this.start = start;
-    this.end = end;
-    this.name = name;
-    this.op = op;
-    this.a = a;
-    this.b = b;
-    this.rest = rest;
-  }
-
-  get kids(): readonly Expr[] {
-    const { a, b, rest } = this;
-    if (a === undefined) return NO_KIDS;
-    if (b === undefined) return [a];
-    return rest.length === 0 ? [a, b] : [a, b, ...rest];
-  }
+function exprNode(
+  kind: ExprKind,
+  start: number,
+  end: number,
+  name: string | undefined,
+  op: string | undefined,
+  a: Expr | undefined,
+  b: Expr | undefined,
+  rest: readonly Expr[],
+): Expr {
+  return { kind, start, end, name, op, a, b, rest };
 }
-
-/**
- * A node with no children and no operator: most of a tree (34,000 of the 72,000 nodes at 50k lines are names).
- * It holds four fields where other nodes hold eight: its children (none) and `op` (none) are read from its
- * prototype.
- */
-class Leaf implements Expr {
-  // Declared, not class fields: a field is defined on each new instance before the constructor assigns it, which
-  // is a second store per field on every leaf (DefineNamedOwnIC, 1% of a cold parse at 50k lines).
-  declare readonly kind: ExprKind;
-  declare readonly start: number;
-  declare readonly end: number;
-  declare readonly name: string | undefined;
-  declare readonly kids: readonly Expr[];
-  declare readonly op: undefined;
-  declare readonly a: undefined;
-  declare readonly b: undefined;
-  declare readonly rest: readonly Expr[];
-
-  constructor(kind: ExprKind, start: number, end: number, name: string | undefined) {
-    this.kind = kind;
-    this.start = start;
-    this.end = end;
-    this.name = name;
-  }
-}
-Object.defineProperties(Leaf.prototype, {
-  kids: { value: NO_KIDS },
-  op: { value: undefined },
-  a: { value: undefined },
-  b: { value: undefined },
-  rest: { value: NO_KIDS },
-});
 
 /**
  * Parses an expression whose operators bind tighter than `minBp` (Pratt parsing). Returns `undefined` after
@@ -237,10 +180,10 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
       // `items -> name` projects a field (or, in a signature, names a return type): one name, which the reference
       // reads as a field, not as a use of a declaration; what follows it (`?`, `<T>`, `.f`) applies to the whole.
       const rightAt = p.pos;
-      const field = p.expectIdent('projection field');
+      const field = p.expectWord('projection field');
       if (field === undefined) return undefined;
       p.drop(rightAt);
-      const right = node(p, 'ident', p.previous(), NO_KIDS, field.name);
+      const right = node(p, 'ident', p.previous(), NO_KIDS, field);
       const projected = parsePostfix(
         p,
         pairNode(p, 'binary', left, left, right, undefined, op.text, right.end),
@@ -393,7 +336,7 @@ function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined
   const parameters: Expr[] = [];
   while (!p.at(')') && !p.atEof()) {
     const name = p.current;
-    if (p.expectIdent('parameter name') === undefined || p.expect(':') === undefined) return undefined;
+    if (p.expectWord('parameter name') === undefined || p.expect(':') === undefined) return undefined;
     const type = parseExpr(p);
     if (type === undefined) return undefined;
     parameters.push(pairNode(p, 'binding', name, type, undefined, name.text));
@@ -415,13 +358,13 @@ function parseCollection(p: ParserState, open: Token, kind: ExprKind, close: str
     let entry: Expr | undefined;
     if (object) {
       const nameToken = p.current;
-      const name = p.expectIdent('field name');
+      const name = p.expectWord('field name');
       if (name === undefined || p.expect(':') === undefined) return undefined;
       const value = parseExpr(p);
       entry =
         value === undefined
           ? undefined
-          : pairNode(p, 'arg', nameToken, value, undefined, name.name, undefined, value.end);
+          : pairNode(p, 'arg', nameToken, value, undefined, name, undefined, value.end);
     } else entry = parseExpr(p);
     if (entry === undefined) return undefined;
     entries.push(entry);
@@ -498,9 +441,9 @@ function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
 
 function parseMember(p: ParserState, object: Expr): Expr | undefined {
   const op = p.advance().text;
-  const field = p.expectIdent('field name');
+  const field = p.expectWord('field name');
   if (field === undefined) return undefined;
-  return pairNode(p, 'member', object, object, undefined, field.name, op);
+  return pairNode(p, 'member', object, object, undefined, field, op);
 }
 
 function parseCall(p: ParserState, callee: Expr): Expr | undefined {
@@ -518,13 +461,13 @@ function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
   const kids: Expr[] = [entity];
   while (!p.at('}') && !p.atEof()) {
     const nameToken = p.current;
-    const field = p.expectIdent('join field name');
+    const field = p.expectWord('join field name');
     if (field === undefined) return undefined;
-    if (p.eat(':') === undefined) kids.push(node(p, 'ident', nameToken, NO_KIDS, field.name));
+    if (p.eat(':') === undefined) kids.push(node(p, 'ident', nameToken, NO_KIDS, field));
     else {
       const value = parseExpr(p);
       if (value === undefined) return undefined;
-      kids.push(pairNode(p, 'arg', nameToken, value, undefined, field.name, undefined, value.end));
+      kids.push(pairNode(p, 'arg', nameToken, value, undefined, field, undefined, value.end));
     }
     p.eat(',');
   }
@@ -597,14 +540,14 @@ function parseForExpr(p: ParserState): Expr | undefined {
 /** The binding names after `for`: `x` or `(k, v)`. */
 export function parseForBindings(p: ParserState): string[] | undefined {
   if (p.eat('(') === undefined) {
-    const name = p.expectIdent('loop binding');
-    return name === undefined ? undefined : [name.name];
+    const name = p.expectWord('loop binding');
+    return name === undefined ? undefined : [name];
   }
   const names: string[] = [];
   while (!p.at(')')) {
-    const name = p.expectIdent('loop binding');
+    const name = p.expectWord('loop binding');
     if (name === undefined) return undefined;
-    names.push(name.name);
+    names.push(name);
     if (!p.eat(',') && !p.at(')')) {
       p.errorHere(`expected ')', found ${describeToken(p.current)}`);
       return undefined;
@@ -653,10 +596,10 @@ export function parseIndentedBlock(p: ParserState, baseCol: number, partial = tr
 
 export function parseLetExpr(p: ParserState): Expr | undefined {
   const first = p.advance();
-  const name = p.expectIdent('binding name');
+  const name = p.expectWord('binding name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
   return value === undefined
     ? undefined
-    : pairNode(p, 'let', first, value, undefined, name.name, undefined, endOf(value));
+    : pairNode(p, 'let', first, value, undefined, name, undefined, endOf(value));
 }

@@ -1,4 +1,4 @@
-import type { BlockItem, Expr } from './ast.js';
+import { kidsOf, type BlockItem, type Expr } from './ast.js';
 import { collectPipe } from './parse-block-items.js';
 import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
@@ -82,10 +82,10 @@ function bindingTypes(rule: NamedBlock, statuses: ReadonlyMap<string, string[]>)
       if (entity !== undefined && statuses.has(entity)) types.set(value.name, entity);
     } else if (value.kind === 'call' && value.a?.kind === 'ident') {
       const callee = value.a.name ?? '';
-      for (const arg of value.kids.slice(1))
+      for (const arg of kidsOf(value).slice(1))
         if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(callee))
           types.set(arg.name, callee);
-    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) value.kids.forEach(visit);
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) kidsOf(value).forEach(visit);
   };
   for (const item of rule.items) if (item.kind === 'clause' && item.keyword === 'when') visit(item.value);
   return types;
@@ -105,19 +105,19 @@ function ensuresEqualities(
   expr: Expr,
   visit: (left: Expr | undefined, right: Expr | undefined) => void,
 ): void {
-  if (expr.kind === 'block') expr.kids.forEach((kid) => ensuresEqualities(kid, visit));
+  if (expr.kind === 'block') kidsOf(expr).forEach((kid) => ensuresEqualities(kid, visit));
   else if (expr.kind === 'if') ifBodies(expr).forEach((body) => ensuresEqualities(body, visit));
   else if (expr.kind === 'binary' && expr.op === '=') visit(expr.a, expr.b);
 }
 
 /** `E.created(k: v, …)` calls of an `ensures` value (through blocks and `if` branches), for status entities. */
 function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>, out: Set<string>): void {
-  if (expr.kind === 'block') expr.kids.forEach((kid) => createdAssignments(kid, statuses, out));
+  if (expr.kind === 'block') kidsOf(expr).forEach((kid) => createdAssignments(kid, statuses, out));
   else if (expr.kind === 'if') ifBodies(expr).forEach((body) => createdAssignments(body, statuses, out));
   else if (expr.kind === 'call' && expr.a?.kind === 'member' && expr.a.name === 'created') {
     const entity = expr.a.a;
     if (entity?.kind !== 'ident' || entity.name === undefined || !statuses.has(entity.name)) return;
-    for (const arg of expr.kids.slice(1)) {
+    for (const arg of kidsOf(expr).slice(1)) {
       if (arg.kind !== 'arg' || arg.name === undefined) continue;
       out.add(`${entity.name}.${arg.name}`);
       const value = arg.a;
@@ -136,7 +136,7 @@ function requiresConditions(
   onRequire: (binding: string, field: string, value: string) => void,
 ): void {
   if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
-    for (const kid of expr.kids) requiresConditions(kid, onRequire);
+    for (const kid of kidsOf(expr)) requiresConditions(kid, onRequire);
     return;
   }
   if (expr.kind !== 'binary' || expr.op !== '=') return;
@@ -225,14 +225,14 @@ function surfaceProvidedFields(index: SpecIndex, statuses: ReadonlyMap<string, s
   const out = new Set<string>();
   const visit = (expr: Expr): void => {
     if (expr.kind === 'call' && expr.a?.kind === 'ident') {
-      for (const arg of expr.kids.slice(1)) {
+      for (const arg of kidsOf(expr).slice(1)) {
         if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(arg.name))
           out.add(`${arg.name}.status`);
         const value = arg.kind === 'arg' ? arg.a : undefined;
         if (value?.kind === 'ident' && value.name !== undefined && statuses.has(value.name))
           out.add(`${value.name}.${arg.name ?? ''}`);
       }
-    } else if (expr.kind === 'block') expr.kids.forEach(visit);
+    } else if (expr.kind === 'block') kidsOf(expr).forEach(visit);
     else if (expr.kind === 'binary' && expr.op === 'when') {
       if (expr.a !== undefined) visit(expr.a);
     } else if (expr.kind === 'if') ifBodies(expr).forEach(visit);
@@ -429,7 +429,7 @@ export function conflictFindings(index: SpecIndex): Finding[] {
     };
     const visitRequires = (expr: Expr): void => {
       if (expr.kind === 'block' || (expr.kind === 'binary' && LOGICAL.has(expr.op ?? ''))) {
-        expr.kids.forEach(visitRequires);
+        kidsOf(expr).forEach(visitRequires);
       } else if (expr.kind === 'binary' && expr.op === '=') {
         const found = statusEquality(expr.a, expr.b);
         if (found === undefined) return;
@@ -511,7 +511,7 @@ function uniquenessPattern(body: Expr): { prohibited: string; key: string } | un
   const outer = body.kind === 'for' ? body.rest[0] : undefined;
   const inner = outer?.kind === 'for' ? outer.rest[0] : undefined;
   if (inner?.kind !== 'binary' || inner.op !== 'implies') return undefined;
-  const [premise, conclusion] = inner.kids;
+  const [premise, conclusion] = kidsOf(inner);
   if (conclusion?.kind !== 'unary' || conclusion.op !== 'not') return undefined;
   const both = conclusion.a;
   if (both?.kind !== 'binary' || both.op !== 'and') return undefined;

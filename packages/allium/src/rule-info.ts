@@ -1,4 +1,4 @@
-import { forEachKid, kidCount, type BlockItem, type Expr } from './ast.js';
+import { forEachKid, kidCount, kidsOf, type BlockItem, type Expr } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
 import type { LineIndex } from './line-index.js';
 import { triggerCalls, triggerParameterName } from './triggers.js';
@@ -94,7 +94,9 @@ function classifyTrigger(value: Expr, context: RuleContext, loc: (e: Expr) => So
   if (value.kind !== 'binding') {
     return triggerCalls(value).map((call) => {
       const name = calleeName(call) ?? '';
-      const params = call.kids.slice(1).map((arg) => triggerParameterName(arg) ?? '_');
+      const params = kidsOf(call)
+        .slice(1)
+        .map((arg) => triggerParameterName(arg) ?? '_');
       return { kind: context.emitted.has(name) ? 'chained' : 'external', name, params, location: loc(call) };
     });
   }
@@ -243,16 +245,18 @@ function collectEffects(
     const created = createdEntity(e);
     const name = calleeName(e);
     if (created !== undefined) {
-      const fields = e.kids.slice(1).flatMap((arg) =>
-        arg.kind === 'arg' && arg.name !== undefined
-          ? [
-              {
-                field: arg.name,
-                ...(arg.a?.kind === 'ident' && arg.a.name ? { value: arg.a.name } : {}),
-              },
-            ]
-          : [],
-      );
+      const fields = kidsOf(e)
+        .slice(1)
+        .flatMap((arg) =>
+          arg.kind === 'arg' && arg.name !== undefined
+            ? [
+                {
+                  field: arg.name,
+                  ...(arg.a?.kind === 'ident' && arg.a.name ? { value: arg.a.name } : {}),
+                },
+              ]
+            : [],
+        );
       effects.creates.push({ entity: created, fields, location: loc(e) });
     } else if (name !== undefined && /^[A-Z]/.test(name) && !context.entities.has(name)) {
       effects.emits.push({ name, location: loc(e) });

@@ -1,4 +1,4 @@
-import type { Expr, ParsedSpec } from './ast.js';
+import { kidsOf, type Expr, type ParsedSpec } from './ast.js';
 import type { SourceLocation } from './diagnostic.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
 import { calleeName, locationOf, sourceText, walkExpr } from './walk.js';
@@ -50,7 +50,9 @@ export function extractSurface(surface: NamedBlock, spec: ParsedSpec): SurfaceIn
       if (name === undefined || !/^[A-Z]/.test(name.slice(name.lastIndexOf('/') + 1))) return;
       provides.push({
         name,
-        args: e.kids.slice(1).map((arg) => arg.name ?? sourceText(source, arg)),
+        args: kidsOf(e)
+          .slice(1)
+          .map((arg) => arg.name ?? sourceText(source, arg)),
         location: loc(e),
       });
     });
@@ -70,7 +72,7 @@ export function extractSurface(surface: NamedBlock, spec: ParsedSpec): SurfaceIn
 }
 
 function listed(value: Expr): readonly Expr[] {
-  return value.kind === 'block' ? value.kids : [value];
+  return value.kind === 'block' ? kidsOf(value) : [value];
 }
 
 /** The leading names of `timeout:`/`related:` entries (`Counter(loan.book) when …` → `Counter`). */

@@ -1,4 +1,4 @@
-import { forEachKid, type BlockItem, type Expr } from './ast.js';
+import { forEachKid, kidsOf, type BlockItem, type Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
 import { calleeName, startsUpper } from './walk.js';
 
@@ -6,13 +6,13 @@ const capitalised = (name: string | undefined): name is string => name !== undef
 
 /** The bodies of an `if` expression (`kids` alternate condition, body; an odd last kid is the else body). */
 export function ifBodies(expr: Expr): Expr[] {
-  const kids = expr.kids;
+  const kids = kidsOf(expr);
   return kids.filter((_, i) => i % 2 === 1 || (i === kids.length - 1 && kids.length % 2 === 1));
 }
 
 /** The body items of a `for` expression (after the collection and the filter slot). */
 function forBody(expr: Expr): Expr[] {
-  return expr.kids.slice(2);
+  return kidsOf(expr).slice(2);
 }
 
 /**
@@ -91,7 +91,7 @@ export function reachableTriggers(index: SpecIndex): ReadonlySet<string> {
 /** The trigger calls of a `when` value: `T(…)`, and each side of `A(…) or B(…)`. */
 export function triggerCalls(value: Expr): Expr[] {
   if (value.kind === 'call' && calleeName(value) !== undefined) return [value];
-  if (value.kind === 'binary' && value.op === 'or') return value.kids.flatMap(triggerCalls);
+  if (value.kind === 'binary' && value.op === 'or') return kidsOf(value).flatMap(triggerCalls);
   return [];
 }
 
