@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     environment: 'node',
-    // The CLI the end-to-end tests start as a child process, bundled once per run from the current sources.
-    globalSetup: ['src/cli-bundle.test-helpers.ts'],
+    // The run's own temporary directory (tools/vitest/temp-dir.mjs), then the CLI the end-to-end tests start as a
+    // child process, bundled once per run from the current sources (into that directory).
+    globalSetup: ['../../tools/vitest/temp-dir.mjs', 'src/cli-bundle.test-helpers.ts'],
     watch: false,
     // The end-to-end files mostly wait on child processes, so three run side by side even on two cores.
     maxWorkers: 3,
