@@ -6,7 +6,7 @@
 // It points TMPDIR (and TMP, TEMP) at that directory before any test worker starts: the workers and every process a
 // test starts inherit it, and os.tmpdir() reads it on each call. ALLIUM_LOOP_KEEP_TEST_TMP=1 keeps the directory (its
 // path is printed) to look at what a failing test left.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,6 +16,9 @@ const NAMES = ['TMPDIR', 'TMP', 'TEMP'];
 export default function setup() {
   const saved = NAMES.map((name) => [name, process.env[name]]);
   const dir = mkdtempSync(join(tmpdir(), 'al-test-'));
+  // Others may pass through it to a path they know but not list it, as through /tmp itself: a test that runs a child
+  // as another user (ensure-git-ignored.test.ts, as `nobody` when run as root) opens its own directory inside to it.
+  chmodSync(dir, 0o711);
   for (const name of NAMES) process.env[name] = dir;
   return () => {
     for (const [name, value] of saved) {

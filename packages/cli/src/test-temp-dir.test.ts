@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,8 @@ describe('the test run keeps its temporary files in a directory of its own (tool
     const dir = tmpdir();
     expect(dirname(dir)).toBe(before[0]);
     expect(NAMES.map((name) => process.env[name])).toEqual([dir, dir, dir]);
+    // Others pass through it to a path they know, as through /tmp (a child run as another user), but cannot list it.
+    expect(statSync(dir).mode & 0o777).toBe(0o711);
     mkdirSync(join(dir, 'repo', '.git'), { recursive: true });
     writeFileSync(join(dir, 'repo', '.git', 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(dir, 'script.json'), '{}');
