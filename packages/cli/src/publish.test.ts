@@ -49,7 +49,16 @@ describe(
       try {
         const { stdout, stderr } = await exec(command, args, {
           cwd,
-          env: { PATH: process.env['PATH'] ?? '', HOME: home, FORCE_COLOR: '0', CI: 'true', ...env },
+          // TMPDIR: the test run's own temporary directory (tools/vitest/temp-dir.mjs), so the demo's project goes
+          // there and is removed with it, not left in /tmp.
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            HOME: home,
+            TMPDIR: tmpdir(),
+            FORCE_COLOR: '0',
+            CI: 'true',
+            ...env,
+          },
         });
         return { code: 0, stdout, stderr };
       } catch (error) {
