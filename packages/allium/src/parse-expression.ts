@@ -125,8 +125,9 @@ export function headNode(
 }
 
 /**
- * Every expression node, built by one object literal. V8 pretenures by allocation site, and only object and array
- * literals have one (an instance of a class is always allocated young): nearly every node lives as long as the tree,
+ * Every expression node, built by one object literal. V8 pretenures by allocation site, which an object literal has
+ * (with the two node classes before it, `--trace-pretenuring` showed no site of the nodes' size, so they were all
+ * allocated young and copied by every collection): nearly every node lives as long as the tree,
  * so once the first collection has seen this literal's nodes survive, V8's optimised code allocates them straight in
  * the old generation, and the collections that follow no longer copy them twice (into the survivor space, then out
  * of it). At 50k lines the scavenges went from 45–50 to 34–42 ms (tools/bench/spec/README.md, thirteenth pass).
