@@ -6,7 +6,7 @@
 // It points TMPDIR (and TMP, TEMP) at that directory before any test worker starts: the workers and every process a
 // test starts inherit it, and os.tmpdir() reads it on each call. ALLIUM_LOOP_KEEP_TEST_TMP=1 keeps the directory (its
 // path is printed) to look at what a failing test left.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,6 +27,28 @@ export default function setup() {
     }
     if (process.env.ALLIUM_LOOP_KEEP_TEST_TMP === '1')
       process.stderr.write(`test temporary files kept in ${dir}\n`);
-    else rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    else remove(dir);
   };
+}
+
+/**
+ * Removes the directory. A test that made a directory unreadable or read-only and did not restore it would make a
+ * plain recursive removal fail for a user who is not root: then every directory of the tree is opened up (symbolic
+ * links are not followed) and the removal tried again.
+ */
+function remove(dir) {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  } catch {
+    openUp(dir);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+function openUp(dir) {
+  chmodSync(dir, 0o700);
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (lstatSync(path).isDirectory()) openUp(path);
+  }
 }
