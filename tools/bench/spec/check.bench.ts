@@ -23,30 +23,32 @@
  * starts `spec` without it (bin/allium-loop), so its runs are those of a machine without the variable whether it is
  * set or not, and the npm package is then also measured through its Node shim (`node bin/allium-loop.js`), which
  * reads them: what the launcher saves.
- * A benchmark, not a test; the machine is shared, so the load average is printed with the figures.
+ * A benchmark, not a test; the machine is shared, so the load average is printed with the figures. The spec is
+ * generate-spec.ts's default mix; mixes.bench.ts compares the two on the others, where the reference is faster.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { checkReports } from '@allium-loop/allium';
 import { generateSpec } from './generate-spec.js';
+import {
+  REFERENCE,
+  REFERENCE_VERSION,
+  type Sample,
+  child,
+  median,
+  pairedRatio,
+  ratio,
+  referenceCheck,
+  sameOutput,
+  summary,
+  timed,
+} from './side-by-side.js';
 
 const RUNS = Number(process.env['RUNS'] ?? 5);
-const CLI = resolve('packages/cli/bin/allium-loop');
 const PACKAGE = resolve('packages/cli/package/out/bin/allium-loop');
 const havePackage = existsSync(PACKAGE);
-const REFERENCE = process.env['ALLIUM_REF'] ?? 'allium';
-const haveReference = spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).status === 0;
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
-interface Sample {
-  readonly wall: number;
-  readonly cpu: number;
-  readonly rssMb: number;
-  readonly stdout: string;
-}
+const haveReference = REFERENCE_VERSION !== undefined;
 
 /** The environment without `NODE_EXTRA_CA_CERTS`, or undefined when it is not set. */
 const extraCerts = process.env['NODE_EXTRA_CA_CERTS'];
@@ -54,36 +56,6 @@ const withoutExtraCerts =
   extraCerts === undefined
     ? undefined
     : Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_EXTRA_CA_CERTS'));
-/** The launchers run `node` from PATH: this Node. */
-const PATH_WITH_THIS_NODE = `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`;
-
-/** Runs `command args` under /usr/bin/time: wall ms, CPU ms (user + system) and peak RSS. */
-function timed(command: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv): Sample {
-  const started = performance.now();
-  const run = spawnSync('/usr/bin/time', ['-f', '%U %S %M', command, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-    ...(cwd === undefined ? {} : { cwd }),
-    ...(env === undefined ? {} : { env }),
-  });
-  const wall = performance.now() - started;
-  const last = run.stderr.trim().split('\n').pop() ?? '';
-  const [user, system, rssKb] = last.split(' ').map(Number);
-  return { wall, cpu: ((user ?? 0) + (system ?? 0)) * 1000, rssMb: (rssKb ?? 0) / 1024, stdout: run.stdout };
-}
-
-/** Runs the command `bin` (a launcher), or Node on `bin` when it is a `.js` shim. */
-const child = (args: string[], cwd?: string, bin = CLI): Sample =>
-  bin.endsWith('.js')
-    ? timed(process.execPath, [bin, ...args], cwd)
-    : timed(bin, args, cwd, { ...process.env, PATH: PATH_WITH_THIS_NODE });
-const summary = (samples: readonly Sample[]): string =>
-  `wall ${median(samples.map((s) => s.wall)).toFixed(0)} ms, cpu ${median(samples.map((s) => s.cpu)).toFixed(0)} ms, peak RSS ${median(samples.map((s) => s.rssMb)).toFixed(0)} MB`;
-const ratio = (ours: readonly Sample[], theirs: readonly Sample[], key: 'wall' | 'cpu' | 'rssMb'): string =>
-  (median(ours.map((s) => s[key])) / median(theirs.map((s) => s[key]))).toFixed(2);
-/** The median of the wall-time ratios of runs taken side by side. */
-const pairedRatio = (ours: readonly Sample[], theirs: readonly Sample[]): string =>
-  median(ours.map((s, i) => s.wall / (theirs[i]?.wall ?? Number.NaN))).toFixed(2);
 
 const dir = mkdtempSync(join(tmpdir(), 'check-bench-'));
 try {
@@ -94,7 +66,7 @@ try {
   );
   console.log(
     haveReference
-      ? `reference: ${REFERENCE} (${spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).stdout.trim()})`
+      ? `reference: ${REFERENCE} (${REFERENCE_VERSION})`
       : 'reference: not found (set ALLIUM_REF); compare with 0.25 s at 50k, 0.57 s and 96 MB at 100k',
   );
   console.log(
@@ -141,7 +113,7 @@ try {
       ours.push(child(['spec', 'check', '--json', name], dir));
       if (havePackage) packaged.push(child(['spec', 'check', '--json', name], dir, PACKAGE));
       if (shim !== undefined) packagedShim.push(child(['spec', 'check', '--json', name], dir, shim));
-      if (haveReference) theirs.push(timed(REFERENCE, ['check', name], dir));
+      if (haveReference) theirs.push(referenceCheck(name, dir));
     }
     console.log(
       `${String(size).padStart(7)} lines  in-process check: wall ${median(walls).toFixed(0)} ms, cpu ${median(cpus).toFixed(0)} ms`,
@@ -154,7 +126,7 @@ try {
     if (haveReference) {
       console.log(`${pad}reference end to end: ${summary(theirs)}`);
       const compare = (label: string, samples: readonly Sample[]): void => {
-        const same = samples[0]?.stdout.trimEnd() === theirs[0]?.stdout.trimEnd();
+        const same = sameOutput(samples, theirs);
         console.log(
           `${pad}${label}/reference: wall ${ratio(samples, theirs, 'wall')}× (side by side ${pairedRatio(samples, theirs)}×), cpu ${ratio(samples, theirs, 'cpu')}×, peak RSS ${ratio(samples, theirs, 'rssMb')}×; JSON output ${same ? 'identical' : 'DIFFERS'}`,
         );
