@@ -20,7 +20,7 @@ import {
   checkRelatedSurfaces,
 } from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
-import type { Diagnostic } from './diagnostic.js';
+import { type Diagnostic, isOverMemberAccess } from './diagnostic.js';
 import { contributionsTo, importerUses, NO_IMPORTS, resolveImports } from './imports.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 
@@ -79,7 +79,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
 }
 
 /**
- * `diagnostics` sorted by line, column, {@link spansWhole}, code and message, ties in their given order. A big spec
+ * `diagnostics` sorted by line, column, {@link spanRank}, code and message, ties in their given order. A big spec
  * has thousands: they are placed by line with a counting sort (one slot count per line, no comparison, no number
  * that is not a small integer, so cold code allocates nothing per diagnostic), and only the diagnostics of one line
  * are then compared in full. Lines far more numerous than the diagnostics (or not whole numbers) are left to a
@@ -142,7 +142,7 @@ function compareInFull(a: Diagnostic, b: Diagnostic): number {
   return (
     a.location.line - b.location.line ||
     a.location.col - b.location.col ||
-    spansWhole(a) - spansWhole(b) ||
+    spanRank(a) - spanRank(b) ||
     compareStrings(a.code ?? '', b.code ?? '') ||
     compareStrings(a.message, b.message)
   );
@@ -150,11 +150,13 @@ function compareInFull(a: Diagnostic, b: Diagnostic): number {
 
 /**
  * The reference orders diagnostics at one position by where their spans end, then by code. Ours carry no span end;
- * the only ones that share a start with another and end later are these two, reported over a field's whole
- * `A | B` value (which starts with the name another diagnostic may be reported at).
+ * the only ones that share a start with another and end later are those reported over a member access `X.Y` at `X`
+ * (marked with `overMemberAccess`), and, longer still, these two, reported over a field's whole `A | B` value (which
+ * starts with the name another diagnostic may be reported at).
  */
 const WHOLE_VALUE_CODES = new Set(['allium.sum.v1InlineEnum', 'allium.sum.invalidDiscriminator']);
-const spansWhole = (d: Diagnostic): number => (WHOLE_VALUE_CODES.has(d.code ?? '') ? 1 : 0);
+const spanRank = (d: Diagnostic): number =>
+  WHOLE_VALUE_CODES.has(d.code ?? '') ? 2 : isOverMemberAccess(d) ? 1 : 0;
 
 /** Drops diagnostics silenced by an `-- allium-ignore` on their line or the line above (`all` silences any). */
 export function applySuppressions(

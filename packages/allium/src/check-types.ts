@@ -10,7 +10,7 @@ import {
   type Expr,
   type Ident,
 } from './ast.js';
-import type { Diagnostic, SourceLocation } from './diagnostic.js';
+import { type Diagnostic, overMemberAccess, type SourceLocation } from './diagnostic.js';
 import {
   aliasList,
   ambiguousImports,
@@ -176,9 +176,19 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
   }
   const diagnostics: Diagnostic[] = [];
   const heads = imports.size === 0 ? undefined : collectionHeads(index);
-  const report = (qualifier: string, name: string, location: SourceLocation, ref?: Expr): void => {
+  // `member`: read from a member access `qualifier.name`, whose whole span the diagnostic covers.
+  const report = (
+    qualifier: string,
+    name: string,
+    location: SourceLocation,
+    ref?: Expr,
+    member = false,
+  ): void => {
+    const push = (diagnostic: Diagnostic): void => {
+      diagnostics.push(member ? overMemberAccess(diagnostic) : diagnostic);
+    };
     if (!aliases.has(qualifier)) {
-      diagnostics.push({
+      push({
         code: 'allium.reference.undefinedImportedAlias',
         severity: 'error',
         message: `Reference '${qualifier}/${name}' uses unknown import alias '${qualifier}'.`,
@@ -189,7 +199,7 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
     const target = imports.get(qualifier);
     if (target === undefined || offeredNames(target).has(name)) return;
     if (ref !== undefined && heads?.has(ref) === true) return;
-    diagnostics.push({
+    push({
       code: 'allium.reference.unknownName',
       severity: 'warning',
       message: `Reference '${qualifier}/${name}' names '${name}', which imported module '${qualifier}' does not define.`,
@@ -207,7 +217,7 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.a;
     if (ref.kind === 'member' && object !== undefined)
-      report(object.name ?? '', ref.name ?? '', locationOf(index.spec, object));
+      report(object.name ?? '', ref.name ?? '', locationOf(index.spec, object), undefined, true);
     else if (ref.name !== undefined) {
       const slash = ref.name.indexOf('/');
       report(ref.name.slice(0, slash), ref.name.slice(slash + 1), locationOf(index.spec, ref), ref);

@@ -726,4 +726,19 @@ describe('malformed input read as the reference reads it (its answers for these 
         .map(brief),
     ).toEqual(['3:13 error allium.type.undefinedReference', '3:13 error allium.sum.v1InlineEnum']);
   });
+
+  it('at one position an unknown alias read from `X.Y` (over the member) comes after one at the name `X`', () => {
+    // The reference's order for this spec; a qualified name `foo/Parsed` has no second diagnostic at its position.
+    const found = v3(
+      'entity Entry {\n    name: String\n}\nrule R {\n    when: Surface.Parsed(entry)\n    ensures: Surface.Done(entry)\n    ensures: Nope.created(name: entry.name)\n}\nrule S {\n    when: foo/Parsed(entry)\n    ensures: Entry.created(name: entry.name)\n}\n',
+    );
+    expect(found.filter((d) => d.severity === 'error').map(brief)).toEqual([
+      '6:11 error allium.rule.undefinedTypeReference',
+      '6:11 error allium.reference.undefinedImportedAlias',
+      '7:14 error allium.rule.undefinedTypeReference',
+      '7:14 error allium.reference.undefinedImportedAlias',
+      '8:14 error allium.rule.undefinedTypeReference',
+      '11:11 error allium.reference.undefinedImportedAlias',
+    ]);
+  });
 });
