@@ -74,11 +74,17 @@ function parseDeclaration(p: ParserState): Declaration | undefined {
   return undefined;
 }
 
+/** What a missing declaration name is called in the error, where the reference does not say `<keyword> name`. */
+const NAME_EXPECTED: Partial<Record<BlockKind, string>> = {
+  value: 'value type name',
+  'external entity': 'entity name',
+};
+
 /** `first` is the declaration's first token (`external` for an external entity), where its span starts. */
 function parseNamedBlock(p: ParserState, block: BlockKind, first: Token): Declaration | undefined {
   p.advance();
   const nameToken = p.current;
-  const name = p.expectIdent(`${block} name`);
+  const name = p.expectIdent(NAME_EXPECTED[block] ?? `${block} name`);
   if (name === undefined) return undefined;
   if (block === 'contract') {
     if (startsLower(name.name)) p.errorAlways(nameToken, 'contract name must start with an uppercase letter');

@@ -727,6 +727,51 @@ describe('malformed input read as the reference reads it (its answers for these 
     ).toEqual(['3:13 error allium.type.undefinedReference', '3:13 error allium.sum.v1InlineEnum']);
   });
 
+  it('a name after `->` inside an entity is not a use of its own field', () => {
+    const spec =
+      'entity Section {\n    document: Document\n    kind: String\n}\nentity Document {\n    f1: String\n    f2: String\n    f3: String\n    f4: String\n    f5: String\n    f8: String\n    sections: Section with document = this\n    w: sections where kind = f1\n    p: sections -> f2\n    q: sections where kind = "x" -> f3\n    m: sections.any(s => s.kind = f4)\n    n: f5.length\n    z: (sections -> f8).count\n}\nrule R {\n    when: x: Document.created\n    ensures: Done(x.w, x.p, x.q, x.m, x.n, x.z)\n}\n';
+    // The reference's answer for this spec.
+    expect(withCode(v3(spec), 'allium.field.unused')).toEqual([
+      '3:5 info allium.field.unused',
+      '8:5 info allium.field.unused',
+      '9:5 info allium.field.unused',
+      '12:5 info allium.field.unused',
+    ]);
+  });
+
+  it('a declaration named in lower case is used only as a variant base or a default type', () => {
+    const spec =
+      'entity user {\n    name: String\n}\nentity item {\n    kind: String\n}\nentity thing {\n    kind: String\n}\nvalue money {\n    amount: Integer\n}\nenum colour {\n    red | blue\n}\nvariant Special : item {\n    extra: String\n}\ndefault thing standard = thing.created(kind: "x")\nentity Owner {\n    u: user\n    m: money\n    c: colour\n    t: Set<thing>\n}\nrule R {\n    when: o: Owner.created\n    ensures: Done(o.u, o.m, o.c, o.t, user, money)\n}\n';
+    // The reference's answer for this spec.
+    expect(
+      v3(spec)
+        .filter((d) => d.code === 'allium.entity.unused' || d.code === 'allium.definition.unused')
+        .map(brief),
+    ).toEqual([
+      '2:8 warning allium.entity.unused',
+      '11:7 warning allium.definition.unused',
+      '14:6 warning allium.definition.unused',
+    ]);
+  });
+
+  it('a missing declaration name is named as the reference names it', () => {
+    const expected = (keyword: string): string | undefined =>
+      check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
+    // The reference's messages for `<keyword> : x`.
+    expect(
+      ['entity', 'value', 'enum', 'rule', 'surface', 'actor', 'contract', 'external entity'].map(expected),
+    ).toEqual([
+      "expected entity name, found ':'",
+      "expected value type name, found ':'",
+      "expected enum name, found ':'",
+      "expected rule name, found ':'",
+      "expected surface name, found ':'",
+      "expected actor name, found ':'",
+      "expected contract name, found ':'",
+      "expected entity name, found ':'",
+    ]);
+  });
+
   it('at one position an unknown alias read from `X.Y` (over the member) comes after one at the name `X`', () => {
     // The reference's order for this spec; a qualified name `foo/Parsed` has no second diagnostic at its position.
     const found = v3(

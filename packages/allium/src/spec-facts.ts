@@ -10,7 +10,8 @@ import { startsUpper, walkDeclaration } from './walk.js';
 export interface SpecFacts {
   /**
    * Field names accessed in blocks and top-level invariants: member names (`x.name`), `.created(name: …)`
-   * arguments, join keys (`E{name: …}`), and inside an entity the bare names of its own plain fields.
+   * arguments, join keys (`E{name: …}`), and inside an entity the bare names of its own plain fields (not a name
+   * after `->`, which projects the collection's field).
    */
   readonly accessedFields: ReadonlySet<string>;
   /** List literals in blocks, top-level invariants and defaults. */
@@ -50,6 +51,8 @@ function gatherFacts(index: SpecIndex): SpecFacts {
   const importedRefs: Expr[] = [];
   const configRefs: Expr[] = [];
   const scope: Scope = { fields: false, lists: false, ownFields: undefined };
+  // The field names after `->` (`sections -> title`): the reference does not read one as a use of an own field.
+  const projected = new Set<Expr>();
   const visit = (e: Expr): void => {
     switch (e.kind) {
       case 'member': {
@@ -65,7 +68,11 @@ function gatherFacts(index: SpecIndex): SpecFacts {
       case 'ident':
         if (e.name === undefined) return;
         if (e.name.includes('/')) importedRefs.push(e);
-        if (scope.ownFields?.has(e.name) === true) accessedFields.add(e.name);
+        if (scope.ownFields?.has(e.name) === true && !projected.has(e)) accessedFields.add(e.name);
+        return;
+      case 'binary':
+        // Visited before its operands (the walk goes parents first).
+        if (e.op === '->' && e.b !== undefined && scope.ownFields !== undefined) projected.add(e.b);
         return;
       case 'call':
       case 'join':
