@@ -11,7 +11,8 @@ import type { LineIndex } from './line-index.js';
  * - `binary` (`op` is the operator text: `=`, `!=`, `<`, `and`, `in`, `not in`, `|`, `+`, `where`, `with`,
  *   `->`, `transitions_to`, `becomes`, `when`, `??`, …), `unary` (`op` is `not`, `-`, `exists`).
  * - `set`, `list`, `object` (entries are `arg` nodes or expressions), `join` (`kids[0]` entity, then entries),
- *   `generic` (`kids[0]` base, then type arguments), `optional` (`T?`), `lambda` (`name` the parameter).
+ *   `generic` (`kids[0]` base, then type arguments), `optional` (`T?`), `lambda` (`kids[0]` the body, `name` the
+ *   parameter when it is a name).
  * - `binding` (`name: value` in a trigger, facing or context), `let` (`name`, `kids[0]` value),
  *   `for` (`name` the binding names joined by `,`; `kids` = collection, filter or `empty`, then body items),
  *   `if` (`kids` alternate condition, body; an odd last kid is the else body), `block` (items), `empty`, `error`.

@@ -3,24 +3,30 @@ import type { Token } from './lexer.js';
 import { describeToken, MAX_NESTING, type ParserState, symbolOf } from './parser-state.js';
 import { startsUpper } from './walk.js';
 
-/** Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. */
+/**
+ * Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. A
+ * lambda's `=>` binds loosest of all and to the right, as the reference's does: its parameter is whatever precedes it
+ * (`a.b => c` and `a + b => c` are lambdas too) and its body runs to the end of the expression.
+ */
 export const BP = {
-  when: 1,
-  arrow: 2,
-  whereWith: 3,
-  implies: 4,
-  or: 5,
-  and: 6,
-  not: 7,
-  compare: 8,
-  pipe: 9,
-  coalesce: 10,
-  sum: 11,
-  product: 12,
-  prefix: 13,
+  lambda: 1,
+  when: 2,
+  arrow: 3,
+  whereWith: 4,
+  implies: 5,
+  or: 6,
+  and: 7,
+  not: 8,
+  compare: 9,
+  pipe: 10,
+  coalesce: 11,
+  sum: 12,
+  product: 13,
+  prefix: 14,
 } as const;
 
 const INFIX: Readonly<Record<string, number>> = {
+  '=>': BP.lambda,
   when: BP.when,
   '->': BP.arrow,
   where: BP.whereWith,
@@ -177,6 +183,16 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
       return undefined;
     }
     for (let i = 0; i < op.width; i += 1) p.advance();
+    if (op.text === '=>') {
+      // Right-associative: the body takes everything after it, another lambda included.
+      const body = parseExpr(p, BP.lambda - 1);
+      if (body === undefined) return undefined;
+      // A plain (or qualified) name is the parameter the body binds; any other expression binds nothing the checks
+      // read (the reference keeps it, and reads only the body), so only its span remains.
+      const name = left.kind === 'ident' ? left.name : undefined;
+      left = pairNode(p, 'lambda', left, body, undefined, name, undefined, endOf(body));
+      continue;
+    }
     if (op.text === '->') {
       // `items -> name` projects a field (or, in a signature, names a return type): one name, which the reference
       // reads as a field, not as a use of a declaration; what follows it (`?`, `<T>`, `.f`) applies to the whole.
@@ -276,24 +292,16 @@ function qualifies(word: Token): boolean {
 }
 
 /**
- * An identifier, a qualified `alias/Name`, or a lambda `x => body`. As the reference reads a slash after a plain
+ * An identifier or a qualified `alias/Name` (a lambda `x => body` is an infix operator). As the reference reads a slash after a plain
  * name: a capitalised word or `config`, `entity`, `value` after it makes one qualified name (`core/Order`,
  * `core/config`); anything else is a division (`a/b`, and `core/Order/X` divides the qualified name by `X`).
  */
 function parseName(p: ParserState, token: Token): Expr {
   p.advance();
   let name = token.text;
-  let after = p.symbol();
-  if (after === '/' && p.atWord(1) && qualifies(p.peek(1))) {
+  if (p.symbol() === '/' && p.atWord(1) && qualifies(p.peek(1))) {
     p.advance();
     name += `/${p.advance().text}`;
-    after = p.symbol();
-  }
-  if (after === '=>') {
-    p.advance();
-    const body = parseExpr(p, BP.arrow);
-    if (body !== undefined)
-      return pairNode(p, 'lambda', token, body, undefined, name, undefined, endOf(body));
   }
   return node(p, 'ident', token, NO_KIDS, name);
 }

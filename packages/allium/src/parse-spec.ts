@@ -177,7 +177,8 @@ function parseDefault(p: ParserState): Declaration | undefined {
     if (alias === undefined || name === undefined) return undefined;
     type = { name: `${alias.name}/${name.name}`, location: alias.location };
   } else if (p.atWord() && p.atWord(1) && p.at('=', 2)) type = p.expectIdent('type name');
-  const name = p.expectIdent('default name');
+  // The instance name is a label: the reference reads only the type as a use.
+  const name = p.expectLabel('default name');
   if (name === undefined || p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
   if (value === undefined) return undefined;

@@ -754,6 +754,35 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('`=>` makes a lambda of whatever precedes it, binding loosest and to the right', () => {
+    const syntaxErrors = (condition: string): string[] =>
+      v3(`rule R {\n    when: Go(a)\n    requires: ${condition}\n    ensures: Done()\n}\n`)
+        .filter((d) => d.code === null)
+        .map((d) => d.message);
+    // The reference reports no syntax error for any of these.
+    for (const condition of ['a.b => c', 'a.b(x) => c', '1 => 2', 'f(a.b => c)', 'a => b => c', 'a + b => c'])
+      expect(syntaxErrors(condition)).toEqual([]);
+    const [invariant] = parseSpec(
+      '-- allium: 3\ninvariant I {\n    a + b => c -> d\n}\n',
+      's.allium',
+    ).declarations;
+    const lambda = invariant?.kind === 'invariant' ? invariant.body : undefined;
+    expect(lambda?.kind).toBe('lambda');
+    expect(lambda?.name).toBeUndefined();
+    expect(lambda?.a?.op).toBe('->');
+  });
+
+  it("a default's instance name is not a use of a declaration of that name", () => {
+    expect(
+      withCode(
+        v3(
+          'entity Role {\n    name: String\n}\nentity Plan {\n    name: String\n}\ndefault Role = { name: "x" }\ndefault Plan Plan = { name: "y" }\n',
+        ),
+        'allium.entity.unused',
+      ),
+    ).toEqual(['2:8 warning allium.entity.unused']);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
