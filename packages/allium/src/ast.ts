@@ -224,6 +224,11 @@ export type Declaration =
       readonly name: Ident;
       readonly base: Ident;
       readonly items: readonly BlockItem[];
+      /**
+       * Whether the `{` is on the base's line. The reference then reads `Base { … }` as one join expression: no check
+       * judges the items and no name in them is a use. With the `{` on a later line the items are a block's.
+       */
+      readonly joined: boolean;
       readonly location: SourceLocation;
       readonly endLine: number;
       /** From `variant` to the end of the last item (or of the base name), as the reference spans it. */

@@ -1,7 +1,7 @@
-import { forEachKid, type BlockItem, type Expr } from './ast.js';
+import { forEachKid, type BlockItem, type BlockKind, type Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
-import { isPlainField } from './spec-facts.js';
+import { isPlainField, judgedFields } from './spec-facts.js';
 import { isPascal, locationOf, startsUpper } from './walk.js';
 
 const message = (name: string): string => `Type reference '${name}' is not declared locally or imported.`;
@@ -14,11 +14,10 @@ const message = (name: string): string => `Type reference '${name}' is not decla
 export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
-    const declaration = index.spec.declarations[d]!;
-    // Variants are not judged: the reference reads `variant V : Base { … }` as a base join with no items.
-    if (declaration.kind !== 'block' || !TYPED_BLOCKS.has(declaration.block)) continue;
-    for (let i = 0; i < declaration.items.length; i += 1) {
-      const item = declaration.items[i]!;
+    const fields = judgedFields(index.spec.declarations[d]!, TYPED_BLOCKS);
+    if (fields === undefined) continue;
+    for (let i = 0; i < fields.items.length; i += 1) {
+      const item = fields.items[i]!;
       if (!isPlainField(item)) continue;
       findUndeclaredTypes(item.value, index.typeNames, (name) => {
         diagnostics.push({
@@ -33,7 +32,7 @@ export function checkTypeReferences(index: SpecIndex): Diagnostic[] {
   return diagnostics;
 }
 
-const TYPED_BLOCKS: ReadonlySet<string> = new Set(['entity', 'external entity', 'value']);
+const TYPED_BLOCKS: ReadonlySet<BlockKind> = new Set(['entity', 'external entity', 'value']);
 
 function findUndeclaredTypes(type: Expr, declared: ReadonlySet<string>, found: (name: Expr) => void): void {
   switch (type.kind) {

@@ -1,7 +1,7 @@
-import type { BlockItem, Expr } from './ast.js';
+import type { BlockItem, BlockKind, Expr } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
-import { isPlainField, specFacts } from './spec-facts.js';
+import { isPlainField, judgedFields, specFacts } from './spec-facts.js';
 import { locationOf, walkItemExprs } from './walk.js';
 
 /** True when the expression node is `name` used as a name (not a member or argument label). */
@@ -31,14 +31,11 @@ export function checkUnusedFields(
   const accessed = specFacts(index).accessedFields;
   const diagnostics: Diagnostic[] = [];
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
-    const declaration = index.spec.declarations[d]!;
-    // Variants are not judged: the reference reads `variant V : Base { … }` as a base join `Base{…}` with no items.
-    if (declaration.kind !== 'block') continue;
-    if (declaration.block !== 'entity' && declaration.block !== 'external entity') continue;
-    const owner = declaration.name?.name;
-    if (owner === undefined) continue;
-    for (let i = 0; i < declaration.items.length; i += 1) {
-      const item = declaration.items[i]!;
+    const fields = judgedFields(index.spec.declarations[d]!, ENTITY_BLOCKS);
+    const owner = fields?.owner;
+    if (fields === undefined || owner === undefined) continue;
+    for (let i = 0; i < fields.items.length; i += 1) {
+      const item = fields.items[i]!;
       if (!isPlainField(item) || accessed.has(item.name.name) || readByImporters.has(item.name.name))
         continue;
       diagnostics.push({
@@ -51,6 +48,8 @@ export function checkUnusedFields(
   }
   return diagnostics;
 }
+
+const ENTITY_BLOCKS: ReadonlySet<BlockKind> = new Set(['entity', 'external entity']);
 
 /**
  * `allium.externalEntity.missingSourceHint`: in a file with no `use` imports, every external entity — a warning,

@@ -149,18 +149,22 @@ function parseVariant(p: ParserState): Declaration | undefined {
   if (name === undefined || p.expect(':') === undefined) return undefined;
   const base = p.expectIdent('base entity name');
   if (base === undefined) return undefined;
-  const baseEnd = p.previous().end;
+  const baseToken = p.previous();
   if (!p.at('{')) {
-    const span = { start: first.start, end: baseEnd };
-    return { kind: 'variant', name, base, items: [], location, endLine: location.line, span };
+    const span = { start: first.start, end: baseToken.end };
+    return { kind: 'variant', name, base, items: [], joined: false, location, endLine: location.line, span };
   }
+  const joined = p.current.line === baseToken.line;
+  const open = p.pos;
   p.advance();
   const items = parseBlockItems(p, 'variant');
   const endLine = p.current.line;
   if (p.expect('}') === undefined) return undefined;
-  // The reference reads `Base { … }` as one expression, so its span runs to the closing brace.
+  // The reference reads `Base { … }` as one join expression, so its span runs to the closing brace, and counts no
+  // name inside it as a use.
+  if (joined) p.drop(open);
   const span = { start: first.start, end: p.previous().end };
-  return { kind: 'variant', name, base, items, location, endLine, span };
+  return { kind: 'variant', name, base, items, joined, location, endLine, span };
 }
 
 /**

@@ -783,6 +783,32 @@ describe('malformed input read as the reference reads it (its answers for these 
     ).toEqual(['2:8 warning allium.entity.unused']);
   });
 
+  it('a variant whose braces open on the base line is a join: no field of it judged, no name in it a use', () => {
+    // The reference's answers for these two specs: `Reserved {` joins, `General` with `{` on the next line does not.
+    const all = (spec: string): string[] => v3(spec).map(brief);
+    expect(
+      all(
+        '\nvalue Seat {\n    row: String\n}\n\nvalue Other {\n    row: String\n}\n\nentity Venue {\n    name: String\n}\n\nentity Ticket {\n    kind: Reserved | General | Third\n    code: String\n}\n\nvariant Reserved : Ticket {\n    seat: Seat\n    venue: Venue\n    ghost: Missing\n    zone: String\n}\n\nvariant General : Ticket\n{\n    other: Other\n}\n\nvariant Third : Ticket {\n    when_at: Timestamp\n}\n\nrule R {\n    when: t: Ticket.created\n    ensures: Done(t.code, t.zone, t.seat)\n}\n',
+      ),
+    ).toEqual([
+      '3:7 warning allium.definition.unused',
+      '11:8 warning allium.entity.unused',
+      '12:5 info allium.field.unused',
+      '16:5 info allium.field.unused',
+      '29:5 info allium.field.unused',
+    ]);
+    expect(
+      all(
+        '\nvalue Seat {\n    row: String\n}\n\nentity Ticket {\n    kind: Reserved | General\n    code: String\n}\n\nvariant Reserved : Ticket {\n    seat: Seat\n    ghost: Missing\n    status: a | b\n    items: Set<Seat>\n}\n\nvariant General : Ticket\n{\n    ghost2: Missing2\n    seat2: Seat\n    status2: c | d\n}\n\nrule R {\n    when: t: Ticket.created\n    ensures: Done(t.code, t.kind)\n}\n',
+      ),
+    ).toEqual([
+      '21:5 info allium.field.unused',
+      '21:13 error allium.type.undefinedReference',
+      '22:5 info allium.field.unused',
+      '23:5 info allium.field.unused',
+    ]);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;

@@ -1,4 +1,4 @@
-import { kidAt, kidCount, type BlockItem, type Declaration, type Expr } from './ast.js';
+import { kidAt, kidCount, type BlockItem, type BlockKind, type Declaration, type Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
 import { startsUpper, walkDeclaration } from './walk.js';
 
@@ -109,6 +109,22 @@ function noteFieldKeys(e: Expr, accessed: Set<string>): void {
 /** A field declaration as the reference counts fields: `name: value`, with or without a `when` qualifier. */
 export function isPlainField(item: BlockItem): item is Extract<BlockItem, { kind: 'field' }> {
   return item.kind === 'field' && item.params === undefined && item.path === undefined;
+}
+
+/**
+ * The owner's name and the items of a declaration whose fields the checks judge: a block of one of `kinds`, or a
+ * variant whose `{` starts a later line (on the base's line the reference reads `Base { … }` as a join with no
+ * items: see the declaration's `joined`); otherwise undefined.
+ */
+export function judgedFields(
+  declaration: Declaration,
+  kinds: ReadonlySet<BlockKind>,
+): { readonly owner: string | undefined; readonly items: readonly BlockItem[] } | undefined {
+  if (declaration.kind === 'variant')
+    return declaration.joined ? undefined : { owner: declaration.name.name, items: declaration.items };
+  if (declaration.kind === 'block' && kinds.has(declaration.block))
+    return { owner: declaration.name?.name, items: declaration.items };
+  return undefined;
 }
 
 /** An entity's plain field names (bare uses of them inside the entity count as accesses). */
