@@ -230,13 +230,16 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
 export function checkRelatedSurfaces(index: SpecIndex): Diagnostic[] {
   const surfaces = new Set(index.surfaces.map((surface) => surface.name.name));
   const diagnostics: Diagnostic[] = [];
+  // A qualified `alias/Name` is another module's surface: the reference does not look for it here.
+  const plain = (expr: Expr | undefined): expr is Expr =>
+    expr?.kind === 'ident' && expr.name?.includes('/') !== true;
   const leading = (expr: Expr | undefined): Expr | undefined => {
     let current = expr;
     while (current?.kind === 'member') current = current.a;
-    return current?.kind === 'ident' ? current : undefined;
+    return plain(current) ? current : undefined;
   };
   const names = (expr: Expr): Expr[] => {
-    if (expr.kind === 'ident') return [expr];
+    if (expr.kind === 'ident') return plain(expr) ? [expr] : [];
     if (expr.kind === 'call') {
       const found = leading(expr.a);
       return found === undefined ? [] : [found];

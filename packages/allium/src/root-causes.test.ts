@@ -809,6 +809,15 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('a related surface named with an alias is not looked for among the local surfaces', () => {
+    const spec =
+      'use "./other.allium" as bugs\nentity Ticket {\n    issue: String\n}\nsurface S {\n    facing t: Ticket\n    related:\n        bugs/IssuePage(t.issue) when t.issue != null\n        Missing(t)\n        bugs/Other\n        nope/Thing(t)\n}\n';
+    // The reference's answer for this spec.
+    expect(withCode(v3(spec), 'allium.surface.relatedUndefined')).toEqual([
+      '10:9 error allium.surface.relatedUndefined',
+    ]);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
