@@ -295,7 +295,7 @@ export function symbolOf(token: Token): string | undefined {
   return token.kind === 'punct' || token.kind === 'keyword' ? token.text : undefined;
 }
 
-/** How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `end of file`. */
+/** How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `duration` (`2.days`), `end of file`. */
 export function describeToken(token: Token): string {
   switch (token.kind) {
     case 'ident':
@@ -304,8 +304,9 @@ export function describeToken(token: Token): string {
     case 'punct':
       return `'${token.text}'`;
     case 'number':
-    case 'duration':
       return 'number';
+    case 'duration':
+      return 'duration';
     case 'string':
       return 'string';
     case 'backtick':

@@ -818,6 +818,14 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('an unexpected duration is named `duration`', () => {
+    const found = v3('entity E {\n    b: Duration  2.days\n    c: Integer 5\n}\n')
+      .filter((d) => d.code === null)
+      .map((d) => `${d.location.line}:${d.location.col} ${d.message.replace(/.*, found /, 'found ')}`);
+    // The reference's answer for this spec.
+    expect(found).toEqual(['3:18 found duration', '4:16 found number']);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
