@@ -394,14 +394,15 @@ function addTo(map: Map<string, Set<string>>, key: string, value: string): void 
 
 function judgeMachine(machine: StatusMachine, observed: Observed, file: string): Diagnostic[] {
   const assigned = observed.assigned.get(machine.entity) ?? new Set<string>();
-  // An assigned name outside the enum is a variable: it may be any value, so the reference judges nothing.
-  if ([...assigned].some((value) => !machine.valueSet.has(value))) return [];
   const transitions = observed.transitions.get(machine.entity) ?? new Map<string, Set<string>>();
   const diagnostics: Diagnostic[] = [];
   const warn = (code: string, at: Ident, message: string): void => {
     diagnostics.push({ code, severity: 'warning', message, location: { ...at.location, file } });
   };
-  for (const value of machine.values) {
+  // An assigned name outside the enum is a variable: it may be any value, so the reference judges no value as
+  // unreachable or without exit; it still judges the transitions the rules produce against the graph.
+  const judgeValues = [...assigned].every((value) => machine.valueSet.has(value));
+  for (const value of judgeValues ? machine.values : []) {
     const what = `Status '${value.name}' in entity '${machine.entity}'`;
     if (!assigned.has(value.name))
       warn('allium.status.unreachableValue', value, `${what} is never assigned by any rule ensures clause.`);

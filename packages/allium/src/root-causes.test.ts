@@ -826,6 +826,23 @@ describe('malformed input read as the reference reads it (its answers for these 
     expect(found).toEqual(['3:18 found duration', '4:16 found number']);
   });
 
+  it('an assigned value outside the enum stops the value warnings, not the check of transitions against the graph', () => {
+    // The reference's answer for this spec (`suspended` is no status of Member).
+    expect(
+      v3(
+        '\nentity Member {\n    status: pending | active | cancelled\n\n    transitions status {\n        pen:ding -> active\n        active -> cancelled\n        terminal: cancelled\n    }\n}\n\nentity ClassBooking {\n    member: Member\n    status: booked | no_show\n}\n\nrule ActivateMembership {\n    when: FirstPaymentReceived(member)\n    requires: member.status = pending\n    ensures: member.status = active\n}\n\nrule SuspendForNoShows {\n    when: booking: ClassBooking.status transitions_to no_show\n    ensures: booking.member.status = suspended\n}\n',
+      )
+        .filter((d) => d.code?.startsWith('allium.status.') === true)
+        .map(brief),
+    ).toEqual([
+      '4:13 warning allium.status.undeclaredTransition',
+      '15:13 warning allium.status.noExit',
+      '15:13 warning allium.status.unreachableValue',
+      '15:22 warning allium.status.noExit',
+      '15:22 warning allium.status.unreachableValue',
+    ]);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
