@@ -1,8 +1,18 @@
-import type { BlockKind, Declaration, Ident, ParsedSpec, Suppression } from './ast.js';
+import {
+  kidAt,
+  kidCount,
+  type BlockItem,
+  type BlockKind,
+  type Declaration,
+  type Expr,
+  type Ident,
+  type ParsedSpec,
+  type Suppression,
+} from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { Lexer, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
-import { parseExpr } from './parse-expression.js';
+import { identNode, parseExpr, parseJoin } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
 import { startsLower } from './walk.js';
 
@@ -155,16 +165,41 @@ function parseVariant(p: ParserState): Declaration | undefined {
     return { kind: 'variant', name, base, items: [], joined: false, location, endLine: location.line, span };
   }
   const joined = p.current.line === baseToken.line;
-  const open = p.pos;
-  p.advance();
-  const items = parseBlockItems(p, 'variant');
-  const endLine = p.current.line;
-  if (p.expect('}') === undefined) return undefined;
-  // The reference reads `Base { … }` as one join expression, so its span runs to the closing brace, and counts no
-  // name inside it as a use.
-  if (joined) p.drop(open);
+  let items: BlockItem[];
+  if (joined) {
+    // The reference reads `Base { … }` as one join expression (its entries `field` or `field: value`), so its errors
+    // are a join's, no name inside it is a use, and its span runs to the closing brace. Its `field: value` entries
+    // stay the variant's fields for what reads them (the inventory).
+    const open = p.pos;
+    const join = parseJoin(p, identNode(p, baseToken));
+    if (join === undefined) return undefined;
+    p.drop(open);
+    items = joinFields(p, join);
+  } else {
+    p.advance();
+    items = parseBlockItems(p, 'variant');
+    if (p.expect('}') === undefined) return undefined;
+  }
+  const endLine = p.previous().line;
   const span = { start: first.start, end: p.previous().end };
   return { kind: 'variant', name, base, items, joined, location, endLine, span };
+}
+
+/** A join's `field: value` entries as field items. */
+function joinFields(p: ParserState, join: Expr): BlockItem[] {
+  const fields: BlockItem[] = [];
+  for (let k = 1; k < kidCount(join); k += 1) {
+    const entry = kidAt(join, k)!;
+    if (entry.kind !== 'arg' || entry.name === undefined || entry.a === undefined) continue;
+    fields.push({
+      kind: 'field',
+      name: { name: entry.name, location: p.locationAt(entry.start) },
+      value: entry.a,
+      start: entry.start,
+      end: entry.end,
+    });
+  }
+  return fields;
 }
 
 /**

@@ -843,6 +843,24 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it("a variant's braces on its base line parse as a join, with a join's errors", () => {
+    // The reference's answer for this spec: `variant Leaf : Node {` inside Branch's braces is two join entries, and
+    // `let x = 1` fails as a join field. Sorted here (checkSpecs); the CLI prints the parse errors first, as the
+    // reference does.
+    expect(
+      v3(
+        'entity Node {\n    kind: Branch | Leaf | Twig\n}\nvariant Branch : Node {\n    children: List<Node?>\nvariant Leaf : Node {\n    data: List<Integer>\n}\n}\nvariant Twig : Node {\n    size: Integer\n    let x = 1\n}\nrule R {\n    when: n: Node.created\n    ensures: Done(n.kind)\n}\n',
+      ).map(brief),
+    ).toEqual([
+      '3:20 error allium.sum.discriminatorUnknownVariant',
+      '3:20 error allium.type.undefinedReference',
+      '3:27 error allium.sum.discriminatorUnknownVariant',
+      '3:27 error allium.type.undefinedReference',
+      '13:11 error null',
+      '14:1 error null',
+    ]);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
