@@ -64,7 +64,8 @@ export function analyzeSpecs(sources: readonly SpecSource[]): SpecAnalysis {
     for (const d of index.spec.declarations) {
       if (d.kind !== 'variant' || entities.has(d.name.name)) continue;
       entities.set(d.name.name, d.name.location);
-      variantBases.set(d.name.name, { base: d.base.name, location: d.name.location });
+      if (d.base !== undefined)
+        variantBases.set(d.name.name, { base: d.base.name, location: d.name.location });
     }
   }
   const files = checkIndexedSpecs(indexes);

@@ -222,11 +222,13 @@ export type Declaration =
   | {
       readonly kind: 'variant';
       readonly name: Ident;
-      readonly base: Ident;
+      /** The base entity's name; absent when the base is neither a name nor a join `Base { … }`. */
+      readonly base?: Ident;
       readonly items: readonly BlockItem[];
       /**
-       * Whether the `{` is on the base's line. The reference then reads `Base { … }` as one join expression: no check
-       * judges the items and no name in them is a use. With the `{` on a later line the items are a block's.
+       * Whether the base is a join `Base { … }` (the `{` on the base's line): the reference reads the braces as the
+       * base expression's, so no check judges the items and no name in them is a use. With the `{` on a later line
+       * the items are a block's.
        */
       readonly joined: boolean;
       readonly location: SourceLocation;

@@ -57,7 +57,7 @@ function namesInTypeSlots(index: SpecIndex): Map<string, number> {
     if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
   };
   for (const declaration of index.spec.declarations) {
-    if (declaration.kind === 'variant') count(declaration.base.name);
+    if (declaration.kind === 'variant') count(declaration.base?.name);
     else if (declaration.kind === 'default') count(declaration.type?.name);
   }
   return counts;

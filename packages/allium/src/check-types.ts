@@ -37,7 +37,7 @@ export function checkDiscriminators(index: SpecIndex): Diagnostic[] {
   const variantsByBase = new Map<string, Set<string>>();
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    if (declaration.kind !== 'variant') continue;
+    if (declaration.kind !== 'variant' || declaration.base === undefined) continue;
     const set = variantsByBase.get(declaration.base.name) ?? new Set<string>();
     set.add(declaration.name.name);
     variantsByBase.set(declaration.base.name, set);
@@ -458,7 +458,7 @@ export function checkAmbiguousNames(index: SpecIndex, imports: Imports): Diagnos
   for (const declaration of index.spec.declarations) {
     if (declaration.kind === 'block') items(declaration.items);
     else if (declaration.kind === 'variant') {
-      consider(declaration.base);
+      if (declaration.base !== undefined) consider(declaration.base);
       items(declaration.items);
     } else if (declaration.kind === 'invariant') walkExpr(declaration.body, visit);
     else if (declaration.kind === 'default') {

@@ -461,16 +461,11 @@ function parseCall(p: ParserState, callee: Expr): Expr | undefined {
   return args === undefined ? undefined : headNode(p, 'call', callee, callee, args);
 }
 
-/** The identifier node of a word already consumed (`token` the last token consumed), for {@link parseJoin}. */
-export function identNode(p: ParserState, token: Token): Expr {
-  return node(p, 'ident', token, NO_KIDS, token.text);
-}
-
 /**
  * `E{field, field: value, …}` (after any expression, with the `{` on its line, as in the reference): each entry a
  * field name, with an optional `: value`; the closing `}` must follow.
  */
-export function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
+function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
   p.advance();
   const kids: Expr[] = [entity];
   while (!p.at('}') && !p.atEof()) {

@@ -12,7 +12,7 @@ import {
 import type { Diagnostic } from './diagnostic.js';
 import { Lexer, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
-import { identNode, parseExpr, parseJoin } from './parse-expression.js';
+import { parseExpr } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
 import { startsLower } from './walk.js';
 
@@ -152,37 +152,51 @@ function parseInvariant(p: ParserState): Declaration | undefined {
   return { kind: 'invariant', name, body, location, span: { start: first.start, end: p.previous().end } };
 }
 
+/**
+ * `variant Name : Base [{ items }]`, read as the reference reads it: the base is an expression. `Base { … }` with the
+ * `{` on the base's line is a join (its entries `field` or `field: value`, with a join's errors), whose names are no
+ * uses and whose fields no check judges; its `field: value` entries stay the variant's fields for the inventory. Any
+ * other expression than a name or such a join (`Finding.created(…)` after a stray `variant`) names no base, and its
+ * names are no uses either. A `{` on a later line opens the variant's items.
+ */
 function parseVariant(p: ParserState): Declaration | undefined {
   const first = p.advance();
   const location = p.location(first);
   const name = p.expectIdent('variant name');
   if (name === undefined || p.expect(':') === undefined) return undefined;
-  const base = p.expectIdent('base entity name');
-  if (base === undefined) return undefined;
-  const baseToken = p.previous();
-  if (!p.at('{')) {
-    const span = { start: first.start, end: baseToken.end };
-    return { kind: 'variant', name, base, items: [], joined: false, location, endLine: location.line, span };
-  }
-  const joined = p.current.line === baseToken.line;
-  let items: BlockItem[];
-  if (joined) {
-    // The reference reads `Base { … }` as one join expression (its entries `field` or `field: value`), so its errors
-    // are a join's, no name inside it is a use, and its span runs to the closing brace. Its `field: value` entries
-    // stay the variant's fields for what reads them (the inventory).
-    const open = p.pos;
-    const join = parseJoin(p, identNode(p, baseToken));
-    if (join === undefined) return undefined;
-    p.drop(open);
-    items = joinFields(p, join);
-  } else {
+  const from = p.pos;
+  const baseExpr = parseExpr(p);
+  if (baseExpr === undefined) return undefined;
+  const joined = baseExpr.kind === 'join';
+  const entity = joined ? baseExpr.a : baseExpr;
+  const base =
+    entity?.kind === 'ident' && entity.name !== undefined
+      ? { name: entity.name, location: p.locationAt(entity.start) }
+      : undefined;
+  if (joined) p.drop(from + 1);
+  else if (base === undefined) p.drop(from);
+  let items = joined ? joinFields(p, baseExpr) : [];
+  let end = baseExpr.end;
+  const braced = p.at('{');
+  if (braced) {
     p.advance();
     items = parseBlockItems(p, 'variant');
     if (p.expect('}') === undefined) return undefined;
+    // The reference's span ends with the last item (or the base, without any).
+    end = items.length === 0 ? baseExpr.end : (items[items.length - 1] as BlockItem).end;
   }
   const endLine = p.previous().line;
-  const span = { start: first.start, end: p.previous().end };
-  return { kind: 'variant', name, base, items, joined, location, endLine, span };
+  const span = { start: first.start, end };
+  const variant = {
+    kind: 'variant',
+    name,
+    items,
+    joined: joined && !braced,
+    location,
+    endLine,
+    span,
+  } as const;
+  return base === undefined ? variant : { ...variant, base };
 }
 
 /** A join's `field: value` entries as field items. */
