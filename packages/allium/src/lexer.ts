@@ -1,4 +1,4 @@
-import { LineIndex } from './line-index.js';
+import { LineIndex, utf8Extra } from './line-index.js';
 
 /** What a token is. Words that the grammar treats specially are `keyword`; everything else is an identifier. */
 export type TokenKind =
@@ -149,6 +149,12 @@ export class Lexer {
   readonly lines = new LineIndex();
   private line = 1;
   private lineStart = 0;
+  /**
+   * How many more UTF-8 bytes than UTF-16 units the current line holds before {@link i}: columns count bytes, as the
+   * reference's do (see LineIndex). Characters outside ASCII occur in strings, backtick literals and unrecognised
+   * tokens (and comments, which end their line).
+   */
+  private lineExtra = 0;
   private i = 0;
   private readonly n: number;
   // Words repeat a lot (field, rule and entity names): one string per distinct word, not one per occurrence, and
@@ -215,6 +221,7 @@ export class Lexer {
         i += 1;
         line += 1;
         lineStart = i;
+        this.lineExtra = 0;
         this.lines.add(i);
         continue;
       }
@@ -225,13 +232,17 @@ export class Lexer {
       if (c === 45 && source.charCodeAt(i + 1) === 45) {
         const endOfLine = findLineEnd(source, i);
         if (startsDirective(source, i + 2))
-          this.directives.push({ text: source.slice(i, endOfLine), line, col: i - lineStart + 1 });
+          this.directives.push({
+            text: source.slice(i, endOfLine),
+            line,
+            col: i - lineStart + 1 + this.lineExtra,
+          });
         i = endOfLine;
         continue;
       }
       const start = i;
       const startLine = line;
-      const startCol = start - lineStart + 1;
+      const startCol = start - lineStart + 1 + this.lineExtra;
       let kind: TokenKind;
       let text: string;
       if (isIdentStart(c)) {
@@ -264,13 +275,16 @@ export class Lexer {
         for (let at = source.indexOf('\n', start); at !== -1 && at < i; at = source.indexOf('\n', at + 1)) {
           line += 1;
           lineStart = at + 1;
+          this.lineExtra = 0;
           this.lines.add(lineStart);
         }
+        this.noteWide(lineStart > start ? lineStart : start, i);
       } else if (c === 96) {
         const end = scanBacktick(source, i);
         kind = end > 0 ? 'backtick' : 'unknown';
         i = end > 0 ? end : -end;
         text = source.slice(start, i);
+        this.noteWide(start, i);
       } else {
         const two = twoCharPunct(c, source.charCodeAt(i + 1));
         if (two !== undefined) {
@@ -282,6 +296,7 @@ export class Lexer {
           const one = PUNCT_TEXT[c];
           kind = one === undefined ? 'unknown' : 'punct';
           text = one ?? source.slice(start, i);
+          if (c >= 0x80) this.noteWide(start, i);
         }
       }
       this.line = line;
@@ -292,7 +307,23 @@ export class Lexer {
     this.line = line;
     this.lineStart = lineStart;
     this.i = i;
-    return new LexedToken('eof', '', n, n, line, n - lineStart + 1);
+    return new LexedToken('eof', '', n, n, line, n - lineStart + 1 + this.lineExtra);
+  }
+
+  /**
+   * Records the characters outside ASCII of `source[from, to)`, all on the current line (a string's earlier lines
+   * hold no position anything is reported at after them), in {@link lines} and {@link lineExtra}.
+   */
+  private noteWide(from: number, to: number): void {
+    const source = this.source;
+    for (let at = from; at < to; at += 1) {
+      const code = source.charCodeAt(at);
+      if (code < 0x80) continue;
+      const extra = utf8Extra(code);
+      if (extra === 0) continue;
+      this.lines.addWide(at, extra);
+      this.lineExtra += extra;
+    }
   }
 
   /** A token with these fields: a {@link recycle}d one written over, else a new one. */

@@ -21,6 +21,11 @@ describe('LineIndex', () => {
       '😀',
       '.',
       '42',
+      'é',
+      '"é日"',
+      '`日😀`',
+      '"😀\né"',
+      '-- ü\n',
     );
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string({ maxLength: 6 })), { maxLength: 40 }), (pieces) => {
@@ -35,6 +40,25 @@ describe('LineIndex', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('counts columns in UTF-8 bytes, as the reference does', () => {
+    // `é` is 2 bytes, `日` 3, `😀` 4 (two UTF-16 units); the line's own characters only.
+    const source = 'a "é日" b\n"😀" c\nd';
+    const lines = LineIndex.of(source);
+    expect(lines.position(source.indexOf('b'))).toEqual({ line: 1, col: 11 });
+    expect(lines.position(source.indexOf('c'))).toEqual({ line: 2, col: 8 });
+    expect(lines.position(source.indexOf('d'))).toEqual({ line: 3, col: 1 });
+    const tokens = lex(source).tokens;
+    expect(tokens.map((t) => `${t.text}@${t.line}:${t.col}`)).toEqual([
+      'a@1:1',
+      '"é日"@1:3',
+      'b@1:11',
+      '"😀"@2:1',
+      'c@2:8',
+      'd@3:1',
+      '@3:2',
+    ]);
   });
 
   it('places an offset at a line break on the line it ends, and one past the end on the last line', () => {

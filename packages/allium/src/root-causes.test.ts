@@ -861,6 +861,18 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it("columns count UTF-8 bytes, as the reference's do", () => {
+    // The reference's answer for this spec: characters outside ASCII (emoji, CJK, accents) in strings, backtick
+    // literals, a string running over two lines and an unrecognised token move the columns after them by their extra
+    // bytes.
+    const found = check(
+      '-- allium: 3 \u2014 \u00fcn\u00efcode\nentity Message {\n    subject: String -- \u201cquoted\u201d \u00fc\n    emoji: `\ud83c\udf89-\u00fc` | plain\n}\nrule R {\n    when: Go(x)\n    requires: x.subject = "\ud83c\udf89 party" and y1.bad = 1\n    requires: x.subject = "multi\\\n \u00fc line" and y2.bad = 1\n    requires: x.subject = `\u00fc` and y3.bad = 1\n    requires: x.a \u00fc y4.bad\n    requires: x.a = "\u65e5\u672c" and x.b = "\ud83c\udf89" and y5.c = 1\n    ensures: Done(x)\n}\n',
+    )
+      .filter((d) => d.code === 'allium.rule.undefinedBinding' || d.code === null)
+      .map((d) => `${d.location.line}:${d.location.col}`);
+    expect(found).toEqual(['2:1', '8:44', '10:15', '11:36', '12:19', '13:51']);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
