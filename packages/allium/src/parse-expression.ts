@@ -549,12 +549,12 @@ function parseForExpr(p: ParserState): Expr | undefined {
 /** The binding names after `for`: `x` or `(k, v)`. */
 export function parseForBindings(p: ParserState): string[] | undefined {
   if (p.eat('(') === undefined) {
-    const name = p.expectWord('loop binding');
+    const name = p.expectWord('loop variable');
     return name === undefined ? undefined : [name];
   }
   const names: string[] = [];
   while (!p.at(')')) {
-    const name = p.expectWord('loop binding');
+    const name = p.expectWord('loop variable');
     if (name === undefined) return undefined;
     names.push(name);
     if (!p.eat(',') && !p.at(')')) {

@@ -295,11 +295,17 @@ export function symbolOf(token: Token): string | undefined {
   return token.kind === 'punct' || token.kind === 'keyword' ? token.text : undefined;
 }
 
+/**
+ * Words the reference's lexer makes keywords that ours keeps as names (the parser reads them where they mean
+ * something: an actor's `within`, a rule's legacy `produces:`/`consumes:`); an error names them as keywords.
+ */
+const LEXED_AS_KEYWORDS: ReadonlySet<string> = new Set(['within', 'produces', 'consumes']);
+
 /** How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `duration` (`2.days`), `end of file`. */
 export function describeToken(token: Token): string {
   switch (token.kind) {
     case 'ident':
-      return 'identifier';
+      return LEXED_AS_KEYWORDS.has(token.text) ? `'${token.text}'` : 'identifier';
     case 'keyword':
     case 'punct':
       return `'${token.text}'`;

@@ -873,6 +873,22 @@ describe('malformed input read as the reference reads it (its answers for these 
     expect(found).toEqual(['2:1', '8:44', '10:15', '11:36', '12:19', '13:51']);
   });
 
+  it("an error names `within`, `produces` and `consumes` as keywords, and a loop's name as its variable", () => {
+    const found = (text: string): string[] =>
+      v3(text)
+        .filter((d) => d.code === null)
+        .map((d) => `${d.location.line}:${d.location.col} ${d.message.replace(/^.*, found /, 'found ')}`);
+    // The reference's answers.
+    expect(found('within\nproduces\nconsumes\n')).toEqual([
+      "2:1 found 'within'",
+      "3:1 found 'produces'",
+      "4:1 found 'consumes'",
+    ]);
+    expect(v3('config {\n    t: Duration = core/for.x\n}\n').map((d) => d.message)).toEqual([
+      "expected loop variable, found '.'",
+    ]);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
