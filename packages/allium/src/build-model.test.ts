@@ -57,3 +57,16 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
     expect(order?.relationships).toEqual([{ name: 'refunds', target: 'unknown' }]);
   });
 });
+
+describe('buildModel config (the reference’s answer)', () => {
+  it('lists plain parameters only, not one with a `when` qualifier', () => {
+    const spec =
+      '-- allium: 3\nconfig {\n    a: Integer = 1\n    b: String\n    c: Timestamp when status = x\n    d: Integer = 2\n    e: Set<Integer>\n}\n';
+    expect(buildModel(parseSpec(spec, 's.allium')).config).toEqual([
+      { default_expr: '1', name: 'a', type_expr: 'Integer' },
+      { name: 'b', type_expr: 'String' },
+      { default_expr: '2', name: 'd', type_expr: 'Integer' },
+      { name: 'e', type_expr: 'Set<Integer>' },
+    ]);
+  });
+});

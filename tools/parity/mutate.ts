@@ -1,0 +1,244 @@
+/**
+ * Writes mutated copies of Allium specs into a folder, for the parity tool to compare ours and the reference on broken
+ * input (error recovery is where two checkers part ways):
+ *
+ *   node --conditions=development --import tsx tools/parity/mutate.ts <out-dir> <copies-per-file> <seed> <file.allium>…
+ *   ALLIUM_REF=… node --conditions=development --import tsx tools/parity/parity.ts <out-dir>
+ *
+ * Each copy gets one to three mutations, each at a random line: delete, duplicate, swap with the next, join with the
+ * next, cut the file there, delete a token or a bracket, insert punctuation, indent or dedent, rename a word (a
+ * suffix or one letter less), flip a word's first letter's case, swap `:` and `=`, replace a keyword with another,
+ * insert a line from another input file, or copy a whole top-level block there. The same seed gives the same copies.
+ * Nothing is written inside the repository unless asked to.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+const [out, perFile, seedText, ...files] = process.argv.slice(2);
+if (out === undefined || perFile === undefined || seedText === undefined || files.length === 0) {
+  process.stderr.write('usage: mutate.ts <out-dir> <copies-per-file> <seed> <file.allium>…\n');
+  process.exit(2);
+}
+
+/** A small seeded generator (mulberry32), so a run can be repeated. */
+let state = Number(seedText) >>> 0;
+function random(): number {
+  state = (state + 0x6d2b79f5) >>> 0;
+  let t = state;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const below = (n: number): number => Math.floor(random() * n);
+const pick = <T>(list: readonly T[]): T => list[below(list.length)] as T;
+
+const KEYWORDS = [
+  'when:',
+  'requires:',
+  'ensures:',
+  'let',
+  'for',
+  'if',
+  'else',
+  'entity',
+  'value',
+  'enum',
+  'rule',
+  'surface',
+  'becomes',
+  'transitions_to',
+  'exists',
+  'not',
+  'with',
+  'where',
+  'in',
+  'and',
+  'or',
+  'implies',
+  'created',
+  'config',
+  'given',
+  'variant',
+  'default',
+  'deferred',
+  'use',
+  'as',
+  'facing',
+  'context',
+  'exposes',
+  'provides',
+  'contracts:',
+  'demands',
+  'fulfils',
+  '@guidance',
+  '@guarantee',
+  '@invariant',
+  'invariant',
+  'open question',
+  '->',
+  '=>',
+  '|',
+  '??',
+  '?.',
+];
+const KEYWORD_AT = new RegExp(
+  `(?<![\\w.])(${KEYWORDS.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?!\\w)`,
+  'g',
+);
+const PUNCTUATION = [
+  '(',
+  ')',
+  '{',
+  '}',
+  ':',
+  '"',
+  ',',
+  '.',
+  '=',
+  '->',
+  'when:',
+  '?',
+  '|',
+  '`',
+  '@',
+  '[',
+  ']',
+  '<',
+  '>',
+];
+const BLOCK_START = /^(entity|rule|value|enum|surface|actor|contract|config|given|variant|invariant)\b/;
+
+const inputs = files.map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n') }));
+const pool = inputs.flatMap((input) => input.lines);
+
+/** `text` with the match `m` replaced by `by`. */
+const replaced = (text: string, m: RegExpMatchArray, by: string): string =>
+  text.slice(0, m.index) + by + text.slice((m.index ?? 0) + m[0].length);
+
+function mutate(lines: readonly string[]): { op: string; lines: string[] } {
+  const k = below(lines.length);
+  const l = [...lines];
+  const line = l[k] ?? '';
+  const matches = (re: RegExp): RegExpMatchArray[] => [...line.matchAll(re)];
+  const op = pick([
+    'del',
+    'dup',
+    'swap',
+    'deltok',
+    'ins',
+    'indent',
+    'dedent',
+    'rename',
+    'joinline',
+    'trunc',
+    'kw',
+    'brace',
+    'case',
+    'foreign',
+    'colon',
+    'dupblock',
+  ]);
+  switch (op) {
+    case 'del':
+      l.splice(k, 1);
+      break;
+    case 'dup':
+      l.splice(k, 0, line);
+      break;
+    case 'swap':
+      if (k + 1 < l.length) [l[k], l[k + 1]] = [l[k + 1] ?? '', line];
+      break;
+    case 'deltok': {
+      const tokens = matches(/\w+|[^\w\s]/g);
+      if (tokens.length > 0) l[k] = replaced(line, pick(tokens), '');
+      break;
+    }
+    case 'ins': {
+      const at = below(line.length + 1);
+      l[k] = line.slice(0, at) + pick(PUNCTUATION) + line.slice(at);
+      break;
+    }
+    case 'indent':
+      l[k] = pick(['    ', '  ', '\t', ' ']) + line;
+      break;
+    case 'dedent':
+      l[k] = line.trimStart();
+      break;
+    case 'rename': {
+      const words = matches(/\b[A-Za-z_]\w*\b/g);
+      if (words.length === 0) break;
+      const word = pick(words);
+      const renamed = random() < 0.5 ? word[0] + pick(['s', 'X', '_2']) : word[0].slice(0, -1) || 'x';
+      l[k] = replaced(line, word, renamed);
+      break;
+    }
+    case 'joinline':
+      if (k + 1 < l.length) l.splice(k, 2, `${line} ${(l[k + 1] ?? '').trim()}`);
+      break;
+    case 'trunc':
+      l.length = k;
+      break;
+    case 'kw': {
+      const found = matches(KEYWORD_AT);
+      if (found.length > 0) l[k] = replaced(line, pick(found), pick(KEYWORDS));
+      break;
+    }
+    case 'brace': {
+      const found = matches(/[{}()[\]]/g);
+      if (found.length > 0) l[k] = replaced(line, pick(found), '');
+      break;
+    }
+    case 'case': {
+      const words = matches(/\b[A-Za-z]\w*\b/g);
+      if (words.length === 0) break;
+      const m = pick(words);
+      const first = m[0][0] ?? '';
+      const flipped =
+        (first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase()) + m[0].slice(1);
+      l[k] = replaced(line, m, flipped);
+      break;
+    }
+    case 'foreign':
+      l.splice(k, 0, pick(pool));
+      break;
+    case 'colon': {
+      const found = matches(/[:=]/g);
+      if (found.length > 0) {
+        const m = pick(found);
+        l[k] = replaced(line, m, m[0] === '=' ? ':' : '=');
+      }
+      break;
+    }
+    case 'dupblock': {
+      const starts = l.flatMap((text, i) => (BLOCK_START.test(text) ? [i] : []));
+      if (starts.length === 0) break;
+      const start = pick(starts);
+      let end = start;
+      while (end < l.length && !(l[end] ?? '').startsWith('}')) end += 1;
+      l.splice(k, 0, ...l.slice(start, end + 1));
+      break;
+    }
+  }
+  return { op, lines: l };
+}
+
+mkdirSync(out, { recursive: true });
+let written = 0;
+for (const { file, lines } of inputs) {
+  const base = basename(file, '.allium').slice(0, 40);
+  for (let copy = 0; copy < Number(perFile); copy += 1) {
+    const ops: string[] = [];
+    let current = lines;
+    for (let n = pick([1, 1, 1, 2, 3]); n > 0 && current.length > 0; n -= 1) {
+      const mutated = mutate(current);
+      ops.push(mutated.op);
+      current = mutated.lines;
+    }
+    writeFileSync(
+      join(out, `${base}-m${String(copy).padStart(3, '0')}-${ops.join('+')}.allium`),
+      current.join('\n'),
+    );
+    written += 1;
+  }
+}
+console.log(`${written} mutated specs in ${out}`);
