@@ -231,7 +231,8 @@ export class Lexer {
       }
       if (c === 45 && source.charCodeAt(i + 1) === 45) {
         const endOfLine = findLineEnd(source, i);
-        if (startsDirective(source, i + 2))
+        // A directive only as a whole-line comment, as the reference reads them (white space before it, nothing else).
+        if (startsDirective(source, i + 2) && WHITE_SPACE_ONLY.test(source.slice(lineStart, i)))
           this.directives.push({
             text: source.slice(i, endOfLine),
             line,
@@ -361,6 +362,7 @@ function startsDirective(source: string, from: number): boolean {
 }
 
 const DIRECTIVE_START = /[^\S\n]*allium-ignore/y;
+const WHITE_SPACE_ONLY = /^[^\S\n]*$/;
 
 function findLineEnd(source: string, from: number): number {
   const end = source.indexOf('\n', from);

@@ -889,6 +889,15 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('an allium-ignore directive counts only as a whole-line comment', () => {
+    const spec =
+      'entity Ticket {\n    title: String -- allium-ignore allium.status.unreachableValue, allium.status.noExit\n    status: open | closed\n    legacy: String\n}\nrule Close {\n    when: Close(ticket)\n    requires: ticket.status = open\n    ensures: ticket.status = closed\n}\n';
+    // The reference's answer: the trailing directive on line 3 does not silence line 4.
+    expect(withCode(v3(spec), 'allium.status.unreachableValue')).toEqual([
+      '4:13 warning allium.status.unreachableValue',
+    ]);
+  });
+
   it('a missing declaration name is named as the reference names it', () => {
     const expected = (keyword: string): string | undefined =>
       check(`-- allium: 3\n${keyword} : x\n`).find((d) => d.code === null)?.message;
