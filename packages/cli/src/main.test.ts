@@ -2,10 +2,10 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { ctrlCTwiceWhileReading } from './fifo.test-helpers.js';
 import { runIntoWaitingSocket } from './socket-reader.test-helpers.js';
 
@@ -13,8 +13,13 @@ const execFileAsync = promisify(execFile);
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 const specMain = fileURLToPath(new URL('./spec-main.ts', import.meta.url));
 const SHIM = fileURLToPath(new URL('../bin/allium-loop.js', import.meta.url));
-/** The command npm links, which starts the built spec entry (the cli tests' global setup builds it). */
-const LAUNCHER = fileURLToPath(new URL('../bin/allium-loop', import.meta.url));
+/**
+ * The command npm links, which starts the built spec entry: the launcher of the package the cli tests' global setup
+ * builds from the current sources (cli-bundle.test-helpers.ts). Not the repository's own `bin/allium-loop`, which
+ * starts `dist/spec-loader.cjs` only after a build: `npm ci && npm test` on a fresh clone has none, and a stale one
+ * would be tested instead of the sources.
+ */
+const LAUNCHER = join(dirname(inject('cliBin')), 'allium-loop');
 
 /** Runs `node` with `args` as a child process. */
 async function runNode(
