@@ -112,7 +112,18 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
   const prefix = branchPrefix(slug);
   const mergedRef = `refs/allium-loop/${slug}/merged`;
 
-  const removeAll = async (): Promise<string[]> => {
+  // Two things the slices share run one slice at a time; everything else a slice does in its own worktree still runs
+  // at once. Both were seen to fail when a killed wave resumed with three slices starting together
+  // (reliability/parallel-kill.test.ts):
+  // - `git worktree add`, `remove` and `prune` all rewrite `.git/worktrees/`: a prune dropped a worktree another
+  //   slice was still adding ("failed to read .git/worktrees/<key>/commondir");
+  // - copying a slice's records into the main tree's state folder: two copies made the same new folder at once
+  //   (`EEXIST … mkdir '.allium-loop/<slug>/slices'`).
+  const oneAtATime = serially();
+  const copyingRecords = serially();
+
+  const removeAll = (): Promise<string[]> => oneAtATime(removeAllNow);
+  const removeAllNow = async (): Promise<string[]> => {
     const listing = await git(root, ['worktree', 'list', '--porcelain']);
     const removed: string[] = [];
     for (const block of listing.split(/\n\n+/)) {
@@ -149,11 +160,13 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       const key = sliceKey(sliceId);
       const dir = join(base, key);
       const branch = `${prefix}${key}`;
-      await execa('git', ['worktree', 'remove', '--force', '--force', dir], { cwd: root, reject: false });
-      await rm(dir, { recursive: true, force: true });
-      await execa('git', ['worktree', 'prune'], { cwd: root, reject: false });
-      await mkdir(base, { recursive: true });
-      await git(root, ['worktree', 'add', '--force', '-B', branch, dir, at]);
+      await oneAtATime(async () => {
+        await execa('git', ['worktree', 'remove', '--force', '--force', dir], { cwd: root, reject: false });
+        await rm(dir, { recursive: true, force: true });
+        await execa('git', ['worktree', 'prune'], { cwd: root, reject: false });
+        await mkdir(base, { recursive: true });
+        await git(root, ['worktree', 'add', '--force', '-B', branch, dir, at]);
+      });
       const workspace = { sliceId, dir, cwd: join(dir, sub), branch };
       await linkNodeModules(join(root, 'node_modules'), join(dir, 'node_modules'));
       if (sub !== '') await linkNodeModules(join(cwd, 'node_modules'), join(workspace.cwd, 'node_modules'));
@@ -176,15 +189,18 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
         IDENTITY,
       );
       // The slice's records (result files, transcripts, the engine's copies of its generated tests) outlive it.
-      // Its test runs' output is scratch, and the main tree's own test run (a merge's) may be writing there now.
+      // Its test runs' output and its git index files are scratch of its own tree; the main tree's test run (a
+      // merge's) may be writing its own now, and the main run's git index files have the same names (a slice starts
+      // at the commit the main tree is at): copied over, one was gone when the main run went to replace it
+      // (`ENOENT … unlink '.allium-loop/<slug>/git-index/base-index-…'`).
       const records = join(workspace.cwd, '.allium-loop', slug);
-      const scratch = join(records, 'test-runs');
+      const scratch = [join(records, 'test-runs'), join(records, 'git-index')];
+      const kept = (source: string): boolean =>
+        scratch.every((folder) => source !== folder && !source.startsWith(`${folder}/`));
       if ((await stat(records).catch(() => undefined)) !== undefined)
-        await cp(records, join(cwd, '.allium-loop', slug), {
-          recursive: true,
-          force: true,
-          filter: (source) => source !== scratch && !source.startsWith(`${scratch}/`),
-        });
+        await copyingRecords(() =>
+          cp(records, join(cwd, '.allium-loop', slug), { recursive: true, force: true, filter: kept }),
+        );
       return git(workspace.dir, ['rev-parse', 'HEAD']);
     },
     async merge(merged, commit, sliceId) {
@@ -240,16 +256,27 @@ export async function createGitWorktrees(cwd: string, slug: string): Promise<Sli
       await execa('git', ['apply', '--whitespace=nowarn', '-'], { cwd: root, input: patch.stdout });
       return true;
     },
-    async remove(workspace) {
-      await execa('git', ['worktree', 'remove', '--force', '--force', workspace.dir], {
-        cwd: root,
-        reject: false,
-      });
-      await rm(workspace.dir, { recursive: true, force: true });
-      await execa('git', ['worktree', 'prune'], { cwd: root, reject: false });
-      await execa('git', ['branch', '-D', workspace.branch], { cwd: root, reject: false });
-    },
+    remove: (workspace) =>
+      oneAtATime(async () => {
+        await execa('git', ['worktree', 'remove', '--force', '--force', workspace.dir], {
+          cwd: root,
+          reject: false,
+        });
+        await rm(workspace.dir, { recursive: true, force: true });
+        await execa('git', ['worktree', 'prune'], { cwd: root, reject: false });
+        await execa('git', ['branch', '-D', workspace.branch], { cwd: root, reject: false });
+      }),
     removeAll,
+  };
+}
+
+/** A queue: the work given to it runs one at a time, in order; a failure fails that work only. */
+function serially(): <T>(work: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
   };
 }
 
