@@ -292,9 +292,10 @@ function qualifies(word: Token): boolean {
 }
 
 /**
- * An identifier or a qualified `alias/Name` (a lambda `x => body` is an infix operator). As the reference reads a slash after a plain
- * name: a capitalised word or `config`, `entity`, `value` after it makes one qualified name (`core/Order`,
- * `core/config`); anything else is a division (`a/b`, and `core/Order/X` divides the qualified name by `X`).
+ * An identifier or a qualified `alias/Name` (a lambda `x => body` is an infix operator). As the reference reads a
+ * slash after a plain name: a capitalised word or `config`, `entity`, `value` after it makes one qualified name
+ * (`core/Order`, `core/config`); anything else is a division (`a/b`, and `core/Order/X` divides the qualified name
+ * by `X`).
  */
 function parseName(p: ParserState, token: Token): Expr {
   p.advance();

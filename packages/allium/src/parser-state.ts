@@ -301,7 +301,10 @@ export function symbolOf(token: Token): string | undefined {
  */
 const LEXED_AS_KEYWORDS: ReadonlySet<string> = new Set(['within', 'produces', 'consumes']);
 
-/** How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `duration` (`2.days`), `end of file`. */
+/**
+ * How an error message names a token: `identifier`, `'requires'`, `'.'`, `string`, `duration` (`2.days`),
+ * `end of file`.
+ */
 export function describeToken(token: Token): string {
   switch (token.kind) {
     case 'ident':

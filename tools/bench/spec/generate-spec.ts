@@ -56,9 +56,9 @@ function unitText(mix: SpecMix): string {
 }
 
 /**
- * A valid-looking spec of about `lines` lines: copies of the mix's fixtures (by default the three v3 ones), each copy with every
- * PascalCase name (entities, rules, triggers, surfaces, values, enums) renamed `NameK<copy>`, so copies do not
- * collide and the graph grows with the spec instead of collapsing onto shared names.
+ * A valid-looking spec of about `lines` lines: copies of the mix's fixtures (by default the three v3 ones), each
+ * copy with every PascalCase name (entities, rules, triggers, surfaces, values, enums) renamed `NameK<copy>`, so
+ * copies do not collide and the graph grows with the spec instead of collapsing onto shared names.
  */
 export function generateSpec(lines: number, mix: SpecMix = DEFAULT_MIX): string {
   const unit = unitText(mix);
