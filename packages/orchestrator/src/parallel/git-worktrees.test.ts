@@ -60,3 +60,34 @@ describe('git worktrees of slices run at once', () => {
     await workspaces.removeAll();
   }, 60_000);
 });
+
+describe('slices started, committed and removed all at once', () => {
+  it('make, commit and remove their worktrees together without failing, and copy no git index files', async () => {
+    const { dir, workspaces, base } = await setUp();
+    // Six at once, each with its records (a result file and the git index files a slice's run keeps under
+    // `git-index/`, named as the main run's) in folders no copy has made yet.
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const mainIndex = join(dir, '.allium-loop', 'slug', 'git-index', 'base-index-x');
+    await mkdir(join(dir, '.allium-loop', 'slug', 'git-index'), { recursive: true });
+    await writeFile(mainIndex, 'main\n');
+    await Promise.all(
+      keys.map(async (key) => {
+        const workspace = await workspaces.create(`s:${key}`, base);
+        const records = join(workspace.cwd, '.allium-loop', 'slug');
+        await mkdir(join(records, 'slices', key), { recursive: true });
+        await writeFile(join(records, 'slices', key, 'result.json'), `${key}\n`);
+        await mkdir(join(records, 'git-index'), { recursive: true });
+        await writeFile(join(records, 'git-index', 'base-index-x'), `${key}\n`);
+        await writeFile(join(workspace.cwd, `${key}.txt`), `${key}\n`);
+        await workspaces.commit(workspace);
+        await workspaces.remove(workspace);
+      }),
+    );
+    for (const key of keys)
+      expect(await readFile(join(dir, '.allium-loop', 'slug', 'slices', key, 'result.json'), 'utf8')).toBe(
+        `${key}\n`,
+      );
+    expect(await readFile(mainIndex, 'utf8')).toBe('main\n');
+    expect(await workspaces.removeAll()).toEqual([]);
+  }, 120_000);
+});
