@@ -72,7 +72,7 @@ export function agentConfigFor(cli: RealCli, extra: Record<string, unknown> = {}
 }
 
 /**
- * The environment (PATH plus the CLI's variables, with a scratch HOME) for running `cli` against `server`;
+ * The environment (PATH and TMPDIR plus the CLI's variables, with a scratch HOME) for running `cli` against `server`;
  * `options.retries` lets claude and codex retry failed model requests themselves (default: never).
  */
 export async function envFor(
@@ -89,7 +89,9 @@ export async function envFor(
         : name === 'gemini'
           ? await geminiEnvFor(server, home, options)
           : await opencodeEnvFor(server, home);
-  return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...own };
+  // TMPDIR too, as the engine passes it (BASE_ENV_NAMES): without it a CLI writes its own files (gemini's error
+  // reports) to /tmp, outside the run's temporary directory that the test teardown removes.
+  return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TMPDIR: tmpdir(), ...own };
 }
 
 /** Appends the agent config and caps to the project's `allium-loop.yaml` (JSON is valid YAML). */
