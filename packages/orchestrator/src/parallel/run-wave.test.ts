@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_POLICY } from '@allium-loop/evaluator';
-import { createLedger, createMemoryLedgerStore, type JournalEvent, type Ledger } from '@allium-loop/ledger';
+import {
+  createLedger,
+  createMemoryLedgerStore,
+  type JournalEvent,
+  type Ledger,
+  type MemoryLedgerStore,
+} from '@allium-loop/ledger';
 import type { ProjectMeasurement } from '@allium-loop/verify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type LoopConfig, type LoopPhase } from '../decide/loop-state.js';
@@ -16,7 +22,8 @@ import type {
   PlannedSlice,
 } from '../driver/loop-ports.js';
 import { runLoop } from '../driver/run-loop.js';
-import { createGitWorktrees } from './git-worktrees.js';
+import { reopenRun } from '../runs/reopen-run.js';
+import { createGitWorktrees, type SliceWorkspaces } from './git-worktrees.js';
 
 const SLUG = 'add-rooms';
 const clock = { now: () => Date.now() };
@@ -183,11 +190,20 @@ async function runRooms(options: {
   readonly script: Script;
   readonly concurrency?: number;
   readonly caps?: Partial<LoopConfig['caps']>;
+  /** Wraps the real worktrees (to make one of their git steps fail). */
+  readonly workspaces?: (real: SliceWorkspaces) => SliceWorkspaces;
+  /** The store of a run that ended: it is resumed (reopened as `allium-loop resume` does) instead of started. */
+  readonly resume?: MemoryLedgerStore;
 }) {
-  const store = createMemoryLedgerStore();
+  const store = options.resume ?? createMemoryLedgerStore();
   const { lease } = await store.acquire(SLUG);
-  const ledger = createLedger({ goal: 'add rooms', slug: SLUG, mode: 'spec', now: new Date(0) });
-  await store.save(lease, ledger);
+  let ledger = createLedger({ goal: 'add rooms', slug: SLUG, mode: 'spec', now: new Date(0) });
+  if (options.resume === undefined) await store.save(lease, ledger);
+  else {
+    const loaded = await store.load(SLUG);
+    if (!loaded.ok) throw new Error('no ledger to resume');
+    ledger = reopenRun(loaded.value.ledger) ?? loaded.value.ledger;
+  }
   const calls: string[] = [];
   const main = portsIn(options.dir, options.script, calls);
   // The witness runs in the main tree only at merges and at the end: each slice's scope as it asked for it.
@@ -217,12 +233,14 @@ async function runRooms(options: {
     signal: new AbortController().signal,
     parallel: {
       concurrency: options.concurrency ?? 2,
-      workspaces: await createGitWorktrees(options.dir, SLUG),
+      workspaces: (options.workspaces ?? ((real) => real))(await createGitWorktrees(options.dir, SLUG)),
       portsFor: (cwd) => portsIn(cwd, options.script, calls),
     },
   });
   const journal = (await store.readJournal(SLUG)).events;
-  return { final, journal, calls, witnessedInMain, reusedInMain, stored: await store.load(SLUG) };
+  // As the CLI does when the run ends: nothing may write under this lease any more.
+  await store.release(lease);
+  return { final, journal, calls, witnessedInMain, reusedInMain, store, stored: await store.load(SLUG) };
 }
 
 const parallelNotes = (journal: readonly JournalEvent[]) =>
@@ -427,6 +445,71 @@ describe('--concurrency: slices at once in worktrees', () => {
       expect(final.terminal?.state).toBe('budget_exhausted');
       expect(final.spent.usd!).toBeLessThanOrEqual(0.65 + 1e-9);
       expect(stored.ok).toBe(true);
+      expect(await worktreesLeft(dir)).toEqual([]);
+    },
+  );
+
+  it(
+    'stops every slice loop still running before a failure of the wave itself ends the run',
+    { timeout: 120_000 },
+    async () => {
+      const dir = await repo();
+      // The kitchen's implement call runs until it is cancelled; the hall converges, and committing its worktree
+      // fails (git, not a slice's port: the wave itself fails). Before the fix the run ended with the kitchen's
+      // call still running, on a worktree just removed, its loop left to write after the lease was let go.
+      let inFlight = 0;
+      let kitchenCancelled = false;
+      const script = roomsScript(async (request) => {
+        if (nameOf(request) !== 'kitchen' || request.phase !== 'implement') return;
+        inFlight += 1;
+        try {
+          await new Promise<void>((resolve) => {
+            if (request.signal.aborted) resolve();
+            else request.signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+          kitchenCancelled = true;
+          throw new Error('cancelled');
+        } finally {
+          inFlight -= 1;
+        }
+      });
+      let ended = false;
+      const { final, stored, store } = await runRooms({
+        dir,
+        slices: plan(['kitchen', 'hall']),
+        script,
+        workspaces: (real) => ({
+          ...real,
+          commit: async (workspace) => {
+            if (workspace.sliceId === 'room:hall')
+              throw new Error('git commit: no space left on device (scripted)');
+            return real.commit(workspace);
+          },
+        }),
+      }).finally(() => {
+        ended = true;
+      });
+      expect(ended).toBe(true);
+      expect(final.terminal?.state).toBe('failed');
+      expect(final.terminal?.detail ?? '').toContain('no space left on device (scripted)');
+      // Nothing of the wave ran on after the run ended: the kitchen's call was cancelled and had returned.
+      expect(kitchenCancelled).toBe(true);
+      expect(inFlight).toBe(0);
+      expect(stored.ok).toBe(true);
+      expect(await worktreesLeft(dir)).toEqual([]);
+      // And the run resumes from there: both slices start again in new worktrees, and it converges.
+      const resumed = await runRooms({
+        dir,
+        slices: plan(['kitchen', 'hall']),
+        script: roomsScript(),
+        resume: store,
+      });
+      expect(resumed.final.terminal?.state).toBe('converged');
+      expect(resumed.final.subGoals.map((g) => [g.id, g.status])).toEqual([
+        ['room:kitchen', 'converged'],
+        ['room:hall', 'converged'],
+        ['integration', 'converged'],
+      ]);
       expect(await worktreesLeft(dir)).toEqual([]);
     },
   );

@@ -65,10 +65,18 @@ type ParallelRecord = NonNullable<ReturnType<typeof specRecord>['parallel']>;
  * merged back one at a time in plan order with the tests and the slice's witness re-run on the merged tree; a
  * conflict or a red witness sends the slice round again on the merged base. One writer of the ledger
  * ({@link SharedLedger}); the budget holds across all slices with every call in flight counted; worktrees are
- * removed at the start (a crash's leftovers) and on every end.
+ * removed at the start (a crash's leftovers) and on every end. When the wave itself fails (a git, ledger or witness
+ * error outside any slice loop), every slice loop still running is cancelled and waited for before the error leaves:
+ * no slice goes on calling agents or writing the ledger after the run has ended and let go of its lease.
  */
 export async function runSlicesAtOnce<O extends SliceLoopOptions>(input: WaveInput<O>): Promise<WaveOutcome> {
-  const { parallel, options } = input;
+  const { parallel } = input;
+  // The slice loops' own signal: the run's, or the wave's failure.
+  const stop = new AbortController();
+  const forward = () => stop.abort(input.options.signal.reason);
+  if (input.options.signal.aborted) forward();
+  else input.options.signal.addEventListener('abort', forward, { once: true });
+  const options: O = { ...input.options, signal: stop.signal };
   const shared = new SharedLedger(options.store, options.lease, input.ledger, (ledger) => {
     input.adopt(ledger);
     options.onLedger?.(ledger);
@@ -91,8 +99,9 @@ export async function runSlicesAtOnce<O extends SliceLoopOptions>(input: WaveInp
   const removals = new Map<string, Promise<void>>();
   try {
     await prepare(shared, goals, parallel.workspaces, note);
-    return await supervise(input, shared, goals, note, removals);
+    return await supervise({ ...input, options }, shared, goals, note, removals, () => stop.abort());
   } finally {
+    input.options.signal.removeEventListener('abort', forward);
     await Promise.allSettled(removals.values());
     await parallel.workspaces.removeAll();
   }
@@ -281,6 +290,7 @@ async function supervise<O extends SliceLoopOptions>(
   goals: readonly SubGoal[],
   note: (message: string, data?: Record<string, unknown>) => JournalEvent,
   removals: Map<string, Promise<void>>,
+  cancelSlices: () => void,
 ): Promise<WaveOutcome> {
   const { parallel, options } = input;
   const caps = input.sliceConfig.caps;
@@ -499,51 +509,64 @@ async function supervise<O extends SliceLoopOptions>(
   // Event-driven: every time a slice loop ends, a commit is made or the merge ends, the scheduler decides again at
   // once. Slices start before the next merge begins (a dependant starts the moment its last dependency is merged);
   // commits run beside the merge in flight, so a finished slice is mergeable as soon as it can be; one merge at a
-  // time (they build on each other on the main tree).
-  for (;;) {
-    const current = record();
-    const merging = tasks.has('merge');
-    const decision = schedule(
-      slices,
-      {
-        running: new Set(running.keys()),
-        finished: new Set(Object.keys(current.commits)),
-        merged: new Set(current.mergedSlices),
-        failed: new Set(failed.keys()),
-      },
-      {
-        concurrency: parallel.concurrency,
-        ...(caps.budgetUsd === undefined ? {} : { budgetUsd: caps.budgetUsd }),
-        ...(worst === undefined ? {} : { maxCallUsd: worst }),
-        ...(caps.wallClockMs === undefined ? {} : { wallClockMs: caps.wallClockMs }),
-        spentUsd: shared.ledger.spent.usd ?? 0,
-        elapsedMs: input.elapsedMs(),
-      },
-    );
-    if (!options.signal.aborted) {
-      await Promise.all(decision.start.map((id) => launch(goals.find((g) => g.id === id)!)));
-      if (decision.merge !== undefined && !merging) {
-        const id = decision.merge;
-        tasks.set(
-          'merge',
-          merge(id).then(() => ({ kind: 'merged' })),
+  // time (they build on each other on the main tree). When anything of it throws (a git, ledger or witness error:
+  // a slice loop's own port failures end that slice, never the wave), the slice loops still running are stopped and
+  // the error leaves only when nothing of the wave runs any more, so their last writes land under the run's lease.
+  try {
+    for (;;) {
+      const current = record();
+      const merging = tasks.has('merge');
+      const decision = schedule(
+        slices,
+        {
+          running: new Set(running.keys()),
+          finished: new Set(Object.keys(current.commits)),
+          merged: new Set(current.mergedSlices),
+          failed: new Set(failed.keys()),
+        },
+        {
+          concurrency: parallel.concurrency,
+          ...(caps.budgetUsd === undefined ? {} : { budgetUsd: caps.budgetUsd }),
+          ...(worst === undefined ? {} : { maxCallUsd: worst }),
+          ...(caps.wallClockMs === undefined ? {} : { wallClockMs: caps.wallClockMs }),
+          spentUsd: shared.ledger.spent.usd ?? 0,
+          elapsedMs: input.elapsedMs(),
+        },
+      );
+      if (!options.signal.aborted) {
+        // Every launch ends before a failed one is thrown: a slice loop started beside it is then in `tasks`.
+        const launches = await Promise.allSettled(
+          decision.start.map((id) => launch(goals.find((g) => g.id === id)!)),
         );
+        const failedLaunch = launches.find((l) => l.status === 'rejected');
+        if (failedLaunch !== undefined) throw failedLaunch.reason;
+        if (decision.merge !== undefined && !merging) {
+          const id = decision.merge;
+          tasks.set(
+            'merge',
+            merge(id).then(() => ({ kind: 'merged' })),
+          );
+        }
+      }
+      held = decision.held;
+      if (tasks.size === 0) break;
+      const wake = await Promise.race(tasks.values());
+      if (wake.kind === 'merged') tasks.delete('merge');
+      else if (wake.kind === 'ended') {
+        tasks.delete(`run:${wake.id}`);
+        tasks.set(
+          `commit:${wake.id}`,
+          commit(wake.id).then(() => ({ kind: 'committed', id: wake.id })),
+        );
+      } else {
+        tasks.delete(`commit:${wake.id}`);
+        running.delete(wake.id);
       }
     }
-    held = decision.held;
-    if (tasks.size === 0) break;
-    const wake = await Promise.race(tasks.values());
-    if (wake.kind === 'merged') tasks.delete('merge');
-    else if (wake.kind === 'ended') {
-      tasks.delete(`run:${wake.id}`);
-      tasks.set(
-        `commit:${wake.id}`,
-        commit(wake.id).then(() => ({ kind: 'committed', id: wake.id })),
-      );
-    } else {
-      tasks.delete(`commit:${wake.id}`);
-      running.delete(wake.id);
-    }
+  } catch (error) {
+    cancelSlices();
+    await Promise.allSettled(tasks.values());
+    throw error;
   }
 
   const ledger = shared.ledger;
