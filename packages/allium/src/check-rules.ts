@@ -13,7 +13,7 @@ import {
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { ifBodies } from './triggers.js';
-import { locationOf, startsLower, startsUpper } from './walk.js';
+import { locationOf, startsUpper } from './walk.js';
 
 const COMPARISONS = new Set(COMPARISON_OPS);
 
@@ -96,8 +96,10 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
  *   block-level `if`/`for` bodies, reached only through comparisons, `and`/`or`/`implies`, arithmetic, `in`,
  *   `not`/`exists`, `if` expressions, blocks, `for` expressions (collection and body, not the filter) and calls
  *   (not a `x.f(…)` callee); `x.f.g`, `x?.f` and what lies inside `where`, `with`, `|`, `??` or literals are not
- *   judged. Bound: given names, default instances, the `when:` clause's parameters and bindings, `let`s of the same
- *   or an enclosing level, loop variables, lambda parameters of the same call;
+ *   judged; a name is plain unless it starts with an ASCII capital (`_x` and `é` are judged). Bound: given names,
+ *   default instances, the `when:` clause's parameters and bindings, `let`s of the same or an enclosing level,
+ *   loop variables, lambda parameters of the same call; a declared name is not (a lower-case entity's, a `use`
+ *   alias's, a rule's own);
  * - a `when: x: Entity` binding (an invalid trigger form) used by a top-level `requires`/`ensures` clause: reported
  *   once per rule, at the first such clause.
  */
@@ -206,7 +208,7 @@ function judgeRoots(
       const object = e.a;
       const name = object?.name;
       if (e.op !== '.' || object?.kind !== 'ident' || name === undefined) return;
-      if (startsLower(name) && !name.includes('/') && !isBound(name, scope)) report(object, name);
+      if (!startsUpper(name) && !name.includes('/') && !isBound(name, scope)) report(object, name);
       return;
     }
     case 'binary':

@@ -442,6 +442,38 @@ describe('undefined bindings where the reference judges them (its answers for th
     );
     expect(found).toEqual(['7:5 error allium.rule.undefinedBinding']);
   });
+
+  it('a declared name binds nothing: a lower-case entity, a `use` alias, the rule’s own name; `_x` is judged', () => {
+    const found = withCode(
+      v3(
+        [
+          'use "./other.allium" as core',
+          'entity user {',
+          '    handle: String',
+          '}',
+          'given {',
+          '    desk: Desk',
+          '}',
+          'rule lookup {',
+          '    when: Ping(x)',
+          '    requires: user.handle = "a"',
+          '    requires: core.flag and lookup.ready and _q.ok',
+          '    requires: desk.open and x.ok and Desk.ok',
+          '    ensures: Done()',
+          '}',
+          '',
+        ].join('\n'),
+      ),
+      'allium.rule.undefinedBinding',
+    );
+    // The reference's answer for this spec: user, core, lookup and _q; never desk, x or Desk.
+    expect(found).toEqual([
+      '11:15 error allium.rule.undefinedBinding',
+      '12:15 error allium.rule.undefinedBinding',
+      '12:29 error allium.rule.undefinedBinding',
+      '12:46 error allium.rule.undefinedBinding',
+    ]);
+  });
 });
 
 describe('migration errors for the colon forms annotations replaced (the reference’s answers)', () => {

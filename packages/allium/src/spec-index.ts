@@ -30,7 +30,10 @@ export interface SpecIndex {
   readonly entityNames: ReadonlySet<string>;
   /** Every declared type name plus built-ins and `use` aliases. */
   readonly typeNames: ReadonlySet<string>;
-  /** Names a rule may use without binding them: declarations, `given` and `default` names, config. */
+  /**
+   * Names a rule may use without binding them: `given` and `default` names. A declared name is not one (the
+   * reference's `undefinedBinding` judges `user.f` under `entity user`, a `use` alias's `core.f`, a rule's own name).
+   */
   readonly globalNames: ReadonlySet<string>;
 }
 
@@ -55,17 +58,12 @@ export function indexSpec(spec: ParsedSpec): SpecIndex {
     surfaces: ofKind('surface'),
     entityNames,
     typeNames,
-    globalNames: collectGlobalNames(spec, blocks, typeNames),
+    globalNames: collectGlobalNames(spec),
   };
 }
 
-function collectGlobalNames(
-  spec: ParsedSpec,
-  blocks: readonly NamedBlock[],
-  typeNames: ReadonlySet<string>,
-): Set<string> {
-  const names = new Set<string>([...typeNames, 'config', 'this', 'now']);
-  for (const block of blocks) names.add(block.name.name);
+function collectGlobalNames(spec: ParsedSpec): Set<string> {
+  const names = new Set<string>();
   for (const declaration of spec.declarations) {
     if (declaration.kind === 'default') names.add(declaration.name.name);
     if (declaration.kind === 'block' && declaration.block === 'given') {
