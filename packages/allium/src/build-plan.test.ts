@@ -249,4 +249,24 @@ contract Codec {
       'encode: (value: Any) -> ByteArray',
     );
   });
+
+  it('ends a signature without a return type at its last parameter, short of the `)` (the reference’s spans)', () => {
+    const text = `-- allium: 3
+contract Pay {
+  send: (account: String, amount: Integer)
+  check: (account: String)
+  ping: ()
+  quote: (a: String, b: Integer) -> Money
+}
+`;
+    const ids = byId(text);
+    expect(spanText(text, ids.get('contract-signature.Pay.send'))).toBe(
+      'send: (account: String, amount: Integer',
+    );
+    expect(spanText(text, ids.get('contract-signature.Pay.check'))).toBe('check: (account: String');
+    expect(spanText(text, ids.get('contract-signature.Pay.ping'))).toBe('ping: ()');
+    expect(spanText(text, ids.get('contract-signature.Pay.quote'))).toBe(
+      'quote: (a: String, b: Integer) -> Money',
+    );
+  });
 });

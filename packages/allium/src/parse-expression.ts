@@ -353,7 +353,11 @@ function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined
     p.eat(',');
   }
   if (p.expect(')') === undefined) return undefined;
-  return parameters.length === 1 ? parameters[0] : node(p, 'block', open, parameters);
+  // The list ends where its last parameter does, as the reference's span does: the `)` is not in it.
+  const last = parameters[parameters.length - 1];
+  return parameters.length === 1 || last === undefined
+    ? last
+    : node(p, 'block', open, parameters, undefined, undefined, last.end);
 }
 
 /**
