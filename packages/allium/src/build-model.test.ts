@@ -59,9 +59,9 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
 });
 
 describe('buildModel config (the reference’s answer)', () => {
-  it('lists plain parameters only, not one with a `when` qualifier', () => {
+  it('lists plain parameters only, not one with a `when` qualifier nor a path (`x.f: …`)', () => {
     const spec =
-      '-- allium: 3\nconfig {\n    a: Integer = 1\n    b: String\n    c: Timestamp when status = x\n    d: Integer = 2\n    e: Set<Integer>\n}\n';
+      '-- allium: 3\nconfig {\n    a: Integer = 1\n    b: String\n    c: Timestamp when status = x\n    d: Integer = 2\n    e: Set<Integer>\n    mail.window: Duration = 2.days\n}\n';
     expect(buildModel(parseSpec(spec, 's.allium')).config).toEqual([
       { default_expr: '1', name: 'a', type_expr: 'Integer' },
       { name: 'b', type_expr: 'String' },

@@ -294,8 +294,15 @@ function buildConfig(
   items: readonly BlockItem[],
 ): { name: string; type_expr: string; default_expr?: string }[] {
   return items.flatMap((item) => {
-    // A field with a `when` qualifier is another kind of item to the reference, which lists only plain ones here.
-    if (item.kind !== 'field' || item.params !== undefined || item.when !== undefined) return [];
+    // A field with a `when` qualifier, or a path's (`a.b: …`), is another kind of item to the reference, which lists
+    // only plain ones here.
+    if (
+      item.kind !== 'field' ||
+      item.params !== undefined ||
+      item.when !== undefined ||
+      item.path !== undefined
+    )
+      return [];
     const value = item.value;
     const [left, right] = kidsOf(value);
     if (value.kind === 'binary' && value.op === '=' && left !== undefined && right !== undefined) {
