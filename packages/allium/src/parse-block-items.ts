@@ -361,15 +361,17 @@ function hasColonAfterParens(p: ParserState): boolean {
 function parseParamField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const nameToken = p.advance();
   p.advance();
+  // Names separated by commas, as the reference reads them: `(a b)` and `(a: T)` want a `)` after `a`, and `(a,)` a
+  // name after the comma.
   const params: string[] = [];
-  while (!p.at(')')) {
-    const param = p.expectIdent('parameter name');
-    if (param === undefined) return undefined;
-    params.push(param.name);
-    p.eat(',');
-  }
-  p.advance();
-  p.advance();
+  if (!p.at(')'))
+    for (;;) {
+      const param = p.expectIdent('parameter name');
+      if (param === undefined) return undefined;
+      params.push(param.name);
+      if (p.eat(',') === undefined) break;
+    }
+  if (p.expect(')') === undefined || p.expect(':') === undefined) return undefined;
   const value = parseClauseValue(p, nameToken.line, nameToken.col, false);
   if (value === undefined) return undefined;
   const name = { name: nameToken.text, location: p.location(nameToken) };

@@ -582,6 +582,18 @@ describe('malformed input read as the reference reads it (its answers for these 
       .filter((d) => d.severity === 'error')
       .map((d) => `${d.location.line}:${d.location.col} ${d.message}`);
 
+  it('a derived value’s parameters are names separated by commas: no type, no missing or trailing comma', () => {
+    expect(
+      errors(
+        'contract Bus {\n    dispatch(event: Event): Void\n}\nentity E {\n    total(a b): a\n}\nentity F {\n    pair(a,): a\n}\nentity G {\n    both(a, b): a\n}\n',
+      ),
+    ).toEqual([
+      "3:19 expected ')', found ':'",
+      "6:13 expected ')', found identifier",
+      "9:12 expected parameter name, found ')'",
+    ]);
+  });
+
   it('an annotation needs an indented comment body (else it fails, and its block loses its brace)', () => {
     expect(errors('entity E {\n    n: Integer\n    @invariant Positive\n}\n')).toEqual([
       '4:16 Annotations must be followed by at least one indented comment line.',
