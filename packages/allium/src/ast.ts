@@ -224,6 +224,11 @@ export type Declaration =
       readonly name: Ident;
       /** The base entity's name; absent when the base is neither a name nor a join `Base { … }`. */
       readonly base?: Ident;
+      /**
+       * Whether the base is a join `Base { … }`, whatever follows it: its name is then no use of a value or enum (the
+       * reference counts only a plain name there), though an entity it names is used.
+       */
+      readonly baseIsJoin: boolean;
       readonly items: readonly BlockItem[];
       /**
        * Whether the base is a join `Base { … }` (the `{` on the base's line): the reference reads the braces as the

@@ -20,6 +20,7 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
   }
   const diagnostics: Diagnostic[] = [];
   let typeSlots: Map<string, number> | undefined;
+  let bases: Set<string> | undefined;
   for (let b = 0; b < index.blocks.length; b += 1) {
     const block = index.blocks[b]!;
     const name = block.name.name;
@@ -28,6 +29,8 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
       : ((typeSlots ??= namesInTypeSlots(index)).get(name) ?? 0);
     if (uses > 0 || usedElsewhere(name)) continue;
     if (block.block === 'entity' || block.block === 'external entity') {
+      // An entity a variant is based on is used, also when the base is a join `Base { … }`.
+      if ((bases ??= variantBases(index)).has(name)) continue;
       diagnostics.push({
         code: 'allium.entity.unused',
         severity: 'warning',
@@ -47,9 +50,9 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
 }
 
 /**
- * How often each name is a variant's base or a default's type. The reference reads only capitalised names in
- * expressions as uses of a declaration, but takes any name in those two places: so a declaration whose name is not
- * capitalised (`entity user`) is used only there, however often `user` appears in the file.
+ * How often each name is a variant's plain base (not a join) or a default's type. The reference reads only
+ * capitalised names in expressions as uses of a declaration, but takes any name in those two places: so a declaration
+ * whose name is not capitalised (`entity user`) is used only there, however often `user` appears in the file.
  */
 function namesInTypeSlots(index: SpecIndex): Map<string, number> {
   const counts = new Map<string, number>();
@@ -57,10 +60,18 @@ function namesInTypeSlots(index: SpecIndex): Map<string, number> {
     if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
   };
   for (const declaration of index.spec.declarations) {
-    if (declaration.kind === 'variant') count(declaration.base?.name);
+    if (declaration.kind === 'variant' && !declaration.baseIsJoin) count(declaration.base?.name);
     else if (declaration.kind === 'default') count(declaration.type?.name);
   }
   return counts;
+}
+
+/** The names variants are based on, plain or joins. */
+function variantBases(index: SpecIndex): Set<string> {
+  const names = new Set<string>();
+  for (const declaration of index.spec.declarations)
+    if (declaration.kind === 'variant' && declaration.base !== undefined) names.add(declaration.base.name);
+  return names;
 }
 
 /**

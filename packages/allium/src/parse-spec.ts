@@ -154,8 +154,9 @@ function parseInvariant(p: ParserState): Declaration | undefined {
 
 /**
  * `variant Name : Base [{ items }]`, read as the reference reads it: the base is an expression. `Base { … }` with the
- * `{` on the base's line is a join (its entries `field` or `field: value`, with a join's errors), whose names are no
- * uses and whose fields no check judges; its `field: value` entries stay the variant's fields for the inventory. Any
+ * `{` on the base's line is a join (its entries `field` or `field: value`, with a join's errors), whose names, the
+ * base's own included (an entity named there is still used: `checkUnused`), are no uses and whose fields no check
+ * judges; its `field: value` entries stay the variant's fields for the inventory. Any
  * other expression than a name or such a join (`Finding.created(…)` after a stray `variant`) names no base, and its
  * names are no uses either. A `{` on a later line opens the variant's items.
  */
@@ -173,8 +174,7 @@ function parseVariant(p: ParserState): Declaration | undefined {
     entity?.kind === 'ident' && entity.name !== undefined
       ? { name: entity.name, location: p.locationAt(entity.start) }
       : undefined;
-  if (joined) p.drop(from + 1);
-  else if (base === undefined) p.drop(from);
+  if (joined || base === undefined) p.drop(from);
   let items = joined ? joinFields(p, baseExpr) : [];
   let end = baseExpr.end;
   const braced = p.at('{');
@@ -192,6 +192,7 @@ function parseVariant(p: ParserState): Declaration | undefined {
     name,
     items,
     joined: joined && !braced,
+    baseIsJoin: joined,
     location,
     endLine,
     span,

@@ -582,6 +582,27 @@ describe('malformed input read as the reference reads it (its answers for these 
       .filter((d) => d.severity === 'error')
       .map((d) => `${d.location.line}:${d.location.col} ${d.message}`);
 
+  it('a join base `Base { … }` uses an entity it names, never a value or an enum; a plain base uses both', () => {
+    const spec = [
+      'value Res {\n    code: String\n}\nvariant Ok : Res {\n    body: String\n}',
+      'value Plain {\n    code: String\n}\nvariant Ok2 : Plain\n{\n    body: String\n}',
+      'enum Colour { red | blue }\nvariant Ok3 : Colour {\n    x: String\n}',
+      'value low {\n    code: String\n}\nvariant Ok4 : low {\n    x: String\n}',
+      'value low2 {\n    code: String\n}\nvariant Ok5 : low2',
+      'entity Shape {\n    n: Integer\n}\nvariant Circle : Shape {\n    radius: Decimal\n}',
+      'entity lowent {\n    n: Integer\n}\nvariant Sq : lowent {\n    side: Decimal\n}',
+    ].join('\n');
+    // The reference's answer for this spec.
+    expect([
+      ...withCode(v3(spec), 'allium.definition.unused'),
+      ...withCode(v3(spec), 'allium.entity.unused'),
+    ]).toEqual([
+      '2:7 warning allium.definition.unused',
+      '15:6 warning allium.definition.unused',
+      '19:7 warning allium.definition.unused',
+    ]);
+  });
+
   it('a derived value’s parameters are names separated by commas: no type, no missing or trailing comma', () => {
     expect(
       errors(
