@@ -238,6 +238,8 @@ export class Lexer {
             line,
             col: i - lineStart + 1 + this.lineExtra,
           });
+        // The end of the file, after a last line with no line break, is reported in UTF-8 bytes past the comment.
+        if (endOfLine === n) this.noteWide(i, endOfLine);
         i = endOfLine;
         continue;
       }

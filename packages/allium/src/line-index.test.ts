@@ -61,6 +61,14 @@ describe('LineIndex', () => {
     ]);
   });
 
+  it('counts the end of a file that ends in a comment holding characters outside ASCII in UTF-8 bytes too', () => {
+    // The reference's answer: `expected '}', found end of file` at 4:21 (`é` 2 bytes, `→` and `☕` 3 each).
+    const spec = parseSpec('-- allium: 3\nentity E {\n    n: Integer\n    -- café → ☕', 's.allium');
+    expect(spec.diagnostics.map((d) => `${d.location.line}:${d.location.col} ${d.message}`)).toEqual([
+      "4:21 expected '}', found end of file",
+    ]);
+  });
+
   it('places an offset at a line break on the line it ends, and one past the end on the last line', () => {
     const lines = LineIndex.of('ab\n\ncd');
     expect(lines.position(2)).toEqual({ line: 1, col: 3 });
