@@ -370,6 +370,33 @@ describe('individual checks', () => {
         "21:11 allium.rule.unreachableTrigger Rule 'D' listens for trigger 'Tick' but no local surface provides or rule emits it.",
       ]);
     });
+
+    it('no qualified name right after a prefix operator: `exists core/X{…}` is `(exists core) / X{…}` (the reference)', () => {
+      const importer = parseSpec(
+        [
+          '-- allium: 3',
+          'use "./refd.allium" as ref',
+          'rule R {',
+          '    when: Go(t)',
+          '    requires: exists ref/Trader{trader_id: t}',
+          '    requires: ref/Other.x = 1',
+          '    requires: not exists ref/Third',
+          '    requires: not ref/Fourth.x',
+          '    requires: t.n = -ref/Fifth.y',
+          '    requires: not (ref/Sixth.x)',
+          '    ensures: Done(t)',
+          '}',
+        ].join('\n'),
+        'a.allium',
+      );
+      const refd = parseSpec('-- allium: 3\nentity Book {\n    id: String\n}\n', 'refd.allium');
+      // The reference's answer for these two files: only the names not right after `exists`, `not` or `-`.
+      expect(
+        checkSpecs([importer, refd])
+          .filter((d) => d.code === 'allium.reference.unknownName')
+          .map((d) => `${d.location.file}:${at(d)}`),
+      ).toEqual(['a.allium:6:15', 'a.allium:10:20']);
+    });
   });
 
   it('checks a default’s object literal against its type’s fields, nested literals too (the reference’s answers)', () => {

@@ -224,16 +224,18 @@ function infixOperator(p: ParserState): { text: string; width: number } | undefi
 
 function parsePrefix(p: ParserState): Expr | undefined {
   const token = p.current;
-  const primary = parsePrimary(p, token);
+  const qualify = !p.prefixOperand;
+  p.prefixOperand = false;
+  const primary = parsePrimary(p, token, qualify);
   if (primary === undefined) return undefined;
   return parsePostfix(p, primary);
 }
 
-function parsePrimary(p: ParserState, token: Token): Expr | undefined {
-  if (token.kind === 'keyword') return parseKeywordPrimary(p, token);
+function parsePrimary(p: ParserState, token: Token, qualify: boolean): Expr | undefined {
+  if (token.kind === 'keyword') return parseKeywordPrimary(p, token, qualify);
   switch (token.kind) {
     case 'ident':
-      return parseName(p, token);
+      return parseName(p, token, qualify);
     case 'number':
     case 'duration':
     case 'string':
@@ -248,7 +250,7 @@ function parsePrimary(p: ParserState, token: Token): Expr | undefined {
   }
 }
 
-function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
+function parseKeywordPrimary(p: ParserState, token: Token, qualify: boolean): Expr | undefined {
   switch (token.text) {
     case 'true':
     case 'false':
@@ -262,13 +264,13 @@ function parseKeywordPrimary(p: ParserState, token: Token): Expr | undefined {
     case 'not':
       return parseUnary(p, token, 'not', BP.not);
     case 'exists':
-      return endsOperand(p) ? parseName(p, token) : parseUnary(p, token, 'exists', BP.prefix);
+      return endsOperand(p) ? parseName(p, token, qualify) : parseUnary(p, token, 'exists', BP.prefix);
     case 'if':
       return parseIfExpr(p);
     case 'for':
       return parseForExpr(p);
     default:
-      return parseName(p, token);
+      return parseName(p, token, qualify);
   }
 }
 
@@ -280,7 +282,9 @@ function endsOperand(p: ParserState): boolean {
 
 function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
   p.advance();
+  p.prefixOperand = true;
   const operand = parseExpr(p, bp);
+  p.prefixOperand = false;
   return operand === undefined
     ? undefined
     : pairNode(p, 'unary', token, operand, undefined, undefined, op, operand.end);
@@ -295,12 +299,13 @@ function qualifies(word: Token): boolean {
  * An identifier or a qualified `alias/Name` (a lambda `x => body` is an infix operator). As the reference reads a
  * slash after a plain name: a capitalised word or `config`, `entity`, `value` after it makes one qualified name
  * (`core/Order`, `core/config`); anything else is a division (`a/b`, and `core/Order/X` divides the qualified name
- * by `X`).
+ * by `X`). Not so right after a prefix operator (`qualify` false, see `ParserState.prefixOperand`): there the slash is a
+ * division too.
  */
-function parseName(p: ParserState, token: Token): Expr {
+function parseName(p: ParserState, token: Token, qualify = true): Expr {
   p.advance();
   let name = token.text;
-  if (p.symbol() === '/' && p.atWord(1) && qualifies(p.peek(1))) {
+  if (qualify && p.symbol() === '/' && p.atWord(1) && qualifies(p.peek(1))) {
     p.advance();
     name += `/${p.advance().text}`;
   }

@@ -27,6 +27,12 @@ export class ParserState {
   depth = 0;
   readonly diagnostics: Diagnostic[] = [];
   /**
+   * Set by a prefix operator (`not`, `exists`, `-`) for its operand's first name, which then takes no `alias/Name`
+   * qualifier: the reference forms a qualified name as an infix `/` that binds less tightly than a prefix operator, so
+   * `exists core/Order{…}` is `(exists core) / Order{…}` to it.
+   */
+  prefixOperand = false;
+  /**
    * The tokens lexed and not yet dropped from this list: `tokens[i]` is the token at position `base + i`, and those
    * before index {@link live} are released already. {@link settle} releases the tokens before its position and
    * removes the released ones from the list once they are at least half of it, so a big spec's tokens never all live
