@@ -232,7 +232,11 @@ function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefin
   return { kind: 'field', name, value: split.value, when: split.when, start, end };
 }
 
-/** `String when status = a | b` → the type and the qualifier. */
+/**
+ * `String when status = a | b` → the type and the qualifier. As the reference: only plain names count as states
+ * (`alias/Name`, `x.y` and literals are skipped), and without any (`when status = done.d`) the item is no qualified
+ * field but a field whose value is the whole `when` expression.
+ */
 function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: WhenQualifier } | undefined {
   if (value.kind !== 'binary' || value.op !== 'when') return undefined;
   const inner = value.a;
@@ -240,14 +244,15 @@ function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: W
   if (inner === undefined || condition?.kind !== 'binary' || condition.op !== '=') return undefined;
   const field = condition.a;
   const states = condition.b;
-  if (field?.kind !== 'ident' || states === undefined) return undefined;
+  if (field?.kind !== 'ident' || field.name?.includes('/') !== false || states === undefined)
+    return undefined;
   const idents: Ident[] = [];
   collectPipe(states, (leaf) => {
-    if (leaf.kind === 'ident' && leaf.name !== undefined) {
+    if (leaf.kind === 'ident' && leaf.name !== undefined && !leaf.name.includes('/')) {
       idents.push({ name: leaf.name, location: p.locationAt(leaf.start) });
     }
   });
-  return { value: inner, when: { field: field.name ?? '', states: idents } };
+  return idents.length === 0 ? undefined : { value: inner, when: { field: field.name, states: idents } };
 }
 
 /** Calls `visit` on each leaf of an `a | b | c` chain. */

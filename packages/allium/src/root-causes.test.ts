@@ -603,6 +603,33 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('a `when` qualifier needs a plain state name: without one, the field’s value is the whole expression', () => {
+    const spec = [
+      'entity Doc {',
+      '    status: active | deleted',
+      '    a: Ghost when status = deleted.d',
+      '    b: Phantom when status = core/Deleted',
+      '    c: Spook when status = deleted | x.y',
+      '    transitions status {',
+      '        active -> deleted',
+      '        terminal: deleted',
+      '    }',
+      '}',
+      '',
+    ].join('\n');
+    // The reference's answer: only `c` is a qualified field (its type judged, `status` not used by it); `a` and `b`
+    // hold `when` expressions, which read `status` and whose types no check judges.
+    const found = v3(spec).filter(
+      (d) => d.code?.startsWith('allium.field') || d.code?.startsWith('allium.type'),
+    );
+    expect(found.map(brief)).toEqual([
+      '4:5 info allium.field.unused',
+      '5:5 info allium.field.unused',
+      '6:5 info allium.field.unused',
+      '6:8 error allium.type.undefinedReference',
+    ]);
+  });
+
   it('a derived value’s parameters are names separated by commas: no type, no missing or trailing comma', () => {
     expect(
       errors(
