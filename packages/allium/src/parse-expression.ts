@@ -462,6 +462,9 @@ function parseMember(p: ParserState, object: Expr): Expr | undefined {
   const op = p.advance().text;
   const field = p.expectWord('field name');
   if (field === undefined) return undefined;
+  // A member's name is no use of a declaration named so (`x.Status` does not use `enum Status`), as in the reference,
+  // whose uses are the capitalised names of its tree outside member names.
+  if (startsUpper(field)) p.drop(p.pos - 1);
   return pairNode(p, 'member', object, object, undefined, field, op);
 }
 

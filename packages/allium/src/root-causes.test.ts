@@ -603,6 +603,21 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('a capitalised member name (`p.Status`) is no use of a declaration named so', () => {
+    const spec =
+      'enum Status { draft | live }\nvalue Money {\n    n: Integer\n}\nentity Order {\n    n: Integer\n}\nrule R {\n    when: Go(p)\n    requires: p.Status = draft\n    requires: p?.Money.n = 1\n    ensures: p.Order.done = true\n}\n';
+    // The reference's answer for this spec (it also reads each `p.X` as an unknown alias `p`).
+    expect(
+      v3(spec)
+        .filter((d) => d.code?.endsWith('.unused'))
+        .map(brief),
+    ).toEqual([
+      '2:6 warning allium.definition.unused',
+      '3:7 warning allium.definition.unused',
+      '6:8 warning allium.entity.unused',
+    ]);
+  });
+
   it('a `when` qualifier needs a plain state name: without one, the field’s value is the whole expression', () => {
     const spec = [
       'entity Doc {',
