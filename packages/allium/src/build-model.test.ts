@@ -58,6 +58,18 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
   });
 });
 
+describe('buildModel inline enums (the reference’s answers)', () => {
+  it('reads `|` as binding tighter than `??`, `+` and `*`, as the reference’s parser does', () => {
+    const spec =
+      '-- allium: 3\nentity Order {\n    status: pending ?? shipped | delivered\n    kind: small | big + huge\n    size: tiny | wee\n    mood: calm | a * b\n}\n';
+    const fields = buildModel(parseSpec(spec, 's.allium')).entities?.[0]?.fields;
+    expect(fields).toEqual([
+      { name: 'status', type_expr: 'pending ?? shipped | delivered' },
+      { name: 'size', type_expr: 'tiny | wee', enum_values: ['tiny', 'wee'] },
+    ]);
+  });
+});
+
 describe('buildModel config (the reference’s answer)', () => {
   it('lists plain parameters only, not one with a `when` qualifier nor a path (`x.f: …`)', () => {
     const spec =

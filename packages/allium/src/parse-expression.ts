@@ -6,7 +6,9 @@ import { startsUpper } from './walk.js';
 /**
  * Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. A
  * lambda's `=>` binds loosest of all and to the right, as the reference's does: its parameter is whatever precedes it
- * (`a.b => c` and `a + b => c` are lambdas too) and its body runs to the end of the expression.
+ * (`a.b => c` and `a + b => c` are lambdas too) and its body runs to the end of the expression. From comparisons up
+ * the order is the reference's: `transitions_to`/`becomes`, `??`, `+`/`-`, `*`/`/`, then `|`, which binds tighter than
+ * any other binary operator (`pending ?? shipped | delivered` is `pending ?? (shipped | delivered)`).
  */
 export const BP = {
   lambda: 1,
@@ -18,11 +20,12 @@ export const BP = {
   and: 7,
   not: 8,
   compare: 9,
-  pipe: 10,
+  transition: 10,
   coalesce: 11,
   sum: 12,
   product: 13,
-  prefix: 14,
+  pipe: 14,
+  prefix: 15,
 } as const;
 
 const INFIX: Readonly<Record<string, number>> = {
@@ -42,8 +45,8 @@ const INFIX: Readonly<Record<string, number>> = {
   '>=': BP.compare,
   in: BP.compare,
   'not in': BP.compare,
-  transitions_to: BP.compare,
-  becomes: BP.compare,
+  transitions_to: BP.transition,
+  becomes: BP.transition,
   '|': BP.pipe,
   '??': BP.coalesce,
   '+': BP.sum,
