@@ -21,7 +21,7 @@ import {
   parseLetExpr,
 } from './parse-expression.js';
 import { describeToken, type ParserState, symbolOf } from './parser-state.js';
-import { startsLower } from './walk.js';
+import { startsLower, startsUpper } from './walk.js';
 
 /** Clause keywords: `kw: value` items that are not fields. */
 export const CLAUSE_KEYWORDS = new Set([
@@ -217,6 +217,8 @@ export function parseClauseValue(
 
 function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const nameToken = p.advance();
+  // An item's own name is no use of a declaration named so (`Payout: x`), as in the reference.
+  if (startsUpper(nameToken.text)) p.drop(p.pos - 1);
   p.advance();
   const keyword = nameToken.text;
   if (keyword === 'contracts') return parseContracts(p, nameToken);
@@ -340,9 +342,12 @@ function parseBindingClause(p: ParserState): BlockItemKind | BlockItem | undefin
 }
 
 function parsePathField(p: ParserState): BlockItemKind | BlockItem | undefined {
+  const from = p.pos;
   const owner = p.advance();
   p.advance();
   const field = p.advance();
+  // The path names nothing the reference counts as a use (`Payout.amount: x` does not use `entity Payout`).
+  p.drop(from);
   p.advance();
   const value = parseClauseValue(p, owner.line, owner.col, false);
   if (value === undefined) return undefined;

@@ -603,6 +603,18 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('an item’s own name or path is no use (`Payout: x`, `Payout.amount: x`, after a failed item on its line)', () => {
+    const unused = (item: string): string[] =>
+      withCode(v3(`entity Payout {\n    n: Integer\n}\nrule S {\n    ${item}\n}\n`), 'allium.entity.unused');
+    // The reference's answers: the failed words are skipped one by one until `name:` or `a.b:` starts an item.
+    expect(unused('ensure created Payout.amount_pence : claim.x')).toEqual([
+      '2:8 warning allium.entity.unused',
+    ]);
+    expect(unused('ensure created Payout : claim.x')).toEqual(['2:8 warning allium.entity.unused']);
+    expect(unused('ensure created Payout.amount_pence')).toEqual(['2:8 warning allium.entity.unused']);
+    expect(unused('ensures: Payout.created(n: 1)')).toEqual([]);
+  });
+
   it('a capitalised member name (`p.Status`) is no use of a declaration named so', () => {
     const spec =
       'enum Status { draft | live }\nvalue Money {\n    n: Integer\n}\nentity Order {\n    n: Integer\n}\nrule R {\n    when: Go(p)\n    requires: p.Status = draft\n    requires: p?.Money.n = 1\n    ensures: p.Order.done = true\n}\n';
