@@ -67,6 +67,8 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
   const report = (object: Expr | undefined): void => {
     const name = object?.kind === 'ident' ? object.name : undefined;
     if (object === undefined || name === undefined || !startsUpper(name) || index.typeNames.has(name)) return;
+    // A qualified name (`Core/Order`, whatever the alias's case) is another module's: the alias checks judge it.
+    if (name.includes('/')) return;
     diagnostics.push({
       code: 'allium.rule.undefinedTypeReference',
       severity: 'error',

@@ -615,6 +615,18 @@ describe('malformed input read as the reference reads it (its answers for these 
     expect(unused('ensures: Payout.created(n: 1)')).toEqual([]);
   });
 
+  it('a qualified name with a capitalised alias is judged as an alias, never as an undefined type', () => {
+    const found = v3(
+      'use "./b.allium" as core\nrule R {\n    when: o: Core/Order.status transitions_to paid\n    requires: Core/Order.lookup(o).ok\n    ensures: Core/Invoice.created(o: o)\n}\n',
+    );
+    // The reference's answer: an unknown alias `Core` three times, no `rule.undefinedTypeReference`.
+    expect(found.filter((d) => d.code?.startsWith('allium.r')).map(brief)).toEqual([
+      '4:14 error allium.reference.undefinedImportedAlias',
+      '5:15 error allium.reference.undefinedImportedAlias',
+      '6:14 error allium.reference.undefinedImportedAlias',
+    ]);
+  });
+
   it('a capitalised member name (`p.Status`) is no use of a declaration named so', () => {
     const spec =
       'enum Status { draft | live }\nvalue Money {\n    n: Integer\n}\nentity Order {\n    n: Integer\n}\nrule R {\n    when: Go(p)\n    requires: p.Status = draft\n    requires: p?.Money.n = 1\n    ensures: p.Order.done = true\n}\n';
