@@ -371,6 +371,23 @@ describe('individual checks', () => {
       ]);
     });
 
+    it('a variant based on `alias/Base`: the alias judged, the imported entity used (the reference’s answers)', () => {
+      const importer = parseSpec(
+        '-- allium: 3\nuse "./b.allium" as core\nvariant X : core/Base {\n    n: Integer\n}\nvariant Y : core/Nope\nvariant Z : zz/Base\nentity H {\n    x: X\n    y: Y\n    z: Z\n}\n',
+        'a.allium',
+      );
+      const base = parseSpec('-- allium: 3\nentity Base {\n    kind: X | Y\n}\n', 'b.allium');
+      expect(
+        checkSpecs([importer, base])
+          .filter((d) => d.code?.startsWith('allium.reference') || d.code === 'allium.entity.unused')
+          .map((d) => `${d.location.file}:${at(d)} ${d.code ?? ''}`),
+      ).toEqual([
+        'a.allium:6:13 allium.reference.unknownName',
+        'a.allium:7:13 allium.reference.undefinedImportedAlias',
+        'a.allium:8:8 allium.entity.unused',
+      ]);
+    });
+
     it('no qualified name right after a prefix operator: `exists core/X{…}` is `(exists core) / X{…}` (the reference)', () => {
       const importer = parseSpec(
         [

@@ -17,6 +17,7 @@ import {
   collectionHeads,
   declaredNames,
   offeredNames,
+  qualifiedDeclarationTypes,
   type Imports,
 } from './imports.js';
 import { collectPipe } from './parse-block-items.js';
@@ -163,7 +164,7 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
 
 /**
  * Qualified references: `alias/Name`, a member access with a capitalised member on a plain name (`shared.Name`,
- * which the reference reads as an imported type), and a `default alias/Type`.
+ * which the reference reads as an imported type), a `default alias/Type` and a `variant V : alias/Base`.
  * - `allium.reference.undefinedImportedAlias` (error): the qualifier is not a `use … as alias` of the file;
  * - `allium.reference.unknownName` (warning): the alias names a file of the check set that does not offer the name
  *   (see `offeredNames`); a name in a collection's place is left alone (an entity's plural, which no file declares).
@@ -206,13 +207,9 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
       location,
     });
   };
-  // A `default alias/Type`'s qualifier sits on the declaration, not in an expression.
-  for (let d = 0; d < index.spec.declarations.length; d += 1) {
-    const declaration = index.spec.declarations[d]!;
-    const type = declaration.kind === 'default' ? declaration.type : undefined;
-    const slash = type === undefined ? -1 : type.name.indexOf('/');
-    if (type !== undefined && slash !== -1)
-      report(type.name.slice(0, slash), type.name.slice(slash + 1), type.location);
+  for (const type of qualifiedDeclarationTypes(index)) {
+    const slash = type.name.indexOf('/');
+    report(type.name.slice(0, slash), type.name.slice(slash + 1), type.location);
   }
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.a;

@@ -1,4 +1,4 @@
-import { forEachKid, kidsOf, type Expr } from './ast.js';
+import { forEachKid, kidsOf, type Expr, type Ident } from './ast.js';
 import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
@@ -74,7 +74,10 @@ export function declaredNames(index: SpecIndex): ReadonlySet<string> {
 
 const qualifiedCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
 
-/** Every `alias/Name` a file refers to (`alias.Name` spelled the same way), its `default alias/Type`s included. */
+/**
+ * Every `alias/Name` a file refers to (`alias.Name` spelled the same way), its `default alias/Type`s and variant bases
+ * included.
+ */
 function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
   let names = qualifiedCache.get(index);
   if (names !== undefined) return names;
@@ -84,12 +87,28 @@ function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
     if (ref.kind === 'member') found.add(`${object?.name ?? ''}/${ref.name ?? ''}`);
     else if (ref.name !== undefined) found.add(ref.name);
   }
-  for (const declaration of index.spec.declarations)
-    if (declaration.kind === 'default' && declaration.type?.name.includes('/') === true)
-      found.add(declaration.type.name);
+  for (const type of qualifiedDeclarationTypes(index)) found.add(type.name);
   names = found;
   qualifiedCache.set(index, names);
   return names;
+}
+
+/**
+ * The qualified names that sit on a declaration rather than in an expression: a `default alias/Type`'s type and a
+ * `variant V : alias/Base`'s base (plain or a join).
+ */
+export function qualifiedDeclarationTypes(index: SpecIndex): Ident[] {
+  const found: Ident[] = [];
+  for (const declaration of index.spec.declarations) {
+    const type =
+      declaration.kind === 'default'
+        ? declaration.type
+        : declaration.kind === 'variant'
+          ? declaration.base
+          : undefined;
+    if (type?.name.includes('/') === true) found.push(type);
+  }
+  return found;
 }
 
 const offeredCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
