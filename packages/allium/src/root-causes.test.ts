@@ -42,6 +42,15 @@ describe('2. trigger shapes', () => {
       .filter((d) => d.code === 'allium.rule.invalidTrigger')
       .map((d) => `${brief(d)} ${d.message}`);
 
+  it('rejects an optional access `?.` where a trigger takes a member (the reference’s answers)', () => {
+    const unsupported =
+      "6:5 error allium.rule.invalidTrigger Rule 'R' uses an unsupported trigger form in 'when:'.";
+    expect(invalid(rule(' Order?.Go(y)'))).toEqual([unsupported]);
+    expect(invalid(rule(' o: Order?.status'))).toEqual([unsupported]);
+    expect(invalid(rule(' Order?.status <= now'))).toEqual([unsupported]);
+    expect(invalid(rule(' o: Order.status becomes shipped'))).toEqual([]);
+  });
+
   it('rejects an empty when: and a becomes trigger with no binding, at the clause', () => {
     expect(invalid(rule(''))).toEqual([
       "6:5 error allium.rule.invalidTrigger Rule 'R' uses an unsupported trigger form in 'when:'.",
