@@ -4,7 +4,7 @@ import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
-import { locationOf, simpleMember } from './walk.js';
+import { isDotMember, locationOf, simpleMember } from './walk.js';
 
 /** Status names treated as terminal when an entity declares no terminal states. */
 const LIKELY_TERMINAL = new Set([
@@ -332,7 +332,7 @@ function visitAssignments(
   if (expr.kind !== 'binary' || expr.op !== '=') return;
   const target = identName(expr.b);
   const left = expr.a;
-  if (target === undefined || left?.kind !== 'member' || left.name !== 'status') return;
+  if (target === undefined || left === undefined || !isDotMember(left) || left.name !== 'status') return;
   const direct = simpleMember(left);
   if (direct !== undefined) {
     const entity = resolveEntity(direct[0], target, types(), machines);
@@ -357,7 +357,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
     return;
   }
   const callee = expr.kind === 'call' ? expr.a : undefined;
-  if (callee?.kind !== 'member' || callee.name !== 'created') return;
+  if (callee === undefined || !isDotMember(callee) || callee.name !== 'created') return;
   const entity = identName(callee.a);
   const machine = entity === undefined ? undefined : machines.get(entity);
   if (machine === undefined || entity === undefined) return;

@@ -2,7 +2,7 @@ import { forEachKid, type BlockItem, type BlockKind, type Expr } from './ast.js'
 import type { Diagnostic } from './diagnostic.js';
 import { clausesOf, type SpecIndex } from './spec-index.js';
 import { isPlainField, judgedFields } from './spec-facts.js';
-import { isPascal, locationOf, startsUpper } from './walk.js';
+import { isDotMember, isPascal, locationOf, startsUpper } from './walk.js';
 
 const message = (name: string): string => `Type reference '${name}' is not declared locally or imported.`;
 
@@ -84,14 +84,14 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
       case 'binary':
         if (expr.op === 'becomes' || expr.op === 'transitions_to') {
           const subject = expr.a;
-          if (subject?.kind === 'member') report(subject.a);
+          if (isDotMember(subject)) report(subject?.a);
         } else if (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies') forEachKid(expr, visit);
         return;
       case 'call':
-        if (expr.a?.kind === 'member') report(expr.a.a);
+        if (isDotMember(expr.a)) report(expr.a?.a);
         return;
       case 'member':
-        report(expr.a);
+        if (expr.op === '.') report(expr.a);
         return;
       case 'block':
         forEachKid(expr, visit);

@@ -13,7 +13,7 @@ import {
 import type { Diagnostic } from './diagnostic.js';
 import type { SpecIndex } from './spec-index.js';
 import { ifBodies } from './triggers.js';
-import { locationOf, startsUpper } from './walk.js';
+import { isDotMember, locationOf, startsUpper } from './walk.js';
 
 const COMPARISONS = new Set(COMPARISON_OPS);
 
@@ -25,10 +25,10 @@ const COMPARISONS = new Set(COMPARISON_OPS);
 export function isValidTrigger(value: Expr): boolean {
   switch (value.kind) {
     case 'call':
-      return value.a?.kind === 'ident' || isPlainMember(value.a);
+      return value.a?.kind === 'ident' || isDotMember(value.a);
     case 'binding': {
       const inner = value.a;
-      if (isPlainMember(inner)) return true;
+      if (isDotMember(inner)) return true;
       return (
         inner?.kind === 'binary' &&
         (inner.op === 'becomes' || inner.op === 'transitions_to' || COMPARISONS.has(inner.op ?? ''))
@@ -36,15 +36,10 @@ export function isValidTrigger(value: Expr): boolean {
     }
     case 'binary':
       if (value.op === 'or') return kidsOf(value).every(isValidTrigger);
-      return COMPARISONS.has(value.op ?? '') && isPlainMember(value.a);
+      return COMPARISONS.has(value.op ?? '') && isDotMember(value.a);
     default:
       return false;
   }
-}
-
-/** `a.b`, not `a?.b`: the reference's optional access is another kind of node, which no trigger form takes. */
-function isPlainMember(e: Expr | undefined): boolean {
-  return e?.kind === 'member' && e.op === '.';
 }
 
 /** The first `name: value` parameter of a trigger call (looking into `or`), if any. */

@@ -51,6 +51,37 @@ describe('2. trigger shapes', () => {
     expect(invalid(rule(' o: Order.status becomes shipped'))).toEqual([]);
   });
 
+  it('reads no status assignment, creation or undefined type through `?.` (the reference’s answers)', () => {
+    const spec = [
+      'entity Order {',
+      '    status: pending | shipped | lost',
+      '    transitions status {',
+      '        pending -> shipped',
+      '        terminal: shipped',
+      '    }',
+      '}',
+      'rule A {',
+      '    when: Ship(o)',
+      '    requires: o?.status = pending',
+      '    ensures: o?.status = shipped',
+      '    ensures: Ghost?.created(a: 1)',
+      '    ensures: Order?.created(status: lost)',
+      '}',
+      '',
+    ].join('\n');
+    expect(
+      v3(spec)
+        .filter((d) => d.code?.startsWith('allium.status') || d.code === 'allium.rule.undefinedTypeReference')
+        .map(brief),
+    ).toEqual([
+      '3:13 warning allium.status.noExit',
+      '3:13 warning allium.status.unreachableValue',
+      '3:23 warning allium.status.unreachableValue',
+      '3:33 warning allium.status.noExit',
+      '3:33 warning allium.status.unreachableValue',
+    ]);
+  });
+
   it('rejects an empty when: and a becomes trigger with no binding, at the clause', () => {
     expect(invalid(rule(''))).toEqual([
       "6:5 error allium.rule.invalidTrigger Rule 'R' uses an unsupported trigger form in 'when:'.",
