@@ -302,7 +302,7 @@ function parseUse(p: ParserState): Declaration | undefined {
   const path = unquote(pathToken.text);
   const pathLocation = p.location(pathToken);
   if (p.eat('as') === undefined) return { kind: 'use', path, location, pathLocation };
-  const alias = p.expectLabel('alias');
+  const alias = p.expectLabel('import alias');
   return alias === undefined ? undefined : { kind: 'use', path, alias, location, pathLocation };
 }
 
