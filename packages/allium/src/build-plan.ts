@@ -12,6 +12,7 @@ import {
 } from './ast.js';
 import { isDerived } from './build-model.js';
 import type { Diagnostic } from './diagnostic.js';
+import { isDotMember } from './walk.js';
 
 /** The 24 obligation categories of the reference `allium plan`. */
 export type ObligationCategory =
@@ -418,7 +419,7 @@ function emitSurface(block: Block, push: Push): void {
 }
 
 function collectExposed(expr: Expr, out: string[]): void {
-  if (isMember(expr)) out.push(expr.name ?? '');
+  if (isDotMember(expr)) out.push(expr.name ?? '');
   else if (expr.kind === 'block') for (const kid of kidsOf(expr)) collectExposed(kid, out);
   else if (isBinary(expr, 'when')) collectExposed(expr.a as Expr, out);
 }
@@ -607,7 +608,7 @@ function triggerSource(expr: Expr, emitted: ReadonlySet<string>): TriggerSource 
   if (isComparison(expr)) return expr.b?.kind === 'now' ? 'temporal' : 'external';
   if (expr.kind === 'call') {
     const callee = expr.a as Expr;
-    if (isMember(callee) && callee.name === 'created') return 'creation';
+    if (isDotMember(callee) && callee.name === 'created') return 'creation';
     if (isPlainIdent(callee) && emitted.has(callee.name ?? '')) return 'chained';
   }
   return 'external';
@@ -623,7 +624,7 @@ function containsTemporal(expr: Expr): boolean {
 function containsCreation(expr: Expr): boolean {
   if (expr.kind === 'call') {
     const callee = expr.a as Expr;
-    return isMember(callee) && callee.name === 'created';
+    return isDotMember(callee) && callee.name === 'created';
   }
   if (expr.kind === 'block') return kidsOf(expr).some(containsCreation);
   return false;
@@ -675,7 +676,7 @@ function collectWritten(expr: Expr, entities: ReadonlySet<string>, out: Set<stri
 
 /** `Entity.f` or `entity.f` (the variable capitalised) → the entity, when it is declared. */
 function addResolved(expr: Expr, entities: ReadonlySet<string>, out: Set<string>): void {
-  if (!isMember(expr)) return;
+  if (!isDotMember(expr)) return;
   const object = expr.a as Expr;
   if (!isPlainIdent(object)) return;
   const name = object.name ?? '';
@@ -686,7 +687,7 @@ function addResolved(expr: Expr, entities: ReadonlySet<string>, out: Set<string>
 function collectCreated(expr: Expr, out: Set<string>): void {
   if (expr.kind === 'call') {
     const callee = expr.a as Expr;
-    if (isMember(callee) && callee.name === 'created') addCapitalisedObject(callee, out);
+    if (isDotMember(callee) && callee.name === 'created') addCapitalisedObject(callee, out);
     for (const arg of callArgs(expr)) collectCreated(arg, out);
     return;
   }
@@ -696,7 +697,7 @@ function collectCreated(expr: Expr, out: Set<string>): void {
 function collectRemoved(expr: Expr, out: Set<string>): void {
   if (expr.kind === 'call') {
     const callee = expr.a as Expr;
-    if (isMember(callee) && (callee.name === 'remove' || callee.name === 'removed'))
+    if (isDotMember(callee) && (callee.name === 'remove' || callee.name === 'removed'))
       addCapitalisedObject(callee, out);
     return;
   }
@@ -787,7 +788,7 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
     }
     case 'call': {
       const callee = expr.a as Expr;
-      if (isMember(callee)) recurse(callee.a);
+      if (isDotMember(callee)) recurse(callee.a);
       callArgs(expr).forEach(recurse);
       return;
     }
@@ -956,7 +957,7 @@ function statesOf(expr: Expr): StateRef[] {
   if (single !== undefined) return [single];
   if (isBinary(expr, 'in')) {
     const [element, collection] = kidsOf(expr) as [Expr, Expr];
-    if (!isMember(element) || !isPlainIdent(element.a as Expr)) return [];
+    if (!isDotMember(element) || !isPlainIdent(element.a as Expr)) return [];
     const object = (element.a as Expr).name ?? '';
     if (collection.kind !== 'set') return [];
     return kidsOf(collection)
@@ -974,7 +975,7 @@ function eqState(expr: Expr): StateRef | undefined {
   const [left, right] = kidsOf(expr) as [Expr, Expr];
   let object = '';
   let field: string;
-  if (isMember(left)) {
+  if (isDotMember(left)) {
     const owner = left.a as Expr;
     if (isPlainIdent(owner)) object = owner.name ?? '';
     field = left.name ?? '';
@@ -1009,11 +1010,6 @@ const COMPARISONS = new Set(COMPARISON_OPS);
 
 function isComparison(expr: Expr): boolean {
   return expr.kind === 'binary' && COMPARISONS.has(expr.op ?? '');
-}
-
-/** `a.b` (not `a?.b`). */
-function isMember(expr: Expr): boolean {
-  return expr.kind === 'member' && expr.op === '.';
 }
 
 /** A bare identifier (an `alias/Name` is a qualified name, not an identifier, to the reference). */

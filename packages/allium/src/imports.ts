@@ -3,7 +3,7 @@ import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
 import { collectCallNames, ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
-import { forEachItemExpr, startsUpper, walkExpr, walkItems } from './walk.js';
+import { forEachItemExpr, isDotMember, startsUpper, walkExpr, walkItems } from './walk.js';
 
 /**
  * What one file of a check set imports from the others, as the reference's multi-file context has it: each
@@ -225,7 +225,8 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
 function qualifiedCreations(expr: Expr, alias: string, out: Map<string, Set<string>>): void {
   if (expr.kind === 'call') {
     const callee = expr.a;
-    const entity = callee?.kind === 'member' && callee.name === 'created' ? callee.a : undefined;
+    const entity =
+      callee !== undefined && isDotMember(callee) && callee.name === 'created' ? callee.a : undefined;
     if (entity?.kind !== 'ident' || entity.name?.startsWith(`${alias}/`) !== true) return;
     for (const arg of kidsOf(expr).slice(1)) {
       const value = arg.kind === 'arg' && arg.name === 'status' ? arg.a : undefined;

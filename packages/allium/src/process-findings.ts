@@ -4,7 +4,7 @@ import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
 import { ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
-import { simpleMember } from './walk.js';
+import { isDotMember, simpleMember } from './walk.js';
 
 /** Entity status enums, entity-typed fields, declared transition edges and terminal states of one file. */
 interface EntityInfo {
@@ -114,7 +114,7 @@ function ensuresEqualities(
 function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>, out: Set<string>): void {
   if (expr.kind === 'block') kidsOf(expr).forEach((kid) => createdAssignments(kid, statuses, out));
   else if (expr.kind === 'if') ifBodies(expr).forEach((body) => createdAssignments(body, statuses, out));
-  else if (expr.kind === 'call' && expr.a?.kind === 'member' && expr.a.name === 'created') {
+  else if (expr.kind === 'call' && expr.a !== undefined && isDotMember(expr.a) && expr.a.name === 'created') {
     const entity = expr.a.a;
     if (entity?.kind !== 'ident' || entity.name === undefined || !statuses.has(entity.name)) return;
     for (const arg of kidsOf(expr).slice(1)) {

@@ -82,6 +82,20 @@ describe('2. trigger shapes', () => {
     ]);
   });
 
+  it('reads no field uses from `E?.created(…)` and takes no `x: E?.created` trigger (the reference’s answers)', () => {
+    const spec =
+      'entity Order {\n    status: pending | shipped\n    note: String\n}\nrule A {\n    when: o: Order?.created\n    ensures: Order?.created(note: "x")\n}\nrule B {\n    when: Go()\n    ensures: Order?.created(status: pending, note: "y")\n}\n';
+    expect(
+      v3(spec)
+        .filter((d) => d.code === 'allium.field.unused' || d.code === 'allium.rule.invalidTrigger')
+        .map(brief),
+    ).toEqual([
+      '3:5 info allium.field.unused',
+      '4:5 info allium.field.unused',
+      '7:5 error allium.rule.invalidTrigger',
+    ]);
+  });
+
   it('rejects an empty when: and a becomes trigger with no binding, at the clause', () => {
     expect(invalid(rule(''))).toEqual([
       "6:5 error allium.rule.invalidTrigger Rule 'R' uses an unsupported trigger form in 'when:'.",
@@ -707,6 +721,10 @@ describe('malformed input read as the reference reads it (its answers for these 
       '6:5 info allium.field.unused',
       '6:8 error allium.type.undefinedReference',
     ]);
+  });
+
+  it('a `use … as` wants an import alias', () => {
+    expect(errors('use "./b.allium" as= b\n')).toEqual(["2:20 expected import alias, found '='"]);
   });
 
   it('a derived value’s parameters are names separated by commas: no type, no missing or trailing comma', () => {

@@ -3,7 +3,7 @@ import type { SourceLocation } from './diagnostic.js';
 import type { LineIndex } from './line-index.js';
 import { triggerCalls, triggerParameterName } from './triggers.js';
 import { clausesOf, type NamedBlock } from './spec-index.js';
-import { calleeName, createdEntity, forEachItemExpr, walkExpr } from './walk.js';
+import { calleeName, createdEntity, forEachItemExpr, isDotMember, walkExpr } from './walk.js';
 
 /** How a rule fires (the language reference's trigger kinds). */
 export type TriggerKind =
@@ -110,7 +110,7 @@ function classifyTrigger(value: Expr, context: RuleContext, loc: (e: Expr) => So
     const kind = inner.op === 'becomes' ? 'becomes' : 'state_transition';
     return [{ kind, ...base, ...(subject ?? {}), ...(target === undefined ? {} : { value: target }) }];
   }
-  if (inner.kind === 'member' && inner.name === 'created') {
+  if (isDotMember(inner) && inner.name === 'created') {
     return [{ kind: 'creation', ...base, entity: inner.a?.name ?? '' }];
   }
   if (inner.kind === 'binary' && ['<=', '<', '>=', '>'].includes(inner.op ?? '') && inner.b?.kind === 'now') {
