@@ -265,6 +265,13 @@ function parseKeywordPrimary(p: ParserState, token: Token, qualify: boolean): Ex
       p.advance();
       return node(p, token.text, token, NO_KIDS, token.text);
     case 'not':
+      // `not exists` always wants an operand, as in the reference: `exists` is a name there only after no `not`.
+      if (p.peek(1).kind === 'keyword' && p.peek(1).text === 'exists' && endsOperandAt(p, 2)) {
+        p.advance();
+        p.advance();
+        p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(p.current)}`);
+        return undefined;
+      }
       return parseUnary(p, token, 'not', BP.not);
     case 'exists':
       return endsOperand(p) ? parseName(p, token, qualify) : parseUnary(p, token, 'exists', BP.prefix);
@@ -279,7 +286,12 @@ function parseKeywordPrimary(p: ParserState, token: Token, qualify: boolean): Ex
 
 /** True when the token after this one closes a list or the input: `exists` there is a plain name (as in the reference). */
 function endsOperand(p: ParserState): boolean {
-  const next = p.peek(1);
+  return endsOperandAt(p, 1);
+}
+
+/** True when the token `ahead` places on closes a list or the input. */
+function endsOperandAt(p: ParserState, ahead: number): boolean {
+  const next = p.peek(ahead);
   return next.kind === 'eof' || (next.kind === 'punct' && [')', ',', ']', '}'].includes(next.text));
 }
 

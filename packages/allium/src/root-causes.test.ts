@@ -723,6 +723,16 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('`not exists` always wants an operand (a bare `exists` before `)` is a name)', () => {
+    expect(
+      errors('rule R {\n    when: Go(x)\n    ensures: f(not exists)\n    ensures:\n        not exists\n}\n'),
+    ).toEqual([
+      "4:26 expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '['), found ')'",
+      "7:1 expected expression (identifier, number, string, true/false, null, if/for/not/exists, '(', '{', '['), found '}'",
+      "8:1 expected '}', found end of file",
+    ]);
+  });
+
   it('a `use … as` wants an import alias', () => {
     expect(errors('use "./b.allium" as= b\n')).toEqual(["2:20 expected import alias, found '='"]);
   });
