@@ -332,7 +332,7 @@ function visitAssignments(
   if (expr.kind !== 'binary' || expr.op !== '=') return;
   const target = identName(expr.b);
   const left = expr.a;
-  if (target === undefined || left === undefined || !isDotMember(left) || left.name !== 'status') return;
+  if (target === undefined || !isDotMember(left) || left.name !== 'status') return;
   const direct = simpleMember(left);
   if (direct !== undefined) {
     const entity = resolveEntity(direct[0], target, types(), machines);
@@ -357,7 +357,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
     return;
   }
   const callee = expr.kind === 'call' ? expr.a : undefined;
-  if (callee === undefined || !isDotMember(callee) || callee.name !== 'created') return;
+  if (!isDotMember(callee) || callee.name !== 'created') return;
   const entity = identName(callee.a);
   const machine = entity === undefined ? undefined : machines.get(entity);
   if (machine === undefined || entity === undefined) return;

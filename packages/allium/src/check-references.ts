@@ -84,14 +84,14 @@ export function checkCreatedTypes(index: SpecIndex): Diagnostic[] {
       case 'binary':
         if (expr.op === 'becomes' || expr.op === 'transitions_to') {
           const subject = expr.a;
-          if (isDotMember(subject)) report(subject?.a);
+          if (isDotMember(subject)) report(subject.a);
         } else if (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies') forEachKid(expr, visit);
         return;
       case 'call':
-        if (isDotMember(expr.a)) report(expr.a?.a);
+        if (isDotMember(expr.a)) report(expr.a.a);
         return;
       case 'member':
-        if (expr.op === '.') report(expr.a);
+        if (isDotMember(expr)) report(expr.a);
         return;
       case 'block':
         forEachKid(expr, visit);

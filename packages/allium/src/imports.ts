@@ -225,8 +225,7 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
 function qualifiedCreations(expr: Expr, alias: string, out: Map<string, Set<string>>): void {
   if (expr.kind === 'call') {
     const callee = expr.a;
-    const entity =
-      callee !== undefined && isDotMember(callee) && callee.name === 'created' ? callee.a : undefined;
+    const entity = isDotMember(callee) && callee.name === 'created' ? callee.a : undefined;
     if (entity?.kind !== 'ident' || entity.name?.startsWith(`${alias}/`) !== true) return;
     for (const arg of kidsOf(expr).slice(1)) {
       const value = arg.kind === 'arg' && arg.name === 'status' ? arg.a : undefined;

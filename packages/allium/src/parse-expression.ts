@@ -266,11 +266,11 @@ function parseKeywordPrimary(p: ParserState, token: Token, qualify: boolean): Ex
       return node(p, token.text, token, NO_KIDS, token.text);
     case 'not':
       // `not exists` always wants an operand, as in the reference: `exists` is a name there only after no `not`.
+      // Here the operand's parse fails at the closing token, with the usual error.
       if (p.peek(1).kind === 'keyword' && p.peek(1).text === 'exists' && endsOperandAt(p, 2)) {
         p.advance();
         p.advance();
-        p.errorHere(`${EXPECTED_EXPRESSION}, found ${describeToken(p.current)}`);
-        return undefined;
+        return parseExpr(p, BP.prefix);
       }
       return parseUnary(p, token, 'not', BP.not);
     case 'exists':

@@ -114,7 +114,7 @@ function ensuresEqualities(
 function createdAssignments(expr: Expr, statuses: ReadonlyMap<string, string[]>, out: Set<string>): void {
   if (expr.kind === 'block') kidsOf(expr).forEach((kid) => createdAssignments(kid, statuses, out));
   else if (expr.kind === 'if') ifBodies(expr).forEach((body) => createdAssignments(body, statuses, out));
-  else if (expr.kind === 'call' && expr.a !== undefined && isDotMember(expr.a) && expr.a.name === 'created') {
+  else if (expr.kind === 'call' && isDotMember(expr.a) && expr.a.name === 'created') {
     const entity = expr.a.a;
     if (entity?.kind !== 'ident' || entity.name === undefined || !statuses.has(entity.name)) return;
     for (const arg of kidsOf(expr).slice(1)) {

@@ -98,7 +98,7 @@ function gatherFacts(index: SpecIndex): SpecFacts {
 
 /** Field names a `.created(name: …)` call's arguments or a join's keys (`E{name: …}`) access. */
 function noteFieldKeys(e: Expr, accessed: Set<string>): void {
-  if (e.kind === 'call' && (e.a === undefined || !isDotMember(e.a) || e.a.name !== 'created')) return;
+  if (e.kind === 'call' && (!isDotMember(e.a) || e.a.name !== 'created')) return;
   for (let i = 1; i < kidCount(e); i += 1) {
     const key = kidAt(e, i);
     if (key === undefined || key.name === undefined) continue;

@@ -132,13 +132,13 @@ export function rootName(expr: Expr): string | undefined {
  * `a.b`, not `a?.b`: the reference's optional access is a node of another kind, which its shape checks (a status
  * assignment, `E.created(…)`, a trigger's member) never take.
  */
-export function isDotMember(e: Expr | undefined): boolean {
+export function isDotMember(e: Expr | undefined): e is Expr & { readonly kind: 'member' } {
   return e?.kind === 'member' && e.op === '.';
 }
 
 /** `x.f` with a plain name on the left → `[x, f]`. */
 export function simpleMember(expr: Expr | undefined): [string, string] | undefined {
-  if (expr === undefined || !isDotMember(expr)) return undefined;
+  if (!isDotMember(expr)) return undefined;
   const object = expr.a;
   if (object?.kind !== 'ident' || object.name === undefined || expr.name === undefined) return undefined;
   return [object.name, expr.name];
@@ -155,7 +155,7 @@ export function calleeName(expr: Expr): string | undefined {
 export function createdEntity(expr: Expr): string | undefined {
   if (expr.kind !== 'call') return undefined;
   const callee = expr.a;
-  if (callee === undefined || !isDotMember(callee) || callee.name !== 'created') return undefined;
+  if (!isDotMember(callee) || callee.name !== 'created') return undefined;
   const object = callee.a;
   return object?.kind === 'ident' ? object.name : undefined;
 }
