@@ -56,6 +56,18 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
     ]);
     expect(order?.relationships).toEqual([{ name: 'refunds', target: 'unknown' }]);
   });
+
+  it('`A | ai/B` is `(A | ai) / B`, a derived value, as the reference reads it (`/` binds less tightly than `|`)', () => {
+    const model = buildModel(
+      parseSpec(
+        '-- allium: 3\nuse "./ai.allium" as ai\nentity Message {\n    content: Map<String, Any> | ai/Content\n    kind: ai/Text | ai/Image\n    note: ai/Text\n}\n',
+        'm.allium',
+      ),
+    );
+    const [message] = model.entities as { fields: { name: string }[]; derived_values?: { name: string }[] }[];
+    expect(message?.fields.map((f) => f.name)).toEqual(['note']);
+    expect(message?.derived_values).toEqual([{ name: 'content' }, { name: 'kind' }]);
+  });
 });
 
 describe('buildModel inline enums (the reference’s answers)', () => {

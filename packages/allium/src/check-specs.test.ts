@@ -414,6 +414,33 @@ describe('individual checks', () => {
           .map((d) => `${d.location.file}:${at(d)}`),
       ).toEqual(['a.allium:6:15', 'a.allium:10:20']);
     });
+
+    it('no qualified name as the right operand of `*`, `/` or `|`: `s/auth/User` is `(s / auth) / User` (the reference)', () => {
+      const text = [
+        '-- allium: 3',
+        'use "./other.allium" as s',
+        'entity T {',
+        '    v: Integer',
+        '}',
+        'surface V {',
+        '    facing u: s/auth/User',
+        '    exposes: u.v',
+        '}',
+        'rule R {',
+        '    when: t: T.created',
+        '    requires: t.v = t.v * zz/X',
+        '    requires: t.v = t.v | yy/X',
+        '    requires: t.v = t.v + ww/X',
+        '    ensures: t.v = 1',
+        '}',
+      ].join('\n');
+      // The reference's answer: only `ww`, the operand of `+`, under which a `/` still binds.
+      expect(
+        checkSpecs([parseSpec(text, 'a.allium')])
+          .filter((d) => d.code === 'allium.reference.undefinedImportedAlias')
+          .map((d) => `${at(d)} ${d.message}`),
+      ).toEqual(["14:27 Reference 'ww/X' uses unknown import alias 'ww'."]);
+    });
   });
 
   it('checks a default’s object literal against its type’s fields, nested literals too (the reference’s answers)', () => {

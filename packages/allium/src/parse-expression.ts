@@ -171,7 +171,7 @@ export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
 }
 
 function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
-  let left = parsePrefix(p);
+  let left = parsePrefix(p, minBp);
   if (left === undefined) return undefined;
   // Each operator of a left-leaning chain (`a and b and c …`) deepens the tree by one level.
   let chain = 0;
@@ -225,9 +225,15 @@ function infixOperator(p: ParserState): { text: string; width: number } | undefi
   return INFIX[token.text] === undefined ? undefined : { text: token.text, width: 1 };
 }
 
-function parsePrefix(p: ParserState): Expr | undefined {
+/**
+ * The operand's first name takes an `alias/Name` qualifier only where a `/` could follow it as an infix operator, as
+ * in the reference, which forms a qualified name in its infix loop: not as the right operand of `*`, `/` or `|`
+ * (`a | core/X` is `(a | core) / X` to it, `session/auth/User` is `(session / auth) / User`), nor right after a
+ * prefix operator (see `ParserState.prefixOperand`).
+ */
+function parsePrefix(p: ParserState, minBp: number): Expr | undefined {
   const token = p.current;
-  const qualify = !p.prefixOperand;
+  const qualify = minBp < BP.product && !p.prefixOperand;
   p.prefixOperand = false;
   const primary = parsePrimary(p, token, qualify);
   if (primary === undefined) return undefined;
@@ -314,8 +320,7 @@ function qualifies(word: Token): boolean {
  * An identifier or a qualified `alias/Name` (a lambda `x => body` is an infix operator). As the reference reads a
  * slash after a plain name: a capitalised word or `config`, `entity`, `value` after it makes one qualified name
  * (`core/Order`, `core/config`); anything else is a division (`a/b`, and `core/Order/X` divides the qualified name
- * by `X`). Not so right after a prefix operator (`qualify` false, see `ParserState.prefixOperand`): there the slash is a
- * division too.
+ * by `X`). Not so where `qualify` is false (see {@link parsePrefix}): there the slash is a division too.
  */
 function parseName(p: ParserState, token: Token, qualify = true): Expr {
   p.advance();
