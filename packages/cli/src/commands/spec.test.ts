@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -323,6 +323,30 @@ describe('allium-loop spec', () => {
     expect(code).toBe(0);
     expect(out).toBe(
       'specs/good.allium:14:1 Refunds?\nspecs/nested/more.allium:14:1 Refunds?\n2 open question(s)\n',
+    );
+  });
+
+  it('searches a folder the user names whole, as the reference does (specs under target/ or node_modules/ too), following no symbolic link', async () => {
+    for (const folder of ['target/clojure', 'node_modules/pkg', 'build', '.legacy', '.allium-loop'])
+      await mkdir(join(dir, 'specs', folder), { recursive: true }).then(() =>
+        writeFile(join(dir, 'specs', folder, 'x.allium'), GOOD),
+      );
+    // A link back up the tree: followed, it would never end (the reference follows links; ours does not).
+    await symlink('..', join(dir, 'specs', 'target', 'loop'));
+    const { code, out } = await run('questions', 'specs');
+    expect(code).toBe(0);
+    expect(out.split('\n').filter((line) => line.includes('Refunds?'))).toEqual([
+      'specs/.allium-loop/x.allium:14:1 Refunds?',
+      'specs/.legacy/x.allium:14:1 Refunds?',
+      'specs/build/x.allium:14:1 Refunds?',
+      'specs/good.allium:14:1 Refunds?',
+      'specs/node_modules/pkg/x.allium:14:1 Refunds?',
+      'specs/target/clojure/x.allium:14:1 Refunds?',
+    ]);
+    // With no path, the project: the walker's skipped directories stay skipped.
+    const project = await run('questions');
+    expect(project.out).toBe(
+      'specs/.legacy/x.allium:14:1 Refunds?\nspecs/good.allium:14:1 Refunds?\n2 open question(s)\n',
     );
   });
 });

@@ -179,10 +179,16 @@ export function plainOptions(
   return { values, positionals };
 }
 
+/** No directory skipped: a folder the user names is searched whole (see {@link loadSources}). */
+const NO_DIRECTORIES: ReadonlySet<string> = new Set();
+
 /**
  * Every `.allium` file under the given paths, in the order the paths were given (a directory's files sorted), and
- * the paths that could not be read. Directories are searched by the engine's one project walker (`walkProject`),
- * with its one list of skipped directories.
+ * the paths that could not be read. Directories are searched by the engine's one project walker (`walkProject`): a
+ * folder the user names, whole, as the reference checker searches it (`target/`, `build/` or `node_modules/` may hold
+ * a project's specs: one repository keeps its specs for each target language under `target/`); no path at all, the
+ * project, without the directories the walker skips (dependencies, build output, caches, the loop's state), as
+ * everywhere else in the engine. Symbolic links are not followed either way.
  */
 async function loadSources(
   paths: readonly string[],
@@ -202,7 +208,7 @@ async function loadSources(
     const info = await stat(absolute).catch(() => undefined);
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
     else if (info.isDirectory()) {
-      const walk = await walkProject(absolute);
+      const walk = await walkProject(absolute, path === '' ? {} : { skip: NO_DIRECTORIES });
       for (const file of walk.files.filter((f) => f.endsWith('.allium')).sort()) {
         const inside = join(absolute, file);
         if (!files.has(inside)) files.set(inside, under(path, file));

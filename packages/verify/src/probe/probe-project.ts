@@ -53,14 +53,17 @@ export interface ProjectWalk {
  * {@link SKIPPED_DIRECTORIES} (dependencies, VCS data, build output, caches, `.allium-loop/`), without following
  * symbolic links. Spec discovery, the probe, the loop's file lists and the workers' snapshots all use it, so they
  * agree on what belongs to the project. Unreadable directories are listed, not fatal; `limit` stops the walk.
+ * `skip` replaces the skipped directories' names: `spec check <folder>` searches a folder the user names whole, as the
+ * reference checker does (an empty set).
  */
 export async function walkProject(
   root: string,
-  options: { readonly limit?: number } = {},
+  options: { readonly limit?: number; readonly skip?: ReadonlySet<string> } = {},
 ): Promise<ProjectWalk> {
   const files: string[] = [];
   const unreadable: string[] = [];
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const skip = options.skip ?? SKIPPED_DIRECTORIES;
   const pending = [''];
   let truncated = false;
   while (pending.length > 0 && !truncated) {
@@ -74,7 +77,7 @@ export async function walkProject(
     }
     for (const entry of entries) {
       const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
+      if (entry.isDirectory() && !skip.has(entry.name)) pending.push(path);
       else if (entry.isFile()) {
         if (files.length >= limit) {
           truncated = true;
