@@ -202,3 +202,103 @@ rule Cancel {
     expect(ofType(spec.replace('implies not', 'implies'), 'invariant_risk')).toEqual([]);
   });
 });
+
+describe('analyse findings in a check set of several files (the reference’s answers for these sets)', () => {
+  const summaries = (files: Record<string, string>): Record<string, string[]> =>
+    Object.fromEntries(
+      checkReports(
+        Object.entries(files).map(([path, text]) => ({ path, text: `-- allium: 3\n${text}` })),
+        'analyse',
+      ).reports.map((report) => [report.spec_file, report.findings.map((f) => `${f.type}: ${f.summary}`)]),
+    );
+  const JOBS = `use "./sys.allium" as sys
+entity Job {
+    status: queued | running | done
+    transitions status {
+        queued -> running
+        running -> done
+        terminal: done
+    }
+}
+rule Start {
+    when: sys/Booted(job)
+    requires: job.status = queued
+    ensures: job.status = running
+}
+rule Finish {
+    when: sys/Ready(job)
+    requires: job.status = running
+    ensures: job.status = done
+}
+rule Local {
+    when: Tick(job)
+    requires: job.status = running
+    ensures: job.status = done
+}
+surface Desk {
+    facing u: Job
+    provides: Other(u)
+}
+`;
+  const SYS = 'entity Thing {\n    n: Integer\n}\nrule Own {\n    when: Ready(t)\n    ensures: Tick(t)\n}\n';
+  const ORDERS = `entity Order {
+    status: draft | pending | done
+    transitions status {
+        draft -> pending
+        pending -> done
+        terminal: done
+    }
+}
+rule Submit {
+    when: o: Order.status becomes draft
+    requires: o.status = draft
+    ensures: o.status = pending
+}
+`;
+
+  it('unreachable_trigger: a qualified trigger the imported file does not offer; a plain one it offers is reachable', () => {
+    expect(summaries({ 'jobs.allium': JOBS, 'sys.allium': SYS })).toEqual({
+      'jobs.allium': [
+        "unreachable_trigger: Trigger 'sys/Booted' is not provided by any surface",
+        "unreachable_trigger: Trigger 'sys/Ready' is not provided by any surface",
+      ],
+      'sys.allium': [],
+    });
+    // Alone, neither is judged, and `Tick` is unreachable.
+    expect(summaries({ 'jobs.allium': JOBS })['jobs.allium']).toEqual([
+      "unreachable_trigger: Trigger 'Tick' is not provided by any surface",
+    ]);
+  });
+
+  it('a status an importer creates the entity with makes the edges into it achievable (no deadlock)', () => {
+    const importer =
+      'use "./orders.allium" as orders\nrule Close {\n    when: Start(x)\n    ensures: orders/Order.created(status: done)\n}\n';
+    expect(summaries({ 'close.allium': importer, 'orders.allium': ORDERS })).toEqual({
+      'close.allium': [],
+      'orders.allium': [],
+    });
+    expect(summaries({ 'orders.allium': ORDERS })['orders.allium']).toEqual([
+      "deadlock: Entity 'Order' can reach state 'draft' but has no achievable path to any terminal state",
+      "deadlock: Entity 'Order' can reach state 'pending' but has no achievable path to any terminal state",
+    ]);
+  });
+
+  it('conflict: rules on an imported entity, typed by its status values, in a file with no status enum of its own', () => {
+    const importer = `use "./orders.allium" as orders
+rule Approve {
+    when: o: orders/Order.status becomes pending
+    requires: o.status = pending
+    ensures: o.status = done
+}
+rule Reject {
+    when: o: orders/Order.status becomes pending
+    requires: o.status = pending
+    ensures: o.status = draft
+}
+`;
+    expect(summaries({ 'review.allium': importer, 'orders.allium': ORDERS })['review.allium']).toEqual([
+      "conflict: Rules 'Approve' and 'Reject' can both fire when entity 'Order' is in state 'pending', setting status to conflicting values",
+    ]);
+    expect(summaries({ 'review.allium': importer })['review.allium']).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Diagnostic } from './diagnostic.js';
-import { aliasList, ambiguousImports, type Imports } from './imports.js';
+import { aliasList, ambiguousImports, type Imports, triggerReachability } from './imports.js';
 import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 import { locationOf, startsUpper } from './walk.js';
@@ -197,10 +197,7 @@ export function checkUnreachableTriggers(
   providedByImporters: ReadonlySet<string> = new Set(),
 ): Diagnostic[] {
   const reachable = reachableTriggers(index);
-  const imported = (name: string): boolean => {
-    for (const target of imports.values()) if (reachableTriggers(target).has(name)) return true;
-    return false;
-  };
+  const reachability = triggerReachability(index, imports, providedByImporters);
   const ambiguous = imports.size < 2 ? NOTHING_AMBIGUOUS : ambiguousImports(imports, reachableTriggers);
   const diagnostics: Diagnostic[] = [];
   for (let r = 0; r < index.rules.length; r += 1) {
@@ -211,10 +208,8 @@ export function checkUnreachableTriggers(
       for (const ref of triggerRefs(clause.value)) {
         let message: string;
         if (ref.qualified) {
-          const slash = ref.name.indexOf('/');
-          const alias = ref.name.slice(0, slash);
-          const target = imports.get(alias);
-          if (target === undefined || reachableTriggers(target).has(ref.name.slice(slash + 1))) continue;
+          if (reachability(ref) !== false) continue;
+          const alias = ref.name.slice(0, ref.name.indexOf('/'));
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but imported module '${alias}' does not provide or emit it.`;
         } else {
           const local = reachable.has(ref.name) || providedByImporters.has(ref.name);
@@ -226,7 +221,7 @@ export function checkUnreachableTriggers(
               message: `Rule '${rule.name.name}' listens for trigger '${ref.name}', which is provided or emitted by imported modules ${aliasList(aliases)}. Use a qualified name (e.g. '${aliases[0]}/${ref.name}').`,
               location: locationOf(index.spec, ref.at),
             });
-          if (local || imported(ref.name)) continue;
+          if (reachability(ref) === true) continue;
           message = `Rule '${rule.name.name}' listens for trigger '${ref.name}' but no local surface provides or rule emits it.`;
         }
         diagnostics.push({

@@ -21,13 +21,21 @@ import {
 } from './check-types.js';
 import { checkDuplicateLets, checkInvalidTriggers, checkUndefinedBindings } from './check-rules.js';
 import { type Diagnostic, isOverMemberAccess } from './diagnostic.js';
-import { contributionsTo, importerUses, NO_IMPORTS, resolveImports } from './imports.js';
+import {
+  type CheckSetContext,
+  contributionsTo,
+  importerUses,
+  NO_IMPORTS,
+  resolveImports,
+} from './imports.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 
-/** The diagnostics of one file of a check set, in the reference order. */
+/** The diagnostics of one file of a check set, in the reference order, and what its check set gives it. */
 export interface FileDiagnostics {
   readonly file: string;
   readonly diagnostics: readonly Diagnostic[];
+  /** The files it imports and its importers' contributions (which `analyse`'s findings read too). */
+  readonly context: CheckSetContext;
 }
 
 /**
@@ -74,7 +82,11 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
       ),
       index.spec.suppressions,
     );
-    return { file: index.spec.file, diagnostics: index.spec.diagnostics.concat(inReferenceOrder(checks)) };
+    return {
+      file: index.spec.file,
+      diagnostics: index.spec.diagnostics.concat(inReferenceOrder(checks)),
+      context: { imports: own, contributions },
+    };
   });
 }
 

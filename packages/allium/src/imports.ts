@@ -2,7 +2,7 @@ import { forEachKid, kidsOf, type Expr, type Ident } from './ast.js';
 import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
-import { collectCallNames, ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
+import { collectCallNames, ifBodies, reachableTriggers, type TriggerRef, triggerRefs } from './triggers.js';
 import { forEachItemExpr, isDotMember, startsUpper, walkExpr, walkItems } from './walk.js';
 
 /**
@@ -14,6 +14,31 @@ export type Imports = ReadonlyMap<string, SpecIndex>;
 
 /** A file that imports nothing from its check set (a check of one file alone). */
 export const NO_IMPORTS: Imports = new Map();
+
+/**
+ * Whether a trigger a rule of `index` listens for is reachable in its check set, as the reference judges it for the
+ * `allium.rule.unreachableTrigger` diagnostic and the `unreachable_trigger` finding alike: a plain `T` when the file's
+ * surfaces provide it or its rules emit it, an importer provides it as `alias/T(…)`, or any imported file offers it;
+ * a qualified `alias/T` when the file `alias` names offers `T`, and `undefined` (not judged) when that file is not in
+ * the check set.
+ */
+export function triggerReachability(
+  index: SpecIndex,
+  imports: Imports,
+  providedByImporters: ReadonlySet<string>,
+): (ref: TriggerRef) => boolean | undefined {
+  const local = reachableTriggers(index);
+  return (ref) => {
+    if (ref.qualified) {
+      const slash = ref.name.indexOf('/');
+      const target = imports.get(ref.name.slice(0, slash));
+      return target === undefined ? undefined : reachableTriggers(target).has(ref.name.slice(slash + 1));
+    }
+    if (local.has(ref.name) || providedByImporters.has(ref.name)) return true;
+    for (const target of imports.values()) if (reachableTriggers(target).has(ref.name)) return true;
+    return false;
+  };
+}
 
 /** The {@link Imports} of `index` within the check set `indexes` (whose file names are `checkSet`). */
 export function resolveImports(index: SpecIndex, indexes: readonly SpecIndex[], checkSet: CheckSet): Imports {
@@ -176,6 +201,15 @@ export const NO_CONTRIBUTIONS: Contributions = {
   referencedFields: new Set(),
   createdStatuses: new Map(),
 };
+
+/** What a file's check set gives its checks and findings: the files it imports, and what its importers contribute. */
+export interface CheckSetContext {
+  readonly imports: Imports;
+  readonly contributions: Contributions;
+}
+
+/** A file checked alone. */
+export const ALONE: CheckSetContext = { imports: NO_IMPORTS, contributions: NO_CONTRIBUTIONS };
 
 /** The {@link Contributions} the files of a check set make to `target`, given each file's {@link Imports}. */
 export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecIndex, Imports>): Contributions {

@@ -3,7 +3,8 @@ import { collectPipe } from './parse-block-items.js';
 import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
-import { ifBodies, reachableTriggers, triggerRefs } from './triggers.js';
+import { ALONE, type CheckSetContext, triggerReachability } from './imports.js';
+import { ifBodies, type TriggerRef, triggerRefs } from './triggers.js';
 import { isDotMember, simpleMember } from './walk.js';
 
 /** Entity status enums, entity-typed fields, declared transition edges and terminal states of one file. */
@@ -156,7 +157,7 @@ function requiresConditions(
 function ruleData(
   rule: NamedBlock,
   info: EntityInfo,
-  reachable: ReadonlySet<string>,
+  reachability: (ref: TriggerRef) => boolean | undefined,
   assigned: Set<string>,
 ): RuleData {
   let trigger: ReturnType<typeof triggerRefs>[number] | undefined;
@@ -212,7 +213,7 @@ function ruleData(
   }
   return {
     name: rule.name.name,
-    reachable: trigger === undefined || trigger.qualified || reachable.has(trigger.name),
+    reachable: trigger === undefined || reachability(trigger) !== false,
     requiresFields,
     transitions,
     assigns,
@@ -245,14 +246,19 @@ function surfaceProvidedFields(index: SpecIndex, statuses: ReadonlyMap<string, s
 
 /**
  * The reference's process findings for one file: `dead_transition`, `missing_producer`, `deadlock` and
- * `unreachable_trigger` (only in files with an entity status enum). Unsorted.
+ * `unreachable_trigger` (only in files with an entity status enum). Unsorted. Its check set counts as the
+ * reference's cross-module context does: a trigger is reachable as {@link triggerReachability} says, and a status an
+ * importer creates an entity of this file with (`alias/Entity.created(status: v)`) is assigned.
  */
-export function processFindings(index: SpecIndex): Finding[] {
+export function processFindings(index: SpecIndex, context: CheckSetContext = ALONE): Finding[] {
   const info = entityInfo(index);
   if (info.statuses.size === 0) return [];
-  const reachable = reachableTriggers(index);
+  const { imports, contributions } = context;
+  const reachability = triggerReachability(index, imports, contributions.providedTriggers);
   const assigned = new Set<string>();
-  const rules = index.rules.map((rule) => ruleData(rule, info, reachable, assigned));
+  for (const [entity, statuses] of contributions.createdStatuses)
+    for (const status of statuses) assigned.add(`${entity}.status.${status}`);
+  const rules = index.rules.map((rule) => ruleData(rule, info, reachability, assigned));
   const created = new Set<string>();
   for (const rule of index.rules)
     for (const clause of clausesOf(rule.items, 'ensures')) {
@@ -350,7 +356,7 @@ export function processFindings(index: SpecIndex): Finding[] {
     for (const clause of rule.items) {
       if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
       for (const ref of triggerRefs(clause.value)) {
-        if (ref.qualified || reachable.has(ref.name)) continue;
+        if (reachability(ref) !== false) continue;
         const entry = byTrigger.get(ref.name) ?? { rules: [], entities: new Set<string>() };
         entry.rules.push(rule.name.name);
         for (const entity of rules[i]?.bindings ?? []) entry.entities.add(entity);
@@ -407,10 +413,13 @@ function findCycle(start: string, edges: readonly [string, string][]): string[] 
 /**
  * The reference's `conflict` findings: two rules, not both fired by trigger calls, that can fire in the same
  * status of an entity (their `requires` status sets intersect) and set its status to different values. Bindings
- * are typed by name or by a status value unique to one entity.
+ * are typed by name or by a status value unique to one entity, the entities of the files it imports included (a
+ * local entity wins over an imported one of the same name), so a rule acting on an imported entity is attributed.
  */
-export function conflictFindings(index: SpecIndex): Finding[] {
-  const { statuses } = entityInfo(index);
+export function conflictFindings(index: SpecIndex, context: CheckSetContext = ALONE): Finding[] {
+  const statuses = new Map(entityInfo(index).statuses);
+  for (const [entity, values] of importedStatuses(context.imports))
+    if (!statuses.has(entity)) statuses.set(entity, values);
   if (statuses.size === 0) return [];
   const none = new Map<string, string>();
   const rules = index.rules.map((rule) => {
@@ -504,6 +513,17 @@ export function conflictFindings(index: SpecIndex): Finding[] {
     }
   }
   return findings;
+}
+
+/** The status enums of the entities of the files `imports` names, an entity declared in several with their values joined. */
+function importedStatuses(imports: CheckSetContext['imports']): Map<string, string[]> {
+  const joined = new Map<string, string[]>();
+  for (const target of new Set(imports.values()))
+    for (const [entity, values] of entityInfo(target).statuses) {
+      const known = joined.get(entity);
+      joined.set(entity, known === undefined ? values : [...new Set([...known, ...values])]);
+    }
+  return joined;
 }
 
 /** `for a in X: for b in X: a != b and a.key = b.key implies not (a.status = V and b.status = V)` → V and key. */

@@ -2,6 +2,7 @@ import type { ParsedSpec } from './ast.js';
 import { buildModel } from './build-model.js';
 import { buildPlan, type TestPlan } from './build-plan.js';
 import { checkIndexedSpecs } from './check-specs.js';
+import { ALONE, type CheckSetContext } from './imports.js';
 import type { Diagnostic } from './diagnostic.js';
 import { parseSpec } from './parse-spec.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
@@ -45,7 +46,7 @@ export function checkReports(
   const reports = files.map((file, i) => ({
     command,
     diagnostics: diagnosticList(file.diagnostics),
-    findings: command === 'analyse' ? analyseFindings(indexes[i] as SpecIndex) : [],
+    findings: command === 'analyse' ? analyseFindings(indexes[i] as SpecIndex, file.context) : [],
     spec_file: file.file,
   }));
   const failed =
@@ -92,10 +93,14 @@ function parseExit(spec: ParsedSpec): 0 | 1 {
 /**
  * The `analyse` findings of one file — `dead_transition`, `missing_producer`, `deadlock`, `unreachable_trigger`,
  * `conflict` and `invariant_risk` (as the reference, only in files with an entity status enum) — sorted by type,
- * summary, then the whole finding.
+ * summary, then the whole finding. `context` is what its check set gives it (nothing, checked alone).
  */
-export function analyseFindings(index: SpecIndex): Finding[] {
-  return [...processFindings(index), ...conflictFindings(index), ...invariantRiskFindings(index)].sort(
+export function analyseFindings(index: SpecIndex, context: CheckSetContext = ALONE): Finding[] {
+  return [
+    ...processFindings(index, context),
+    ...conflictFindings(index, context),
+    ...invariantRiskFindings(index),
+  ].sort(
     (a, b) =>
       compareStrings(a.type, b.type) ||
       compareStrings(a.summary, b.summary) ||
