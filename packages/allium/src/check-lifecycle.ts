@@ -1,5 +1,6 @@
 import { findKid, forEachKid, kidCount, kidsOf, type Expr, type Ident, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
+import { type Contributions, NO_CONTRIBUTIONS } from './imports.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding } from './status-lookup.js';
@@ -56,13 +57,11 @@ type BindingTypes = Map<string, string>;
  * Only internal entities with a field literally named `status` of ≥2 lower-case values are tracked. A binding is
  * typed by its `x: E.…` trigger, an `E(x)` trigger call, a surface `provides: Cmd(x: E)` parameter, its name
  * (case-insensitively equal to an entity's), or, failing those, by the status value it is compared with or set
- * to when exactly one tracked entity has that value. A status a file importing this one creates an entity with
- * (`alias/Entity.created(status: v)`, `createdByImporters`) counts as assigned.
+ * to when exactly one tracked entity has that value. What the files importing this one establish (`importers`)
+ * counts too: a status they create an entity with (`alias/Entity.created(status: v)`) or set on a binding typed to
+ * it is assigned, and a transition they witness is observed.
  */
-export function checkLifecycle(
-  index: SpecIndex,
-  createdByImporters: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
-): Diagnostic[] {
+export function checkLifecycle(index: SpecIndex, importers: Contributions = NO_CONTRIBUTIONS): Diagnostic[] {
   const machines = collectMachines(index);
   if (machines.size === 0) return [];
   const commands = commandParamTypes(index, machines);
@@ -71,12 +70,25 @@ export function checkLifecycle(
     const rule = index.rules[r]!;
     observeRule(rule, machines, commands, observed, index.spec);
   }
-  // A status an importing file creates the entity with is assigned (only values the entity declares).
-  for (const [entity, statuses] of createdByImporters) {
+  // A status an importing file creates the entity with or sets is assigned, and a transition it witnesses is observed
+  // (only values the entity declares).
+  for (const [entity, statuses] of importers.assignedStatuses) {
     const machine = machines.get(entity);
     if (machine !== undefined)
       for (const status of statuses)
         if (machine.valueSet.has(status)) addTo(observed.assigned, entity, status);
+  }
+  for (const [entity, edges] of importers.witnessedTransitions) {
+    const machine = machines.get(entity);
+    if (machine === undefined) continue;
+    const perEntity = observed.transitions.get(entity) ?? new Map<string, Set<string>>();
+    for (const [from, targets] of edges)
+      for (const to of targets)
+        if (machine.valueSet.has(from) && machine.valueSet.has(to)) {
+          addTo(perEntity, from, to);
+          addTo(observed.assigned, entity, to);
+        }
+    observed.transitions.set(entity, perEntity);
   }
   const diagnostics: Diagnostic[] = [];
   for (const machine of machines.values())

@@ -441,6 +441,179 @@ describe('individual checks', () => {
           .map((d) => `${at(d)} ${d.message}`),
       ).toEqual(["14:27 Reference 'ww/X' uses unknown import alias 'ww'."]);
     });
+
+    describe('transitions an importer witnesses on an imported entity (the reference’s answers for these sets)', () => {
+      const CORE = [
+        '-- allium: 3',
+        '',
+        'entity Ticket {',
+        '    status: open | assigned | resolved | closed',
+        '    deadline: Timestamp',
+        '    transitions status {',
+        '        open -> assigned',
+        '        assigned -> resolved',
+        '        resolved -> closed',
+        '        open -> closed',
+        '        terminal: closed',
+        '    }',
+        '}',
+        '',
+        'entity Shipment {',
+        '    status: packed | sent | arrived',
+        '    transitions status {',
+        '        packed -> sent',
+        '        sent -> arrived',
+        '        terminal: arrived',
+        '    }',
+        '}',
+        '',
+        'surface Desk {',
+        '    facing agent: Ticket',
+        '    provides: Assign(ticket: Ticket)',
+        '}',
+        '',
+        'rule Pack {',
+        '    when: s: Shipment.status becomes packed',
+        '    ensures: Packed(s)',
+        '}',
+        '',
+        'rule Open {',
+        '    when: Raise(x)',
+        '    ensures: Ticket.created(status: open)',
+        '}',
+      ].join('\n');
+      const A = [
+        '-- allium: 3',
+        'use \"./core.allium\" as core',
+        '',
+        'rule TakeIt {',
+        '    when: core/Assign(t)',
+        '    requires: t.status = open',
+        '    ensures: t.status = assigned',
+        '}',
+      ].join('\n');
+      const B = [
+        '-- allium: 3',
+        'use \"./core.allium\" as core',
+        '',
+        'surface Ops {',
+        '    context job: core/Ticket where status = assigned',
+        '    provides: Resolve(job)',
+        '    provides: CloseIt(ticket: core/Ticket?)',
+        '}',
+        '',
+        'rule ResolveIt {',
+        '    when: Resolve(job)',
+        '    requires: job.status = assigned',
+        '    ensures: job.status = resolved',
+        '}',
+        '',
+        'rule CloseItRule {',
+        '    when: CloseIt(t)',
+        '    requires: t.status = resolved',
+        '    ensures: t.status = closed',
+        '}',
+      ].join('\n');
+      const C = [
+        '-- allium: 3',
+        'use \"./core.allium\" as core',
+        '',
+        'rule Send {',
+        '    when: core/Packed(s)',
+        '    requires: s.status = packed',
+        '    ensures: s.status = sent',
+        '}',
+        '',
+        'rule Expire {',
+        '    when: t: core/Ticket.deadline <= now',
+        '    requires: t.status = open',
+        '    ensures: t.status = closed',
+        '}',
+      ].join('\n');
+      const D = [
+        '-- allium: 3',
+        'use \"./core.allium\" as core',
+        '',
+        'rule Arrive {',
+        '    when: s: core/Shipment.status becomes sent',
+        '    ensures: s.status = arrived',
+        '    ensures: if s.status = sent:',
+        '        s.status = arrived',
+        '}',
+        '',
+        'rule Odd {',
+        '    when: s: core/Shipment.status becomes gone',
+        '    ensures: s.status = arrived',
+        '}',
+      ].join('\n');
+      const statusLines = (...files: [string, string][]): string[] =>
+        checkSpecs(files.map(([name, text]) => parseSpec(text, `${name}.allium`)))
+          .filter((d) => d.location.file === 'core.allium' && d.code?.startsWith('allium.status.') === true)
+          .map((d) => `${at(d)} ${d.code?.slice('allium.status.'.length) ?? ''}`);
+      it('core alone', () => {
+        expect(statusLines(['core', CORE])).toEqual([
+          '4:13 noExit',
+          '4:20 noExit',
+          '4:20 unreachableValue',
+          '4:31 noExit',
+          '4:31 unreachableValue',
+          '4:42 unreachableValue',
+          '16:13 noExit',
+          '16:13 unreachableValue',
+          '16:22 noExit',
+          '16:22 unreachableValue',
+          '16:29 unreachableValue',
+        ]);
+      });
+      it("typed by the imported surface's `provides: Assign(ticket: Ticket)`, subscribed as `core/Assign(t)`", () => {
+        expect(statusLines(['a', A], ['core', CORE])).toEqual([
+          '4:20 noExit',
+          '4:31 noExit',
+          '4:31 unreachableValue',
+          '4:42 unreachableValue',
+          '16:13 noExit',
+          '16:13 unreachableValue',
+          '16:22 noExit',
+          '16:22 unreachableValue',
+          '16:29 unreachableValue',
+        ]);
+      });
+      it("typed by the importer's own surface: `context job: core/Ticket where …`, `CloseIt(ticket: core/Ticket?)`", () => {
+        expect(statusLines(['b', B], ['core', CORE])).toEqual([
+          '4:13 noExit',
+          '4:20 unreachableValue',
+          '16:13 noExit',
+          '16:13 unreachableValue',
+          '16:22 noExit',
+          '16:22 unreachableValue',
+          '16:29 unreachableValue',
+        ]);
+      });
+      it('typed by an event the imported file emits (`Packed(s)`) and by a comparison trigger (`t: core/Ticket.deadline <= now`)', () => {
+        expect(statusLines(['c', C], ['core', CORE])).toEqual([
+          '4:20 noExit',
+          '4:20 unreachableValue',
+          '4:31 noExit',
+          '4:31 unreachableValue',
+          '16:13 unreachableValue',
+          '16:22 noExit',
+          '16:29 unreachableValue',
+        ]);
+      });
+      it("a `becomes` trigger's state is the `from`; a state the entity does not declare types nothing", () => {
+        expect(statusLines(['d', D], ['core', CORE])).toEqual([
+          '4:13 noExit',
+          '4:20 noExit',
+          '4:20 unreachableValue',
+          '4:31 noExit',
+          '4:31 unreachableValue',
+          '4:42 unreachableValue',
+          '16:13 noExit',
+          '16:13 unreachableValue',
+          '16:22 unreachableValue',
+        ]);
+      });
+    });
   });
 
   it('checks a default’s object literal against its type’s fields, nested literals too (the reference’s answers)', () => {

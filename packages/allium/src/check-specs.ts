@@ -64,7 +64,7 @@ export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostic
         checkInvalidTriggers(index),
         checkUndefinedBindings(index),
         checkDuplicateLets(index),
-        checkLifecycle(index, contributions.createdStatuses),
+        checkLifecycle(index, contributions),
         checkUnused(index, usedElsewhere),
         checkUsePaths(index, checkSet),
         checkDeferredAndQuestions(index),

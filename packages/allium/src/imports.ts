@@ -4,6 +4,7 @@ import { specFacts } from './spec-facts.js';
 import type { SpecIndex } from './spec-index.js';
 import { collectCallNames, ifBodies, reachableTriggers, type TriggerRef, triggerRefs } from './triggers.js';
 import { forEachItemExpr, isDotMember, startsUpper, walkExpr, walkItems } from './walk.js';
+import { type Witnessed, witnessTransitions } from './witnessed-transitions.js';
 
 /**
  * What one file of a check set imports from the others, as the reference's multi-file context has it: each
@@ -191,15 +192,21 @@ export interface Contributions {
   readonly providedTriggers: ReadonlySet<string>;
   /** Fields an importer reads as `alias/Entity.field`: used, though the use lives in another file. */
   readonly referencedFields: ReadonlySet<string>;
-  /** Entity → the `status` values an importer's rules create it with (`alias/Entity.created(status: v)`). */
-  readonly createdStatuses: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * Entity → the `status` values an importer's rules create it with (`alias/Entity.created(status: v)`) or set on a
+   * binding typed to it (see {@link witnessTransitions}).
+   */
+  readonly assignedStatuses: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Entity → `from` → the `to` states of the transitions an importer's rules witness on it. */
+  readonly witnessedTransitions: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
 }
 
 /** A file nobody imports. */
 export const NO_CONTRIBUTIONS: Contributions = {
   providedTriggers: new Set(),
   referencedFields: new Set(),
-  createdStatuses: new Map(),
+  assignedStatuses: new Map(),
+  witnessedTransitions: new Map(),
 };
 
 /** What a file's check set gives its checks and findings: the files it imports, and what its importers contribute. */
@@ -215,7 +222,7 @@ export const ALONE: CheckSetContext = { imports: NO_IMPORTS, contributions: NO_C
 export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecIndex, Imports>): Contributions {
   const providedTriggers = new Set<string>();
   const referencedFields = new Set<string>();
-  const createdStatuses = new Map<string, Set<string>>();
+  const witnessed: Witnessed = { assigned: new Map(), transitions: new Map() };
   for (const [importer, aliases] of imports) {
     for (const [alias, file] of aliases) {
       if (file !== target) continue;
@@ -230,8 +237,9 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
       for (const rule of importer.rules)
         walkItems(rule.items, (item) => {
           if (item.kind === 'clause' && item.keyword === 'ensures')
-            qualifiedCreations(item.value, alias, createdStatuses);
+            qualifiedCreations(item.value, alias, witnessed.assigned);
         });
+      witnessTransitions(importer, alias, target, witnessed);
       for (const declaration of importer.spec.declarations) {
         if (declaration.kind !== 'block') continue;
         walkItems(declaration.items, (item) =>
@@ -250,9 +258,10 @@ export function contributionsTo(target: SpecIndex, imports: ReadonlyMap<SpecInde
       }
     }
   }
-  return providedTriggers.size === 0 && referencedFields.size === 0 && createdStatuses.size === 0
+  const { assigned: assignedStatuses, transitions: witnessedTransitions } = witnessed;
+  return providedTriggers.size === 0 && referencedFields.size === 0 && assignedStatuses.size === 0
     ? NO_CONTRIBUTIONS
-    : { providedTriggers, referencedFields, createdStatuses };
+    : { providedTriggers, referencedFields, assignedStatuses, witnessedTransitions };
 }
 
 /** `alias/Entity.created(status: v)` calls of an `ensures` value (through blocks and `if` bodies): entity → values. */

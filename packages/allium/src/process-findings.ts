@@ -1,8 +1,7 @@
 import { kidsOf, type BlockItem, type Expr } from './ast.js';
-import { collectPipe } from './parse-block-items.js';
 import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
-import { resolveBinding } from './status-lookup.js';
+import { resolveBinding, ruleBindingTypes, statusEnums } from './status-lookup.js';
 import { ALONE, type CheckSetContext, triggerReachability } from './imports.js';
 import { ifBodies, type TriggerRef, triggerRefs } from './triggers.js';
 import { isDotMember, simpleMember } from './walk.js';
@@ -34,7 +33,7 @@ const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
 function entityInfo(index: SpecIndex): EntityInfo {
   const info: EntityInfo = {
-    statuses: new Map(),
+    statuses: statusEnums(index),
     fieldTypes: new Map(),
     edges: new Map(),
     terminals: new Map(),
@@ -44,13 +43,7 @@ function entityInfo(index: SpecIndex): EntityInfo {
     const name = entity.name.name;
     for (const item of entity.items) {
       if (item.kind === 'field' && item.when === undefined && !item.params && !item.path) {
-        if (item.name.name === 'status') {
-          const values: string[] = [];
-          collectPipe(item.value, (leaf) => {
-            if (leaf.kind === 'ident' && leaf.name !== undefined) values.push(leaf.name);
-          });
-          if (values.length >= 2 && !values.some(capitalised)) info.statuses.set(name, values);
-        } else {
+        if (item.name.name !== 'status') {
           const target = item.value.kind === 'join' ? item.value.a : item.value;
           if (target?.kind === 'ident' && target.name !== undefined && capitalised(target.name)) {
             const fields = info.fieldTypes.get(name) ?? new Map<string, string>();
@@ -69,27 +62,6 @@ function entityInfo(index: SpecIndex): EntityInfo {
     }
   }
   return info;
-}
-
-/** `x: E.f …` bindings and `E(x)` calls in a rule's top-level `when:` clauses, for entities with a status enum. */
-function bindingTypes(rule: NamedBlock, statuses: ReadonlyMap<string, string[]>): Map<string, string> {
-  const types = new Map<string, string>();
-  const visit = (value: Expr): void => {
-    if (value.kind === 'binding' && value.name !== undefined) {
-      let inner = value.a;
-      if (inner?.kind === 'binary' && (inner.op === 'becomes' || inner.op === 'transitions_to'))
-        inner = inner.a;
-      const entity = simpleMember(inner)?.[0];
-      if (entity !== undefined && statuses.has(entity)) types.set(value.name, entity);
-    } else if (value.kind === 'call' && value.a?.kind === 'ident') {
-      const callee = value.a.name ?? '';
-      for (const arg of kidsOf(value).slice(1))
-        if (arg.kind === 'ident' && arg.name !== undefined && statuses.has(callee))
-          types.set(arg.name, callee);
-    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) kidsOf(value).forEach(visit);
-  };
-  for (const item of rule.items) if (item.kind === 'clause' && item.keyword === 'when') visit(item.value);
-  return types;
 }
 
 const resolve = resolveBinding;
@@ -166,7 +138,7 @@ function ruleData(
     const refs = triggerRefs(item.value);
     if (refs[0] !== undefined) trigger = refs[0];
   }
-  const types = bindingTypes(rule, info.statuses);
+  const types = ruleBindingTypes(rule, info.statuses);
   const requiresStatuses = new Map<string, Set<string>>();
   const requiresFields: [string, string, string][] = [];
   const onRequire = (binding: string, field: string, value: string): void => {
@@ -248,7 +220,8 @@ function surfaceProvidedFields(index: SpecIndex, statuses: ReadonlyMap<string, s
  * The reference's process findings for one file: `dead_transition`, `missing_producer`, `deadlock` and
  * `unreachable_trigger` (only in files with an entity status enum). Unsorted. Its check set counts as the
  * reference's cross-module context does: a trigger is reachable as {@link triggerReachability} says, and a status an
- * importer creates an entity of this file with (`alias/Entity.created(status: v)`) is assigned.
+ * importer creates an entity of this file with (`alias/Entity.created(status: v)`) or sets on a binding typed to it
+ * is assigned.
  */
 export function processFindings(index: SpecIndex, context: CheckSetContext = ALONE): Finding[] {
   const info = entityInfo(index);
@@ -256,7 +229,7 @@ export function processFindings(index: SpecIndex, context: CheckSetContext = ALO
   const { imports, contributions } = context;
   const reachability = triggerReachability(index, imports, contributions.providedTriggers);
   const assigned = new Set<string>();
-  for (const [entity, statuses] of contributions.createdStatuses)
+  for (const [entity, statuses] of contributions.assignedStatuses)
     for (const status of statuses) assigned.add(`${entity}.status.${status}`);
   const rules = index.rules.map((rule) => ruleData(rule, info, reachability, assigned));
   const created = new Set<string>();
@@ -559,7 +532,7 @@ export function invariantRiskFindings(index: SpecIndex): Finding[] {
   const info = entityInfo(index);
   if (info.statuses.size === 0) return [];
   const effects = index.rules.map((rule) => {
-    const types = bindingTypes(rule, info.statuses);
+    const types = ruleBindingTypes(rule, info.statuses);
     const statusSets: [string, string][] = [];
     const fieldSets = new Set<string>();
     const requiresEntities = new Set<string>();

@@ -1,0 +1,290 @@
+import { kidsOf, type BlockItem, type Expr } from './ast.js';
+import type { SpecIndex } from './spec-index.js';
+import { ruleBindingTypes, statusEnums } from './status-lookup.js';
+import { ifBodies } from './triggers.js';
+import { simpleMember } from './walk.js';
+
+/** Entity → statuses, and entity → `from` → `to`: what importers establish on an imported file's entities. */
+export interface Witnessed {
+  readonly assigned: Map<string, Set<string>>;
+  readonly transitions: Map<string, Map<string, Set<string>>>;
+}
+
+type ParamTypes = Map<string, (string | undefined)[]>;
+
+/**
+ * The transitions a file (`importer`, which imports `target` as `alias`) witnesses on `target`'s entities, as the
+ * reference credits them back across the import: a rule of the importer whose binding is typed to one of `target`'s
+ * entities with a status enum, and whose `ensures` sets `binding.status = to` (a declared value), assigns `to`; with a
+ * `from` state (`requires: binding.status = from`, or the state of a `b: alias/E.status becomes from` trigger) it
+ * witnesses `from → to`. The binding is typed by that trigger, by a comparison trigger on the entity (`b:
+ * alias/E.deadline <= now`: no `from` of its own), or by the parameter types of the trigger it subscribes to
+ * (`alias/Cmd(b)` or a plain `Cmd(b)`): those `target`'s surfaces declare (`provides: Cmd(b: E)`), those the
+ * importer's own surfaces declare (`Cmd(b: alias/E)`, or `Cmd(b)` with `context b: alias/E`), and those of an event a
+ * rule of `target` emits with a binding its trigger types (`ensures: Done(b)`).
+ */
+export function witnessTransitions(
+  importer: SpecIndex,
+  alias: string,
+  target: SpecIndex,
+  out: Witnessed,
+): void {
+  const statuses = new Map([...statusEnums(target)].map(([entity, values]) => [entity, new Set(values)]));
+  if (statuses.size === 0) return;
+  const qualified = (expr: Expr | undefined): string | undefined => {
+    const inner = unwrapRefinement(expr);
+    const name = inner?.kind === 'ident' ? inner.name : undefined;
+    if (name === undefined || !name.startsWith(`${alias}/`)) return undefined;
+    const entity = name.slice(alias.length + 1);
+    return statuses.has(entity) ? entity : undefined;
+  };
+  const commands: ParamTypes = new Map();
+  // 1. `target`'s surfaces: `provides: Cmd(b: E)`.
+  const surfaceParams: ParamTypes = new Map();
+  for (const surface of target.surfaces)
+    for (const item of surface.items)
+      if (item.kind === 'clause' && item.keyword === 'provides')
+        surfaceParamTypes(item.value, statuses, surfaceParams);
+  for (const [name, params] of surfaceParams) commands.set(name, params);
+  // 2. The importer's surfaces: `Cmd(b: alias/E)`, or `Cmd(b)` with `context b: alias/E`.
+  for (const surface of importer.surfaces) {
+    const contexts = new Map<string, string>();
+    for (const item of surface.items)
+      if (item.kind === 'clause' && (item.keyword === 'context' || item.keyword === 'facing'))
+        contextBindings(item.value, qualified, contexts);
+    for (const item of surface.items)
+      if (item.kind === 'clause' && item.keyword === 'provides')
+        importerParamTypes(item.value, qualified, contexts, commands);
+  }
+  // 3. Events `target`'s rules emit with bindings their triggers type (a command's types counted first).
+  for (const rule of target.rules) {
+    const types = ruleBindingTypes(rule, statuses);
+    for (const item of rule.items)
+      if (item.kind === 'clause' && item.keyword === 'when')
+        typeFromCommand(item.value, surfaceParams, types);
+    if (types.size === 0) continue;
+    forEachRuleClause(rule.items, (keyword, value) => {
+      if (keyword === 'ensures') emissionParamTypes(value, types, commands);
+    });
+  }
+  for (const rule of importer.rules) {
+    const entities = new Map<string, string>();
+    const froms = new Map<string, Set<string>>();
+    for (const item of rule.items) {
+      if (item.kind !== 'clause' || item.keyword !== 'when') continue;
+      const value = item.value;
+      if (value.kind === 'call') {
+        // `alias/Cmd(b)` or a plain `Cmd(b)` (one the importer owns, typed by its own surfaces).
+        let name = value.a?.kind === 'ident' ? value.a.name : undefined;
+        if (name?.includes('/') === true)
+          name = name.startsWith(`${alias}/`) ? name.slice(alias.length + 1) : undefined;
+        if (name === undefined) continue;
+        const params = commands.get(name);
+        if (params === undefined) continue;
+        kidsOf(value)
+          .slice(1)
+          .forEach((arg, i) => {
+            const entity = params[i];
+            if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined)
+              entities.set(arg.name, entity);
+          });
+      } else if (value.kind === 'binding' && value.name !== undefined) {
+        const inner = value.a;
+        if (inner?.kind !== 'binary') continue;
+        if (inner.op === 'becomes' || inner.op === 'transitions_to') {
+          const member = simpleMember(inner.a);
+          const entity = member?.[1] === 'status' ? qualified(inner.a?.a) : undefined;
+          const state = inner.b?.kind === 'ident' ? inner.b.name : undefined;
+          if (entity === undefined || state === undefined || statuses.get(entity)?.has(state) !== true)
+            continue;
+          entities.set(value.name, entity);
+          addTo(froms, value.name, state);
+        } else if (COMPARISONS.has(inner.op ?? '')) {
+          const entity = memberOfQualified(inner.a, qualified) ?? memberOfQualified(inner.b, qualified);
+          if (entity !== undefined) entities.set(value.name, entity);
+        }
+      }
+    }
+    if (entities.size === 0) continue;
+    const tos = new Map<string, Set<string>>();
+    forEachRuleClause(rule.items, (keyword, value) => {
+      if (keyword === 'requires') statusEqualities(value, (binding, status) => addTo(froms, binding, status));
+      else if (keyword === 'ensures')
+        statusEqualities(value, (binding, status) => addTo(tos, binding, status));
+    });
+    for (const [binding, entity] of entities) {
+      const valid = statuses.get(entity);
+      const targets = tos.get(binding);
+      if (valid === undefined || targets === undefined) continue;
+      for (const to of targets) {
+        if (!valid.has(to)) continue;
+        addTo(out.assigned, entity, to);
+        for (const from of froms.get(binding) ?? []) {
+          if (!valid.has(from)) continue;
+          const edges = out.transitions.get(entity) ?? new Map<string, Set<string>>();
+          addTo(edges, from, to);
+          out.transitions.set(entity, edges);
+        }
+      }
+    }
+  }
+}
+
+const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set === undefined) map.set(key, new Set([value]));
+  else set.add(value);
+}
+
+/** A type without its refinements: `E where …`, `E with …` and `E?` all name `E`. */
+function unwrapRefinement(expr: Expr | undefined): Expr | undefined {
+  let current = expr;
+  while (
+    current !== undefined &&
+    ((current.kind === 'binary' && (current.op === 'where' || current.op === 'with')) ||
+      current.kind === 'optional')
+  )
+    current = current.a;
+  return current;
+}
+
+/** `alias/E.field` → `E` (a status entity of the imported file). */
+function memberOfQualified(
+  expr: Expr | undefined,
+  qualified: (expr: Expr | undefined) => string | undefined,
+): string | undefined {
+  return simpleMember(expr) === undefined ? undefined : qualified(expr?.a);
+}
+
+/** The clauses of a rule's items and of the items of its `if` and `for` blocks. */
+function forEachRuleClause(items: readonly BlockItem[], visit: (keyword: string, value: Expr) => void): void {
+  for (const item of items) {
+    if (item.kind === 'clause') visit(item.keyword, item.value);
+    else if (item.kind === 'if') {
+      for (const branch of item.branches) forEachRuleClause(branch.items, visit);
+      if (item.elseItems !== undefined) forEachRuleClause(item.elseItems, visit);
+    } else if (item.kind === 'for') forEachRuleClause(item.items, visit);
+  }
+}
+
+/** The parts of a `provides`/`ensures` value the reference looks into: a `when` guard's action, blocks, `if` bodies. */
+function forEachCall(expr: Expr, visit: (call: Expr) => void, forBodies = false): void {
+  if (expr.kind === 'call') visit(expr);
+  else if (expr.kind === 'binary' && expr.op === 'when') {
+    if (expr.a !== undefined) forEachCall(expr.a, visit, forBodies);
+  } else if (expr.kind === 'block') for (const kid of kidsOf(expr)) forEachCall(kid, visit, forBodies);
+  else if (expr.kind === 'if') for (const body of ifBodies(expr)) forEachCall(body, visit, forBodies);
+  else if (forBodies && expr.kind === 'for' && expr.rest[0] !== undefined)
+    forEachCall(expr.rest[0], visit, true);
+}
+
+const callee = (call: Expr): string | undefined => (call.a?.kind === 'ident' ? call.a.name : undefined);
+
+/** Parameters that record something, or nothing: the reference keeps a command only when one parameter is typed. */
+function keep(out: ParamTypes, name: string, params: (string | undefined)[], overwrite: boolean): void {
+  if (!params.some((p) => p !== undefined)) return;
+  if (overwrite || !out.has(name)) out.set(name, params);
+}
+
+/** `provides: Cmd(a, b: E)` of the imported file: named parameters typed by one of its status entities. */
+function surfaceParamTypes(expr: Expr, statuses: ReadonlyMap<string, unknown>, out: ParamTypes): void {
+  forEachCall(expr, (call) => {
+    const name = callee(call);
+    if (name === undefined || name.includes('/')) return;
+    const params = kidsOf(call)
+      .slice(1)
+      .map((arg) => {
+        if (arg.kind !== 'arg') return undefined;
+        const type = unwrapRefinement(arg.a);
+        return type?.kind === 'ident' && type.name !== undefined && statuses.has(type.name)
+          ? type.name
+          : undefined;
+      });
+    keep(out, name, params, true);
+  });
+}
+
+/** `context b: alias/E` (and `facing`) in an importer's surface: b → E. */
+function contextBindings(
+  expr: Expr,
+  qualified: (expr: Expr | undefined) => string | undefined,
+  out: Map<string, string>,
+): void {
+  if (expr.kind === 'binding' && expr.name !== undefined) {
+    const entity = qualified(expr.a);
+    if (entity !== undefined) out.set(expr.name, entity);
+  } else if (expr.kind === 'block') for (const kid of kidsOf(expr)) contextBindings(kid, qualified, out);
+}
+
+/** `provides: Cmd(b)` or `Cmd(x: alias/E)` in an importer's surface, `b` typed by a context binding. */
+function importerParamTypes(
+  expr: Expr,
+  qualified: (expr: Expr | undefined) => string | undefined,
+  contexts: ReadonlyMap<string, string>,
+  out: ParamTypes,
+): void {
+  forEachCall(
+    expr,
+    (call) => {
+      const name = callee(call);
+      if (name === undefined || name.includes('/')) return;
+      const params = kidsOf(call)
+        .slice(1)
+        .map((arg) => {
+          if (arg.kind === 'ident') return arg.name === undefined ? undefined : contexts.get(arg.name);
+          if (arg.kind !== 'arg') return undefined;
+          const type = unwrapRefinement(arg.a);
+          if (type?.kind !== 'ident' || type.name === undefined) return undefined;
+          return type.name.includes('/') ? qualified(type) : contexts.get(type.name);
+        });
+      keep(out, name, params, true);
+    },
+    true,
+  );
+}
+
+/** A rule's `when: Cmd(b)` whose command's parameters the imported file's surfaces type: b → E, unless typed already. */
+function typeFromCommand(value: Expr, commands: ParamTypes, types: Map<string, string>): void {
+  if (value.kind === 'call') {
+    const params = commands.get(callee(value) ?? '');
+    if (params === undefined) return;
+    kidsOf(value)
+      .slice(1)
+      .forEach((arg, i) => {
+        const entity = params[i];
+        if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
+          types.set(arg.name, entity);
+      });
+  } else if (value.kind === 'binary' && (value.op === 'and' || value.op === 'or' || value.op === 'implies'))
+    for (const kid of kidsOf(value)) typeFromCommand(kid, commands, types);
+}
+
+/** `ensures: Event(b)` (or `Event(p: b)`) with `b` typed: the event's parameters, unless the event is known already. */
+function emissionParamTypes(expr: Expr, types: ReadonlyMap<string, string>, out: ParamTypes): void {
+  if (expr.kind === 'call') {
+    const name = callee(expr);
+    if (name === undefined || name.includes('/')) return;
+    const params = kidsOf(expr)
+      .slice(1)
+      .map((arg) => {
+        const value = arg.kind === 'arg' ? arg.a : arg;
+        return value?.kind === 'ident' && value.name !== undefined ? types.get(value.name) : undefined;
+      });
+    keep(out, name, params, false);
+  } else if (expr.kind === 'block') for (const kid of kidsOf(expr)) emissionParamTypes(kid, types, out);
+  else if (expr.kind === 'if') for (const body of ifBodies(expr)) emissionParamTypes(body, types, out);
+}
+
+/** Each `b.status = s` of a clause value, through `and`/`or`/`implies`, blocks and `if` bodies. */
+function statusEqualities(expr: Expr, found: (binding: string, status: string) => void): void {
+  if (expr.kind === 'binary' && expr.op === '=') {
+    const member = simpleMember(expr.a);
+    if (member?.[1] === 'status' && expr.b?.kind === 'ident' && expr.b.name !== undefined)
+      found(member[0], expr.b.name);
+  } else if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies')) {
+    for (const kid of kidsOf(expr)) statusEqualities(kid, found);
+  } else if (expr.kind === 'block') for (const kid of kidsOf(expr)) statusEqualities(kid, found);
+  else if (expr.kind === 'if') for (const body of ifBodies(expr)) statusEqualities(body, found);
+}
