@@ -1,9 +1,14 @@
-import { findKid, forEachKid, kidCount, kidsOf, type Expr, type Ident, type ParsedSpec } from './ast.js';
+import { findKid, forEachKid, type Expr, type Ident, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { type Contributions, NO_CONTRIBUTIONS } from './imports.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
-import { resolveBinding } from './status-lookup.js';
+import {
+  commandParamTypes,
+  type CommandParamTypes,
+  resolveBinding,
+  ruleBindingTypes,
+} from './status-lookup.js';
 import { ifBodies } from './triggers.js';
 import { isDotMember, locationOf, simpleMember } from './walk.js';
 
@@ -159,78 +164,7 @@ function fieldEntityType(value: Expr): string | undefined {
     : undefined;
 }
 
-/** Command → positional parameter entity types from surface `provides: Cmd(a, x: Entity)` declarations. */
-function commandParamTypes(index: SpecIndex, machines: Machines): Map<string, (string | undefined)[]> {
-  const commands = new Map<string, (string | undefined)[]>();
-  const visit = (expr: Expr): void => {
-    if (expr.kind === 'call' && expr.a?.kind === 'ident' && expr.a.name !== undefined) {
-      const params = kidsOf(expr)
-        .slice(1)
-        .map((arg) => {
-          if (arg.kind !== 'arg') return undefined;
-          let value = arg.a;
-          if (value?.kind === 'binary' && value.op === 'where') value = value.a;
-          return value?.kind === 'ident' && value.name !== undefined && machines.has(value.name)
-            ? value.name
-            : undefined;
-        });
-      if (params.some((p) => p !== undefined)) commands.set(expr.a.name, params);
-    } else if (expr.kind === 'binary' && expr.op === 'when') {
-      if (expr.a) visit(expr.a);
-    } else if (expr.kind === 'block') forEachKid(expr, visit);
-    else if (expr.kind === 'if')
-      forEachKid(expr, (kid, i) => (i % 2 === 1 || i === kidCount(expr) - 1) && visit(kid));
-  };
-  for (const surface of index.surfaces)
-    for (const clause of clausesOf(surface.items, 'provides')) visit(clause.value);
-  return commands;
-}
-
-/** Binding types from a rule's `when:` clauses: `x: E.f …` bindings, `E(x)` calls, surface command types. */
-function bindingTypes(
-  rule: NamedBlock,
-  machines: Machines,
-  commands: ReadonlyMap<string, (string | undefined)[]>,
-): BindingTypes {
-  const types: BindingTypes = new Map();
-  const whens = rule.items.filter((i) => i.kind === 'clause' && i.keyword === 'when');
-  const visit = (value: Expr): void => {
-    if (value.kind === 'binding' && value.name !== undefined) {
-      const entity = triggerEntity(value.a);
-      if (entity !== undefined && machines.has(entity)) types.set(value.name, entity);
-    } else if (value.kind === 'call' && value.a?.kind === 'ident') {
-      const callee = value.a.name ?? '';
-      for (const arg of kidsOf(value).slice(1))
-        if (arg.kind === 'ident' && arg.name !== undefined && machines.has(callee))
-          types.set(arg.name, callee);
-    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) forEachKid(value, visit);
-  };
-  const augment = (value: Expr): void => {
-    if (value.kind === 'call' && value.a?.kind === 'ident') {
-      const params = commands.get(value.a.name ?? '');
-      if (params === undefined) return;
-      kidsOf(value)
-        .slice(1)
-        .forEach((arg, i) => {
-          const entity = params[i];
-          if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
-            types.set(arg.name, entity);
-        });
-    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) forEachKid(value, augment);
-  };
-  for (const clause of whens) if (clause.kind === 'clause') visit(clause.value);
-  for (const clause of whens) if (clause.kind === 'clause') augment(clause.value);
-  return types;
-}
-
 const LOGICAL = new Set(['and', 'or', 'implies']);
-
-/** `E.f becomes v` / `E.f transitions_to v` / `E.f` → `E`. */
-function triggerEntity(value: Expr | undefined): string | undefined {
-  if (value?.kind === 'binary' && (value.op === 'becomes' || value.op === 'transitions_to'))
-    return simpleMember(value.a)?.[0];
-  return simpleMember(value)?.[0];
-}
 
 /** Entity → status values, per machine table (for {@link resolveBinding}). */
 const valueTables = new WeakMap<Machines, ReadonlyMap<string, ReadonlySet<string>>>();
@@ -256,7 +190,7 @@ function identName(expr: Expr | undefined): string | undefined {
 function observeRule(
   rule: NamedBlock,
   machines: Machines,
-  commands: ReadonlyMap<string, (string | undefined)[]>,
+  commands: CommandParamTypes,
   observed: Observed,
   spec: ParsedSpec,
 ): void {
@@ -264,7 +198,7 @@ function observeRule(
   // Most rules assign no status: their binding types and `requires` states are worked out only when needed.
   let types: BindingTypes | undefined;
   let sources: ReadonlyMap<string, ReadonlySet<string>> | undefined;
-  const typesOf = (): BindingTypes => (types ??= bindingTypes(rule, machines, commands));
+  const typesOf = (): BindingTypes => (types ??= ruleBindingTypes(rule, machines, commands));
   for (let c = 0; c < ensures.length; c += 1) {
     const clause = ensures[c]!;
     visitAssignments(clause.value, typesOf, machines, (binding, target, entity) => {

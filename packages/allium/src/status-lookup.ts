@@ -1,6 +1,7 @@
 import { kidsOf, type Expr } from './ast.js';
 import { collectPipe } from './parse-block-items.js';
 import type { NamedBlock, SpecIndex } from './spec-index.js';
+import { ifBodies } from './triggers.js';
 import { simpleMember } from './walk.js';
 
 /**
@@ -72,10 +73,17 @@ export function statusEnums(index: SpecIndex): Map<string, string[]> {
 
 const LOGICAL = new Set(['and', 'or', 'implies']);
 
-/** `x: E.f …` bindings and `E(x)` calls in a rule's top-level `when:` clauses, for entities with a status enum. */
+/** Command → the entity each of its parameters is typed by (by position; `undefined` where none). */
+export type CommandParamTypes = Map<string, (string | undefined)[]>;
+
+/**
+ * `x: E.f …` bindings and `E(x)` calls in a rule's top-level `when:` clauses, for entities with a status enum; then,
+ * for a binding still untyped, the parameter types of the command it subscribes to (`when: Cmd(x)`, `commands`).
+ */
 export function ruleBindingTypes(
   rule: NamedBlock,
   statuses: ReadonlyMap<string, unknown>,
+  commands?: ReadonlyMap<string, readonly (string | undefined)[]>,
 ): Map<string, string> {
   const types = new Map<string, string>();
   const visit = (value: Expr): void => {
@@ -92,6 +100,79 @@ export function ruleBindingTypes(
           types.set(arg.name, callee);
     } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? '')) kidsOf(value).forEach(visit);
   };
+  const augment = (value: Expr, known: ReadonlyMap<string, readonly (string | undefined)[]>): void => {
+    if (value.kind === 'call' && value.a?.kind === 'ident') {
+      const params = known.get(value.a.name ?? '');
+      if (params === undefined) return;
+      kidsOf(value)
+        .slice(1)
+        .forEach((arg, i) => {
+          const entity = params[i];
+          if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
+            types.set(arg.name, entity);
+        });
+    } else if (value.kind === 'binary' && LOGICAL.has(value.op ?? ''))
+      kidsOf(value).forEach((kid) => augment(kid, known));
+  };
   for (const item of rule.items) if (item.kind === 'clause' && item.keyword === 'when') visit(item.value);
+  if (commands !== undefined)
+    for (const item of rule.items)
+      if (item.kind === 'clause' && item.keyword === 'when') augment(item.value, commands);
   return types;
+}
+
+/** A type without its refinements: `E where …`, `E with …` and `E?` all name `E`. */
+export function unwrapRefinement(expr: Expr | undefined): Expr | undefined {
+  let current = expr;
+  while (
+    current !== undefined &&
+    ((current.kind === 'binary' && (current.op === 'where' || current.op === 'with')) ||
+      current.kind === 'optional')
+  )
+    current = current.a;
+  return current;
+}
+
+/**
+ * The calls of a surface's `provides:` value (or a rule's `ensures:`), where the reference looks for them: the value
+ * itself, a `when` guard's action, a block's items, an `if`'s bodies and, with `forBodies`, a `for`'s body.
+ */
+export function forEachProvidedCall(expr: Expr, visit: (call: Expr) => void, forBodies = false): void {
+  if (expr.kind === 'call') visit(expr);
+  else if (expr.kind === 'binary' && expr.op === 'when') {
+    if (expr.a !== undefined) forEachProvidedCall(expr.a, visit, forBodies);
+  } else if (expr.kind === 'block')
+    for (const kid of kidsOf(expr)) forEachProvidedCall(kid, visit, forBodies);
+  else if (expr.kind === 'if') for (const body of ifBodies(expr)) forEachProvidedCall(body, visit, forBodies);
+  else if (forBodies && expr.kind === 'for' && expr.rest[0] !== undefined)
+    forEachProvidedCall(expr.rest[0], visit, true);
+}
+
+/**
+ * Command → parameter types from a file's surfaces: `provides: Cmd(a, x: E)` types its second parameter by `E` (a
+ * status entity of `statuses`; `E where …`, `E with …` and `E?` too). A command with no typed parameter is left out.
+ */
+export function commandParamTypes(
+  index: SpecIndex,
+  statuses: ReadonlyMap<string, unknown>,
+): CommandParamTypes {
+  const commands: CommandParamTypes = new Map();
+  for (const surface of index.surfaces)
+    for (const item of surface.items)
+      if (item.kind === 'clause' && item.keyword === 'provides')
+        forEachProvidedCall(item.value, (call) => {
+          const name = call.a?.kind === 'ident' ? call.a.name : undefined;
+          if (name === undefined || name.includes('/')) return;
+          const params = kidsOf(call)
+            .slice(1)
+            .map((arg) => {
+              if (arg.kind !== 'arg') return undefined;
+              const type = unwrapRefinement(arg.a);
+              return type?.kind === 'ident' && type.name !== undefined && statuses.has(type.name)
+                ? type.name
+                : undefined;
+            });
+          if (params.some((p) => p !== undefined)) commands.set(name, params);
+        });
+  return commands;
 }

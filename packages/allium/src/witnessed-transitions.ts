@@ -1,6 +1,13 @@
 import { kidsOf, type BlockItem, type Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
-import { ruleBindingTypes, statusEnums } from './status-lookup.js';
+import {
+  commandParamTypes,
+  type CommandParamTypes,
+  forEachProvidedCall,
+  ruleBindingTypes,
+  statusEnums,
+  unwrapRefinement,
+} from './status-lookup.js';
 import { ifBodies } from './triggers.js';
 import { simpleMember } from './walk.js';
 
@@ -9,8 +16,6 @@ export interface Witnessed {
   readonly assigned: Map<string, Set<string>>;
   readonly transitions: Map<string, Map<string, Set<string>>>;
 }
-
-type ParamTypes = Map<string, (string | undefined)[]>;
 
 /**
  * The transitions a file (`importer`, which imports `target` as `alias`) witnesses on `target`'s entities, as the
@@ -38,14 +43,9 @@ export function witnessTransitions(
     const entity = name.slice(alias.length + 1);
     return statuses.has(entity) ? entity : undefined;
   };
-  const commands: ParamTypes = new Map();
   // 1. `target`'s surfaces: `provides: Cmd(b: E)`.
-  const surfaceParams: ParamTypes = new Map();
-  for (const surface of target.surfaces)
-    for (const item of surface.items)
-      if (item.kind === 'clause' && item.keyword === 'provides')
-        surfaceParamTypes(item.value, statuses, surfaceParams);
-  for (const [name, params] of surfaceParams) commands.set(name, params);
+  const surfaceParams = commandParamTypes(target, statuses);
+  const commands: CommandParamTypes = new Map(surfaceParams);
   // 2. The importer's surfaces: `Cmd(b: alias/E)`, or `Cmd(b)` with `context b: alias/E`.
   for (const surface of importer.surfaces) {
     const contexts = new Map<string, string>();
@@ -58,10 +58,7 @@ export function witnessTransitions(
   }
   // 3. Events `target`'s rules emit with bindings their triggers type (a command's types counted first).
   for (const rule of target.rules) {
-    const types = ruleBindingTypes(rule, statuses);
-    for (const item of rule.items)
-      if (item.kind === 'clause' && item.keyword === 'when')
-        typeFromCommand(item.value, surfaceParams, types);
+    const types = ruleBindingTypes(rule, statuses, surfaceParams);
     if (types.size === 0) continue;
     forEachRuleClause(rule.items, (keyword, value) => {
       if (keyword === 'ensures') emissionParamTypes(value, types, commands);
@@ -138,18 +135,6 @@ function addTo(map: Map<string, Set<string>>, key: string, value: string): void 
   else set.add(value);
 }
 
-/** A type without its refinements: `E where …`, `E with …` and `E?` all name `E`. */
-function unwrapRefinement(expr: Expr | undefined): Expr | undefined {
-  let current = expr;
-  while (
-    current !== undefined &&
-    ((current.kind === 'binary' && (current.op === 'where' || current.op === 'with')) ||
-      current.kind === 'optional')
-  )
-    current = current.a;
-  return current;
-}
-
 /** `alias/E.field` → `E` (a status entity of the imported file). */
 function memberOfQualified(
   expr: Expr | undefined,
@@ -169,41 +154,17 @@ function forEachRuleClause(items: readonly BlockItem[], visit: (keyword: string,
   }
 }
 
-/** The parts of a `provides`/`ensures` value the reference looks into: a `when` guard's action, blocks, `if` bodies. */
-function forEachCall(expr: Expr, visit: (call: Expr) => void, forBodies = false): void {
-  if (expr.kind === 'call') visit(expr);
-  else if (expr.kind === 'binary' && expr.op === 'when') {
-    if (expr.a !== undefined) forEachCall(expr.a, visit, forBodies);
-  } else if (expr.kind === 'block') for (const kid of kidsOf(expr)) forEachCall(kid, visit, forBodies);
-  else if (expr.kind === 'if') for (const body of ifBodies(expr)) forEachCall(body, visit, forBodies);
-  else if (forBodies && expr.kind === 'for' && expr.rest[0] !== undefined)
-    forEachCall(expr.rest[0], visit, true);
-}
-
 const callee = (call: Expr): string | undefined => (call.a?.kind === 'ident' ? call.a.name : undefined);
 
 /** Parameters that record something, or nothing: the reference keeps a command only when one parameter is typed. */
-function keep(out: ParamTypes, name: string, params: (string | undefined)[], overwrite: boolean): void {
+function keep(
+  out: CommandParamTypes,
+  name: string,
+  params: (string | undefined)[],
+  overwrite: boolean,
+): void {
   if (!params.some((p) => p !== undefined)) return;
   if (overwrite || !out.has(name)) out.set(name, params);
-}
-
-/** `provides: Cmd(a, b: E)` of the imported file: named parameters typed by one of its status entities. */
-function surfaceParamTypes(expr: Expr, statuses: ReadonlyMap<string, unknown>, out: ParamTypes): void {
-  forEachCall(expr, (call) => {
-    const name = callee(call);
-    if (name === undefined || name.includes('/')) return;
-    const params = kidsOf(call)
-      .slice(1)
-      .map((arg) => {
-        if (arg.kind !== 'arg') return undefined;
-        const type = unwrapRefinement(arg.a);
-        return type?.kind === 'ident' && type.name !== undefined && statuses.has(type.name)
-          ? type.name
-          : undefined;
-      });
-    keep(out, name, params, true);
-  });
 }
 
 /** `context b: alias/E` (and `facing`) in an importer's surface: b → E. */
@@ -223,9 +184,9 @@ function importerParamTypes(
   expr: Expr,
   qualified: (expr: Expr | undefined) => string | undefined,
   contexts: ReadonlyMap<string, string>,
-  out: ParamTypes,
+  out: CommandParamTypes,
 ): void {
-  forEachCall(
+  forEachProvidedCall(
     expr,
     (call) => {
       const name = callee(call);
@@ -245,24 +206,8 @@ function importerParamTypes(
   );
 }
 
-/** A rule's `when: Cmd(b)` whose command's parameters the imported file's surfaces type: b → E, unless typed already. */
-function typeFromCommand(value: Expr, commands: ParamTypes, types: Map<string, string>): void {
-  if (value.kind === 'call') {
-    const params = commands.get(callee(value) ?? '');
-    if (params === undefined) return;
-    kidsOf(value)
-      .slice(1)
-      .forEach((arg, i) => {
-        const entity = params[i];
-        if (arg.kind === 'ident' && arg.name !== undefined && entity !== undefined && !types.has(arg.name))
-          types.set(arg.name, entity);
-      });
-  } else if (value.kind === 'binary' && (value.op === 'and' || value.op === 'or' || value.op === 'implies'))
-    for (const kid of kidsOf(value)) typeFromCommand(kid, commands, types);
-}
-
 /** `ensures: Event(b)` (or `Event(p: b)`) with `b` typed: the event's parameters, unless the event is known already. */
-function emissionParamTypes(expr: Expr, types: ReadonlyMap<string, string>, out: ParamTypes): void {
+function emissionParamTypes(expr: Expr, types: ReadonlyMap<string, string>, out: CommandParamTypes): void {
   if (expr.kind === 'call') {
     const name = callee(expr);
     if (name === undefined || name.includes('/')) return;
