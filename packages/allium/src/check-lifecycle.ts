@@ -1,9 +1,10 @@
-import { findKid, forEachKid, type Expr, type Ident, type ParsedSpec } from './ast.js';
+import { findKid, forEachKid, LOGICAL_OPS, type Expr, type Ident, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { type Contributions, NO_CONTRIBUTIONS } from './imports.js';
 import { collectPipe } from './parse-block-items.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import {
+  addTo,
   commandParamTypes,
   type CommandParamTypes,
   resolveBinding,
@@ -164,7 +165,7 @@ function fieldEntityType(value: Expr): string | undefined {
     : undefined;
 }
 
-const LOGICAL = new Set(['and', 'or', 'implies']);
+const LOGICAL = new Set(LOGICAL_OPS);
 
 /** Entity → status values, per machine table (for {@link resolveBinding}). */
 const valueTables = new WeakMap<Machines, ReadonlyMap<string, ReadonlySet<string>>>();
@@ -330,12 +331,6 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
       message: `.created() on entity '${entity}' sets status to '${name}', which is not a declared status value.`,
       location: locationOf(spec, value),
     });
-}
-
-function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
-  const set = map.get(key) ?? new Set<string>();
-  set.add(value);
-  map.set(key, set);
 }
 
 function judgeMachine(machine: StatusMachine, observed: Observed, file: string): Diagnostic[] {

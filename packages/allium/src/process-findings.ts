@@ -1,4 +1,4 @@
-import { kidsOf, type BlockItem, type Expr } from './ast.js';
+import { kidsOf, LOGICAL_OPS, type BlockItem, type Expr } from './ast.js';
 import type { Finding } from './reports.js';
 import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
 import { resolveBinding, ruleBindingTypes, statusEnums } from './status-lookup.js';
@@ -28,7 +28,7 @@ interface RuleData {
   readonly bindings: Set<string>;
 }
 
-const LOGICAL = new Set(['and', 'or', 'implies']);
+const LOGICAL = new Set(LOGICAL_OPS);
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
 function entityInfo(index: SpecIndex): EntityInfo {

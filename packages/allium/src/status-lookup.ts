@@ -1,8 +1,8 @@
-import { kidsOf, type Expr } from './ast.js';
+import { kidsOf, LOGICAL_OPS, type Expr } from './ast.js';
 import { collectPipe } from './parse-block-items.js';
 import type { NamedBlock, SpecIndex } from './spec-index.js';
 import { ifBodies } from './triggers.js';
-import { simpleMember } from './walk.js';
+import { calleeName, simpleMember } from './walk.js';
 
 /**
  * Binding → entity resolution shared by the lifecycle checks and the process findings, as the reference resolves
@@ -71,7 +71,14 @@ export function statusEnums(index: SpecIndex): Map<string, string[]> {
   return statuses;
 }
 
-const LOGICAL = new Set(['and', 'or', 'implies']);
+const LOGICAL = new Set(LOGICAL_OPS);
+
+/** Adds `value` to the set `map` holds for `key`. */
+export function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set === undefined) map.set(key, new Set([value]));
+  else set.add(value);
+}
 
 /** Command → the entity each of its parameters is typed by (by position; `undefined` where none). */
 export type CommandParamTypes = Map<string, (string | undefined)[]>;
@@ -161,7 +168,7 @@ export function commandParamTypes(
     for (const item of surface.items)
       if (item.kind === 'clause' && item.keyword === 'provides')
         forEachProvidedCall(item.value, (call) => {
-          const name = call.a?.kind === 'ident' ? call.a.name : undefined;
+          const name = calleeName(call);
           if (name === undefined || name.includes('/')) return;
           const params = kidsOf(call)
             .slice(1)

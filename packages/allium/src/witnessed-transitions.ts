@@ -1,6 +1,7 @@
-import { kidsOf, type BlockItem, type Expr } from './ast.js';
+import { COMPARISON_OPS, kidsOf, LOGICAL_OPS, type Expr } from './ast.js';
 import type { SpecIndex } from './spec-index.js';
 import {
+  addTo,
   commandParamTypes,
   type CommandParamTypes,
   forEachProvidedCall,
@@ -9,7 +10,7 @@ import {
   unwrapRefinement,
 } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
-import { simpleMember } from './walk.js';
+import { calleeName, simpleMember, walkItems } from './walk.js';
 
 /** Entity → statuses, and entity → `from` → `to`: what importers establish on an imported file's entities. */
 export interface Witnessed {
@@ -60,8 +61,9 @@ export function witnessTransitions(
   for (const rule of target.rules) {
     const types = ruleBindingTypes(rule, statuses, surfaceParams);
     if (types.size === 0) continue;
-    forEachRuleClause(rule.items, (keyword, value) => {
-      if (keyword === 'ensures') emissionParamTypes(value, types, commands);
+    walkItems(rule.items, (item) => {
+      if (item.kind === 'clause' && item.keyword === 'ensures')
+        emissionParamTypes(item.value, types, commands);
     });
   }
   for (const rule of importer.rules) {
@@ -72,7 +74,7 @@ export function witnessTransitions(
       const value = item.value;
       if (value.kind === 'call') {
         // `alias/Cmd(b)` or a plain `Cmd(b)` (one the importer owns, typed by its own surfaces).
-        let name = value.a?.kind === 'ident' ? value.a.name : undefined;
+        let name = calleeName(value);
         if (name?.includes('/') === true)
           name = name.startsWith(`${alias}/`) ? name.slice(alias.length + 1) : undefined;
         if (name === undefined) continue;
@@ -96,7 +98,7 @@ export function witnessTransitions(
             continue;
           entities.set(value.name, entity);
           addTo(froms, value.name, state);
-        } else if (COMPARISONS.has(inner.op ?? '')) {
+        } else if (COMPARISON_OPS.includes(inner.op ?? '')) {
           const entity = memberOfQualified(inner.a, qualified) ?? memberOfQualified(inner.b, qualified);
           if (entity !== undefined) entities.set(value.name, entity);
         }
@@ -104,10 +106,12 @@ export function witnessTransitions(
     }
     if (entities.size === 0) continue;
     const tos = new Map<string, Set<string>>();
-    forEachRuleClause(rule.items, (keyword, value) => {
-      if (keyword === 'requires') statusEqualities(value, (binding, status) => addTo(froms, binding, status));
-      else if (keyword === 'ensures')
-        statusEqualities(value, (binding, status) => addTo(tos, binding, status));
+    walkItems(rule.items, (item) => {
+      if (item.kind !== 'clause') return;
+      if (item.keyword === 'requires')
+        statusEqualities(item.value, (binding, status) => addTo(froms, binding, status));
+      else if (item.keyword === 'ensures')
+        statusEqualities(item.value, (binding, status) => addTo(tos, binding, status));
     });
     for (const [binding, entity] of entities) {
       const valid = statuses.get(entity);
@@ -127,14 +131,6 @@ export function witnessTransitions(
   }
 }
 
-const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
-
-function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
-  const set = map.get(key);
-  if (set === undefined) map.set(key, new Set([value]));
-  else set.add(value);
-}
-
 /** `alias/E.field` → `E` (a status entity of the imported file). */
 function memberOfQualified(
   expr: Expr | undefined,
@@ -142,19 +138,6 @@ function memberOfQualified(
 ): string | undefined {
   return simpleMember(expr) === undefined ? undefined : qualified(expr?.a);
 }
-
-/** The clauses of a rule's items and of the items of its `if` and `for` blocks. */
-function forEachRuleClause(items: readonly BlockItem[], visit: (keyword: string, value: Expr) => void): void {
-  for (const item of items) {
-    if (item.kind === 'clause') visit(item.keyword, item.value);
-    else if (item.kind === 'if') {
-      for (const branch of item.branches) forEachRuleClause(branch.items, visit);
-      if (item.elseItems !== undefined) forEachRuleClause(item.elseItems, visit);
-    } else if (item.kind === 'for') forEachRuleClause(item.items, visit);
-  }
-}
-
-const callee = (call: Expr): string | undefined => (call.a?.kind === 'ident' ? call.a.name : undefined);
 
 /** Parameters that record something, or nothing: the reference keeps a command only when one parameter is typed. */
 function keep(
@@ -189,7 +172,7 @@ function importerParamTypes(
   forEachProvidedCall(
     expr,
     (call) => {
-      const name = callee(call);
+      const name = calleeName(call);
       if (name === undefined || name.includes('/')) return;
       const params = kidsOf(call)
         .slice(1)
@@ -209,7 +192,7 @@ function importerParamTypes(
 /** `ensures: Event(b)` (or `Event(p: b)`) with `b` typed: the event's parameters, unless the event is known already. */
 function emissionParamTypes(expr: Expr, types: ReadonlyMap<string, string>, out: CommandParamTypes): void {
   if (expr.kind === 'call') {
-    const name = callee(expr);
+    const name = calleeName(expr);
     if (name === undefined || name.includes('/')) return;
     const params = kidsOf(expr)
       .slice(1)
@@ -228,7 +211,7 @@ function statusEqualities(expr: Expr, found: (binding: string, status: string) =
     const member = simpleMember(expr.a);
     if (member?.[1] === 'status' && expr.b?.kind === 'ident' && expr.b.name !== undefined)
       found(member[0], expr.b.name);
-  } else if (expr.kind === 'binary' && (expr.op === 'and' || expr.op === 'or' || expr.op === 'implies')) {
+  } else if (expr.kind === 'binary' && LOGICAL_OPS.includes(expr.op ?? '')) {
     for (const kid of kidsOf(expr)) statusEqualities(kid, found);
   } else if (expr.kind === 'block') for (const kid of kidsOf(expr)) statusEqualities(kid, found);
   else if (expr.kind === 'if') for (const body of ifBodies(expr)) statusEqualities(body, found);
