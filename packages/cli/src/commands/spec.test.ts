@@ -218,6 +218,15 @@ describe('allium-loop spec', () => {
     expect((await run('model', 'specs/good.allium', 'specs/good.allium')).code).toBe(2);
   });
 
+  it('model and plan refuse a folder, as the reference does (exit 1), instead of picking one of its files', async () => {
+    for (const action of ['model', 'plan']) {
+      const folder = await run(action, 'specs', '--json');
+      expect(folder.code).toBe(1);
+      expect(folder.out).toBe('');
+      expect(folder.err).toBe(`allium-loop spec ${action}: cannot read 'specs': it is a directory, not a file\n`);
+    }
+  });
+
   it('plan --json prints the test obligations of one file; without --json one line each; exit 1 on a parse error', async () => {
     const json = await run('plan', 'specs/good.allium', '--json');
     expect(json.code).toBe(0);

@@ -84,7 +84,13 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
     return ExitCode.usage;
   }
   tuneV8ForOneCheck();
-  const loaded = await loadSources(options.paths.length === 0 ? [''] : options.paths, io.cwd);
+  // `model` and `plan` read the one file named: a folder is refused, as the reference refuses it (exit 1), rather
+  // than one of its files picked.
+  const loaded = await loadSources(
+    options.paths.length === 0 ? [''] : options.paths,
+    io.cwd,
+    action !== 'model' && action !== 'plan',
+  );
   for (const problem of loaded.unreadable) io.stderr(`allium-loop spec ${action}: ${problem}\n`);
   const sources = loaded.sources;
   if (sources.length === 0) {
@@ -193,6 +199,7 @@ const NO_DIRECTORIES: ReadonlySet<string> = new Set();
 async function loadSources(
   paths: readonly string[],
   cwd: string,
+  folders: boolean,
 ): Promise<{ sources: SpecSource[]; unreadable: string[] }> {
   // Each file by its absolute path, named as the reference names it: a file as it was given, a directory's file as
   // the directory was given followed by the file's path inside it (`./specs` gives `./specs/a.allium`). No path at
@@ -207,6 +214,7 @@ async function loadSources(
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch(() => undefined);
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
+    else if (info.isDirectory() && !folders) unreadable.push(`cannot read '${path}': it is a directory, not a file`);
     else if (info.isDirectory()) {
       const walk = await walkProject(absolute, path === '' ? {} : { skip: NO_DIRECTORIES });
       for (const file of walk.files.filter((f) => f.endsWith('.allium')).sort()) {
