@@ -131,10 +131,7 @@ export function checkUsePaths(index: SpecIndex, checkSet: CheckSet): Diagnostic[
   const diagnostics: Diagnostic[] = [];
   for (let d = 0; d < index.spec.declarations.length; d += 1) {
     const declaration = index.spec.declarations[d]!;
-    if (
-      declaration.kind !== 'use' ||
-      resolveUsePath(index.spec.file, declaration.path, checkSet) !== undefined
-    )
+    if (declaration.kind !== 'use' || resolveUsePath(index, declaration.path, checkSet) !== undefined)
       continue;
     diagnostics.push({
       code: 'allium.use.unresolvedPath',
@@ -147,29 +144,40 @@ export function checkUsePaths(index: SpecIndex, checkSet: CheckSet): Diagnostic[
 }
 
 /**
- * The files of a check set by their normalised names ({@link normalisePath}), each to the name it was given by:
- * `./specs/a.allium`, `specs//a.allium` and `specs/a.allium` are one file, whichever way it was named.
+ * The files of a check set by their identity: each file's key ({@link normalisePath}d), to its index, and each index to
+ * its key. The key is where the file is (the CLI gives its real path, as the reference keys its check set by the
+ * canonical path: however a file is named, `use` paths resolve to it); by default, the name it was given, so that
+ * `./specs/a.allium`, `specs//a.allium` and `specs/a.allium` are one file.
  */
-export type CheckSet = ReadonlyMap<string, string>;
+export interface CheckSet {
+  readonly files: ReadonlyMap<string, SpecIndex>;
+  readonly keys: ReadonlyMap<SpecIndex, string>;
+}
 
-/** The {@link CheckSet} of files named `files` (the first of two names for one file is kept). */
-export function checkSetOf(files: readonly string[]): CheckSet {
-  const set = new Map<string, string>();
-  for (const file of files) {
-    const key = normalisePath(file);
-    if (!set.has(key)) set.set(key, file);
-  }
-  return set;
+/** The {@link CheckSet} of `indexes`, keyed by `keys` (default: their names); the first file of one key is kept. */
+export function checkSetOf(
+  indexes: readonly SpecIndex[],
+  keys: readonly string[] = indexes.map((index) => index.spec.file),
+): CheckSet {
+  const files = new Map<string, SpecIndex>();
+  const keyOf = new Map<SpecIndex, string>();
+  indexes.forEach((index, i) => {
+    const key = normalisePath(keys[i] ?? index.spec.file);
+    keyOf.set(index, key);
+    if (!files.has(key)) files.set(key, index);
+  });
+  return { files, keys: keyOf };
 }
 
 /**
- * The check-set file a `use` path names (relative to the importing file, extension included, as the reference), if
- * any, by the name the check set was given it.
+ * The check-set file a `use` path of `from` names (relative to the importing file's key, extension included, as the
+ * reference resolves it), if any.
  */
-export function resolveUsePath(from: string, path: string, checkSet: CheckSet): string | undefined {
+export function resolveUsePath(from: SpecIndex, path: string, checkSet: CheckSet): SpecIndex | undefined {
+  const key = checkSet.keys.get(from) ?? normalisePath(from.spec.file);
   // The importing file's folder with its slash ('' for a file named without one, so the path stays relative).
-  const folder = from.slice(0, from.lastIndexOf('/') + 1);
-  return checkSet.get(normalisePath(path.startsWith('/') ? path : `${folder}${path}`));
+  const folder = key.slice(0, key.lastIndexOf('/') + 1);
+  return checkSet.files.get(normalisePath(path.startsWith('/') ? path : `${folder}${path}`));
 }
 
 /** Collapses `.`/`..` segments and duplicate slashes of a POSIX path (pure; no file system). */

@@ -48,11 +48,15 @@ export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
 
 /**
  * Per file, in input order, what the reference `check` prints: the parse diagnostics as the parser found them,
- * then the checks' diagnostics (suppressions applied) sorted by position, code and message.
+ * then the checks' diagnostics (suppressions applied) sorted by position, code and message. `keys` say which file each
+ * is, for `use` paths to resolve against (see {@link checkSetOf}; default, their names).
  */
-export function checkIndexedSpecs(indexes: readonly SpecIndex[]): FileDiagnostics[] {
-  const checkSet = checkSetOf(indexes.map((index) => index.spec.file));
-  const imports = new Map(indexes.map((index) => [index, resolveImports(index, indexes, checkSet)]));
+export function checkIndexedSpecs(
+  indexes: readonly SpecIndex[],
+  keys?: readonly string[],
+): FileDiagnostics[] {
+  const checkSet = checkSetOf(indexes, keys);
+  const imports = new Map(indexes.map((index) => [index, resolveImports(index, checkSet)]));
   return indexes.map((index) => {
     const own = imports.get(index) ?? NO_IMPORTS;
     const contributions = contributionsTo(index, imports);

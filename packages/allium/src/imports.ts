@@ -41,13 +41,12 @@ export function triggerReachability(
   };
 }
 
-/** The {@link Imports} of `index` within the check set `indexes` (whose file names are `checkSet`). */
-export function resolveImports(index: SpecIndex, indexes: readonly SpecIndex[], checkSet: CheckSet): Imports {
+/** The {@link Imports} of `index` within its check set. */
+export function resolveImports(index: SpecIndex, checkSet: CheckSet): Imports {
   const imports = new Map<string, SpecIndex>();
   for (const declaration of index.spec.declarations) {
     if (declaration.kind !== 'use' || declaration.alias === undefined) continue;
-    const file = resolveUsePath(index.spec.file, declaration.path, checkSet);
-    const target = file === undefined ? undefined : indexes.find((other) => other.spec.file === file);
+    const target = resolveUsePath(index, declaration.path, checkSet);
     if (target !== undefined) imports.set(declaration.alias.name, target);
   }
   return imports;

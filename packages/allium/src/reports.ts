@@ -1,6 +1,7 @@
 import type { ParsedSpec } from './ast.js';
 import { buildModel } from './build-model.js';
 import { buildPlan, type TestPlan } from './build-plan.js';
+import { normalisePath } from './check-declarations.js';
 import { checkIndexedSpecs } from './check-specs.js';
 import { ALONE, type CheckSetContext } from './imports.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -14,6 +15,11 @@ import { compareStrings } from './walk.js';
 export interface ReportSource {
   readonly path: string;
   readonly text: string;
+  /**
+   * Which file it is, whatever it was named (the CLI gives its real path): files of one key are one file of the check
+   * set, which `use` paths resolve to (relative to the key of the file that names them). Default: `path`.
+   */
+  readonly key?: string;
 }
 
 /** One `analyse` finding, in the reference shape (`type`, `summary`, `affected_entities` and per-type fields). */
@@ -41,19 +47,51 @@ export function checkReports(
   sources: readonly ReportSource[],
   command: 'check' | 'analyse',
 ): Reports<FileReport> {
-  const indexes = sources.map((source) => indexSpec(parseSpec(source.text, source.path)));
-  const files = checkIndexedSpecs(indexes);
-  const reports = files.map((file, i) => ({
+  // A file named more than once (`a.allium a.allium`, `specs specs/a.allium`, `./a.allium /abs/a.allium`) is one
+  // file of the check set, checked once and reported once per naming, under that name, as the reference reports it.
+  const firstOf = new Map<string, number>();
+  const distinct: ReportSource[] = [];
+  const which = sources.map((source) => {
+    const key = normalisePath(source.key ?? source.path);
+    let at = firstOf.get(key);
+    if (at === undefined) {
+      at = distinct.length;
+      firstOf.set(key, at);
+      distinct.push(source);
+    }
+    return at;
+  });
+  const indexes = distinct.map((source) => indexSpec(parseSpec(source.text, source.path)));
+  const files = checkIndexedSpecs(
+    indexes,
+    distinct.map((source) => source.key ?? source.path),
+  );
+  const checked = files.map((file, i) => ({
     command,
     diagnostics: diagnosticList(file.diagnostics),
     findings: command === 'analyse' ? analyseFindings(indexes[i] as SpecIndex, file.context) : [],
     spec_file: file.file,
   }));
+  const reports = sources.map((source, i) => {
+    const report = checked[which[i] as number] as FileReport;
+    return source.path === report.spec_file ? report : renamed(report, source.path);
+  });
   const failed =
     command === 'check'
       ? reports.some((r) => r.diagnostics.some((d) => d.severity !== 'info'))
       : reports.some((r) => r.findings.length > 0);
   return { reports, exitCode: failed ? 1 : 0 };
+}
+
+/** `report` under another name of its file: `spec_file` and every diagnostic's file (all of them the file's own). */
+function renamed(report: FileReport, name: string): FileReport {
+  return {
+    ...report,
+    diagnostics: diagnosticList(
+      report.diagnostics.map((d) => ({ ...d, location: { ...d.location, file: name } })),
+    ),
+    spec_file: name,
+  };
 }
 
 /** `model` of one file: the domain model with the parse diagnostics; exits 1 when the parse has an error. */

@@ -1,4 +1,5 @@
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -74,7 +75,7 @@ describe('allium-loop spec', () => {
       .split(/(?<=^\})\n/m)
       .filter((d) => d.trim() !== '')
       .map((d) => JSON.parse(d) as Record<string, unknown>);
-    expect(documents.map((d) => [d['command'], d['spec_file'], d['findings']])).toEqual([
+    expect(documents.map((d) => [d['command'], d['spec_file'], d['findings']]).sort()).toEqual([
       ['check', 'specs/broken.allium', []],
       ['check', 'specs/good.allium', []],
     ]);
@@ -107,15 +108,56 @@ describe('allium-loop spec', () => {
     expect(await messages('invalid.allium')).toEqual([`5 ${message('./caf\uFFFD.allium')}`]);
   });
 
-  it('check --json prints files in the order they are named (a file named twice once), a folder’s sorted', async () => {
+  it('check --json prints files in the order they are named, a file named twice twice, a folder’s files in the file system’s order (the reference’s)', async () => {
     await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
     await writeFile(join(dir, 'alone.allium'), GOOD);
-    const { out } = await run('check', '--json', 'specs/good.allium', 'alone.allium', 'specs');
-    const files = out
-      .split(/(?<=^\})\n/m)
-      .filter((d) => d.trim() !== '')
-      .map((d) => (JSON.parse(d) as Record<string, unknown>)['spec_file']);
-    expect(files).toEqual(['specs/good.allium', 'alone.allium', 'specs/broken.allium']);
+    for (const name of ['zeta', 'alpha', 'mid', 'beta', 'omega'])
+      await writeFile(join(dir, 'specs', `${name}.allium`), GOOD);
+    await mkdir(join(dir, 'specs', 'inner'));
+    await writeFile(join(dir, 'specs', 'inner', 'deep.allium'), GOOD);
+    await writeFile(join(dir, 'specs', 'notes.txt'), 'not a spec');
+    await writeFile(join(dir, 'specs', '.allium'), GOOD);
+    const files = async (...paths: string[]): Promise<unknown[]> =>
+      (await run('check', '--json', ...paths)).out
+        .split(/(?<=^\})\n/m)
+        .filter((d) => d.trim() !== '')
+        .map((d) => (JSON.parse(d) as Record<string, unknown>)['spec_file']);
+    // What `ls -U` (unsorted: readdir(3)'s order, which the reference's std::fs::read_dir walk follows) lists, depth
+    // first, a folder's files where the folder is; a file called `.allium` alone has no extension to Rust's `Path`.
+    const listed = (folder: string): string[] =>
+      execFileSync('ls', ['-U', '-A', join(dir, folder)], { encoding: 'utf8' })
+        .split('\n')
+        .filter((name) => name !== '')
+        .flatMap((name) =>
+          name === 'inner'
+            ? listed(`${folder}/inner`)
+            : name.endsWith('.allium') && name !== '.allium'
+              ? [`${folder}/${name}`]
+              : [],
+        );
+    const folder = listed('specs');
+    expect([...folder].sort()).toEqual(
+      ['alpha', 'beta', 'broken', 'good', 'inner/deep', 'mid', 'omega', 'zeta'].map(
+        (f) => `specs/${f}.allium`,
+      ),
+    );
+    expect(await files('specs/good.allium', 'alone.allium', 'specs')).toEqual([
+      'specs/good.allium',
+      'alone.allium',
+      ...folder,
+    ]);
+    expect(await files('alone.allium', './alone.allium', 'alone.allium')).toEqual([
+      'alone.allium',
+      './alone.allium',
+      'alone.allium',
+    ]);
+    // The engine's own commands list a folder sorted, and a file named twice once.
+    const questions = (await run('questions', 'specs', 'specs/good.allium')).out;
+    expect(questions.split('\n').filter((line) => line.includes('Refunds?'))).toEqual(
+      ['alpha', 'beta', 'good', 'inner/deep', 'mid', 'omega', 'zeta'].map(
+        (f) => `specs/${f}.allium:14:1 Refunds?`,
+      ),
+    );
   });
 
   it('check --json names each file as it was given, a folder’s files under the folder as given; imports resolve alike', async () => {
@@ -170,6 +212,18 @@ describe('allium-loop spec', () => {
     expect(await named('./sub/a.allium', 'sub//inner/b.allium')).toEqual(
       expected('./sub/a.allium', 'sub//inner/b.allium'),
     );
+    // One file however it is named, as the reference keys its check set by the real path: a relative and an absolute
+    // name, a name through a symbolic link, and both names of one file at once (each reported, both used by `a`).
+    const absoluteB = join(dir, 'sub', 'inner', 'b.allium');
+    expect(await named('sub/a.allium', absoluteB)).toEqual(expected('sub/a.allium', absoluteB));
+    await symlink(join(dir, 'sub'), join(dir, 'link'));
+    expect(await named('link/a.allium', 'sub/inner/b.allium')).toEqual(
+      expected('link/a.allium', 'sub/inner/b.allium'),
+    );
+    expect(await named('sub/a.allium', 'sub/inner/b.allium', 'link/inner/b.allium')).toEqual([
+      ...expected('sub/a.allium', 'sub/inner/b.allium'),
+      ...expected('', 'link/inner/b.allium').slice(1),
+    ]);
   });
 
   it('check --json prints a big report in pieces that end at line breaks, together exactly the reference JSON', async () => {
@@ -223,7 +277,9 @@ describe('allium-loop spec', () => {
       const folder = await run(action, 'specs', '--json');
       expect(folder.code).toBe(1);
       expect(folder.out).toBe('');
-      expect(folder.err).toBe(`allium-loop spec ${action}: cannot read 'specs': it is a directory, not a file\n`);
+      expect(folder.err).toBe(
+        `allium-loop spec ${action}: cannot read 'specs': it is a directory, not a file\n`,
+      );
     }
   });
 

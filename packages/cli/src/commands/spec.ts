@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { readFile as readFileCallback, readFileSync, stat as statCallback } from 'node:fs';
+import { readFile as readFileCallback, readFileSync, realpathSync, stat as statCallback } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import {
@@ -11,7 +11,7 @@ import {
   writeReferenceJson,
   type DependencyGraph,
   type SpecAnalysis,
-  type SpecSource,
+  type ReportSource,
 } from '@allium-loop/allium';
 // The walker alone: the package's index would load the test runners, execa and zod (spec check's start-up).
 import { walkProject } from '@allium-loop/verify/walk-project';
@@ -86,11 +86,10 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   tuneV8ForOneCheck();
   // `model` and `plan` read the one file named: a folder is refused, as the reference refuses it (exit 1), rather
   // than one of its files picked.
-  const loaded = await loadSources(
-    options.paths.length === 0 ? [''] : options.paths,
-    io.cwd,
-    action !== 'model' && action !== 'plan',
-  );
+  const loaded = await loadSources(options.paths.length === 0 ? [''] : options.paths, io.cwd, {
+    folders: action !== 'model' && action !== 'plan',
+    referenceOrder: action === 'check' || action === 'analyse',
+  });
   for (const problem of loaded.unreadable) io.stderr(`allium-loop spec ${action}: ${problem}\n`);
   const sources = loaded.sources;
   if (sources.length === 0) {
@@ -102,12 +101,12 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   if (action === 'check' || action === 'analyse')
     return renderReports(action, sources, options, io, unreadable);
   if (action === 'model') {
-    const { report, exitCode } = modelReport(sources[0] as SpecSource);
+    const { report, exitCode } = modelReport(sources[0] as ReportSource);
     printJson(report, io);
     return exitCode;
   }
   if (action === 'plan') {
-    const { report, exitCode } = planReport(sources[0] as SpecSource);
+    const { report, exitCode } = planReport(sources[0] as ReportSource);
     if (options.json) printJson(report, io);
     else {
       for (const diagnostic of report.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`);
@@ -116,7 +115,8 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
     }
     return exitCode;
   }
-  const analysis = analyzeSpecs(sources);
+  // The graph and the open questions are the engine's own: a file named twice counts once.
+  const analysis = analyzeSpecs([...new Map(sources.map((source) => [source.key, source])).values()]);
   if (action === 'graph') return renderGraph(analysis.graph, options, io);
   return renderQuestions(analysis, options, io);
 }
@@ -189,8 +189,9 @@ export function plainOptions(
 const NO_DIRECTORIES: ReadonlySet<string> = new Set();
 
 /**
- * Every `.allium` file under the given paths, in the order the paths were given (a directory's files sorted), and
- * the paths that could not be read. Directories are searched by the engine's one project walker (`walkProject`): a
+ * Every `.allium` file under the given paths, in the order the paths were given (a directory's files as the file
+ * system lists them for `check` and `analyse`, else sorted), each with its real path as its key, and the paths that
+ * could not be read. `model` and `plan` (not `folders`) take files only. Directories are searched by the engine's one project walker (`walkProject`): a
  * folder the user names, whole, as the reference checker searches it (`target/`, `build/` or `node_modules/` may hold
  * a project's specs: one repository keeps its specs for each target language under `target/`); no path at all, the
  * project, without the directories the walker skips (dependencies, build output, caches, the loop's state), as
@@ -199,12 +200,13 @@ const NO_DIRECTORIES: ReadonlySet<string> = new Set();
 async function loadSources(
   paths: readonly string[],
   cwd: string,
-  folders: boolean,
-): Promise<{ sources: SpecSource[]; unreadable: string[] }> {
-  // Each file by its absolute path, named as the reference names it: a file as it was given, a directory's file as
-  // the directory was given followed by the file's path inside it (`./specs` gives `./specs/a.allium`). No path at
-  // all ('', where the reference finds no file) is the working directory, its files named from there.
-  const files = new Map<string, string>();
+  { folders, referenceOrder }: { readonly folders: boolean; readonly referenceOrder: boolean },
+): Promise<{ sources: ReportSource[]; unreadable: string[] }> {
+  // Each file named as the reference names it: a file as it was given, a directory's file as the directory was given
+  // followed by the file's path inside it (`./specs` gives `./specs/a.allium`). No path at all ('', where the
+  // reference finds no file) is the working directory, its files named from there. A file named twice is reported
+  // twice, as the reference reports it, but read once.
+  const named: { absolute: string; path: string }[] = [];
   // The paths given that are not regular files (a FIFO, a device): read asynchronously (see `readFile` above).
   const special = new Set<string>();
   const unreadable: string[] = [];
@@ -214,27 +216,58 @@ async function loadSources(
     const absolute = resolve(cwd, path);
     const info = await stat(absolute).catch(() => undefined);
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
-    else if (info.isDirectory() && !folders) unreadable.push(`cannot read '${path}': it is a directory, not a file`);
+    else if (info.isDirectory() && !folders)
+      unreadable.push(`cannot read '${path}': it is a directory, not a file`);
     else if (info.isDirectory()) {
-      const walk = await walkProject(absolute, path === '' ? {} : { skip: NO_DIRECTORIES });
-      for (const file of walk.files.filter((f) => f.endsWith('.allium')).sort()) {
-        const inside = join(absolute, file);
-        if (!files.has(inside)) files.set(inside, under(path, file));
-      }
+      // A folder named is searched whole, and for `check` and `analyse` in the order the reference walks it (the
+      // file system's, which is no order: byte-identical output on the same machine); the project and the engine's
+      // own commands, sorted.
+      const walk = await walkProject(
+        absolute,
+        path === '' ? {} : { skip: NO_DIRECTORIES, order: referenceOrder ? 'directory' : 'sorted' },
+      );
+      for (const file of walk.files)
+        if (isSpecName(file)) named.push({ absolute: join(absolute, file), path: under(path, file) });
       for (const folder of walk.unreadable) unreadable.push(`cannot read '${under(path, folder) || '.'}'`);
-    } else if (!files.has(absolute)) {
-      files.set(absolute, path);
+    } else {
+      named.push({ absolute, path });
       if (!info.isFile()) special.add(absolute);
     }
   }
-  const sources: SpecSource[] = [];
-  // In the order given, as the reference prints them (a file named twice is read once).
-  for (const [file, path] of files) {
-    const text = special.has(file) ? await readFile(file, 'utf8').catch(() => undefined) : readText(file);
-    if (text === undefined) unreadable.push(`cannot read '${path}'`);
-    else sources.push({ path, text });
+  const texts = new Map<string, { text: string | undefined; key: string }>();
+  const sources: ReportSource[] = [];
+  for (const { absolute, path } of named) {
+    let read = texts.get(absolute);
+    if (read === undefined) {
+      const text = special.has(absolute)
+        ? await readFile(absolute, 'utf8').catch(() => undefined)
+        : readText(absolute);
+      read = { text, key: realPath(absolute) };
+      texts.set(absolute, read);
+    }
+    if (read.text === undefined) unreadable.push(`cannot read '${path}'`);
+    else sources.push({ path, text: read.text, key: read.key });
   }
   return { sources, unreadable };
+}
+
+/**
+ * A file found in a folder is a spec when its extension is `.allium`, as Rust's `Path::extension` reads it for the
+ * reference: a file named `.allium` alone has none (a file named on the command line is read whatever its name).
+ */
+const isSpecName = (file: string): boolean =>
+  file.endsWith('.allium') && !file.endsWith('/.allium') && file !== '.allium';
+
+/**
+ * Which file `absolute` is, as the reference keys its check set (`canonicalize`: symbolic links and `..` resolved), so
+ * that however a file is named, `use` paths resolve to it; the path itself when that fails.
+ */
+function realPath(absolute: string): string {
+  try {
+    return realpathSync.native(absolute);
+  } catch {
+    return absolute;
+  }
 }
 
 /**
@@ -258,7 +291,7 @@ function readText(file: string): string | undefined {
  */
 function renderReports(
   action: 'check' | 'analyse',
-  sources: readonly SpecSource[],
+  sources: readonly ReportSource[],
   options: SpecOptions,
   io: CliIo,
   unreadable: boolean,

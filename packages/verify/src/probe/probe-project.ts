@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir as readdirCallback } from 'node:fs';
+import { opendirSync, readdir as readdirCallback } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { classifyPath, SKIPPED_DIRECTORIES } from './classify-path.js';
@@ -40,12 +40,29 @@ export interface ProjectProbe {
 
 /** What {@link walkProject} found. */
 export interface ProjectWalk {
-  /** Every regular file outside skipped directories, relative to the root, `/`-separated, sorted. */
+  /**
+   * Every regular file outside skipped directories, relative to the root, `/`-separated: sorted, or with
+   * `order: 'directory'` in the order the file system lists them.
+   */
   readonly files: readonly string[];
   /** Directories that could not be read and were skipped (`''` for the root itself), sorted. */
   readonly unreadable: readonly string[];
   /** Whether the walk stopped at the file limit. */
   readonly truncated: boolean;
+}
+
+/** What {@link walkProject} may be told. */
+export interface WalkOptions {
+  /** Stop after this many files. */
+  readonly limit?: number;
+  /** The names of the directories not to enter (default {@link SKIPPED_DIRECTORIES}). */
+  readonly skip?: ReadonlySet<string>;
+  /**
+   * `sorted` (the default): the files sorted by path. `directory`: depth first, each directory's entries in the order
+   * the file system lists them (readdir(3)'s, which Node's `readdir` sorts away), a folder's files where the folder
+   * is: the order the reference checker's `std::fs::read_dir` walk reports a folder in.
+   */
+  readonly order?: 'sorted' | 'directory';
 }
 
 /**
@@ -54,40 +71,53 @@ export interface ProjectWalk {
  * symbolic links. Spec discovery, the probe, the loop's file lists and the workers' snapshots all use it, so they
  * agree on what belongs to the project. Unreadable directories are listed, not fatal; `limit` stops the walk.
  * `skip` replaces the skipped directories' names: `spec check <folder>` searches a folder the user names whole, as the
- * reference checker does (an empty set).
+ * reference checker does (an empty set), and in its order.
  */
-export async function walkProject(
-  root: string,
-  options: { readonly limit?: number; readonly skip?: ReadonlySet<string> } = {},
-): Promise<ProjectWalk> {
+export async function walkProject(root: string, options: WalkOptions = {}): Promise<ProjectWalk> {
   const files: string[] = [];
   const unreadable: string[] = [];
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const skip = options.skip ?? SKIPPED_DIRECTORIES;
-  const pending = [''];
+  const list = options.order === 'directory' ? inDirectoryOrder : inAnyOrder;
   let truncated = false;
-  while (pending.length > 0 && !truncated) {
-    const relative = pending.pop()!;
+  const visit = async (relative: string): Promise<void> => {
     let entries: Dirent[];
     try {
-      entries = await readdir(join(root, relative), { withFileTypes: true });
+      entries = await list(join(root, relative));
     } catch {
       unreadable.push(relative);
-      continue;
+      return;
     }
     for (const entry of entries) {
+      if (truncated) return;
       const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory() && !skip.has(entry.name)) pending.push(path);
+      if (entry.isDirectory() && !skip.has(entry.name)) await visit(path);
       else if (entry.isFile()) {
         if (files.length >= limit) {
           truncated = true;
-          break;
+          return;
         }
         files.push(path);
       }
     }
+  };
+  await visit('');
+  if (options.order !== 'directory') files.sort();
+  return { files, unreadable: unreadable.sort(), truncated };
+}
+
+const inAnyOrder = (directory: string): Promise<Dirent[]> => readdir(directory, { withFileTypes: true });
+
+/** A directory's entries as readdir(3) gives them (an open directory read to its end; `readdir` sorts them). */
+async function inDirectoryOrder(directory: string): Promise<Dirent[]> {
+  const dir = opendirSync(directory);
+  try {
+    const entries: Dirent[] = [];
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) entries.push(entry);
+    return entries;
+  } finally {
+    dir.closeSync();
   }
-  return { files: files.sort(), unreadable: unreadable.sort(), truncated };
 }
 
 /** Walks `root` for the probe and spec discovery, which refuse a project directory they cannot read. */
