@@ -259,6 +259,12 @@ export type Declaration =
   | {
       readonly kind: 'deferred';
       readonly path: string;
+      /**
+       * The path's one qualified reference, as the reference reads a deferred path's expression: `alias/Name` (at the
+       * qualifier), or `X.Name` (a capitalised second segment after a first word, read as an import alias's `X/Name`,
+       * `member`), named `X/Name`.
+       */
+      readonly qualified?: Ident & { readonly member: boolean };
       readonly hint?: string;
       readonly location: SourceLocation;
       /** The source offset of the `deferred` keyword. */

@@ -68,6 +68,26 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
     expect(message?.fields.map((f) => f.name)).toEqual(['note']);
     expect(message?.derived_values).toEqual([{ name: 'content' }, { name: 'kind' }]);
   });
+
+  it('`not exists X` is a field, as the reference reads it (an operator of its own, not `not`): `not` is derived', () => {
+    // The reference's `allium model` answer for this entity: `is_leaf` a field typed by its text, the other two
+    // derived (`not (…)` is a `not`; `not exists X = true` compares `not exists X` with `true`).
+    const model = buildModel(
+      parseSpec(
+        '-- allium: 3\nentity Node {\n    status: open | closed\n    is_leaf: not exists Link{from: this}\n    is_closed: not (status = open)\n    odd: not exists Link{from: this} = true\n}\nentity Link {\n    from: Node\n}\n',
+        'n.allium',
+      ),
+    );
+    const [node] = model.entities as {
+      fields: { name: string; type_expr: string }[];
+      derived_values?: { name: string }[];
+    }[];
+    expect(node?.fields.map((f) => [f.name, f.type_expr])).toEqual([
+      ['status', 'open | closed'],
+      ['is_leaf', 'not exists Link{from: this}'],
+    ]);
+    expect(node?.derived_values).toEqual([{ name: 'is_closed' }, { name: 'odd' }]);
+  });
 });
 
 describe('buildModel inline enums (the reference’s answers)', () => {

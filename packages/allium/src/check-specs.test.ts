@@ -388,6 +388,40 @@ describe('individual checks', () => {
       ]);
     });
 
+    it('a deferred path’s `alias/Name` or `X.Name`: the alias judged, the imported entity used (the reference’s answers)', () => {
+      const importer = parseSpec(
+        [
+          '-- allium: 3',
+          'use "./b.allium" as core',
+          'deferred core/Base.settle "b.allium"',
+          'deferred core.Other "b.allium"',
+          'deferred core/Nope "b.allium"',
+          'deferred MulMatCpu.VecDot    -- see: mul_mat_cpu.allium',
+          'deferred zz/Base.x "z"',
+          'deferred A.B.C "z"',
+          'deferred Plain.field "z"',
+          'deferred a.b.C "z"',
+          'deferred Lonely "z"',
+        ].join('\n'),
+        'a.allium',
+      );
+      const base = parseSpec(
+        '-- allium: 3\nentity Base {\n    n: Integer\n}\nentity Other {\n    n: Integer\n}\nentity Spare {\n    n: Integer\n}\n',
+        'b.allium',
+      );
+      expect(
+        checkSpecs([importer, base])
+          .filter((d) => d.code?.startsWith('allium.reference') || d.code === 'allium.entity.unused')
+          .map((d) => `${d.location.file}:${at(d)} ${d.message}`),
+      ).toEqual([
+        "a.allium:5:10 Reference 'core/Nope' names 'Nope', which imported module 'core' does not define.",
+        "a.allium:6:10 Reference 'MulMatCpu/VecDot' uses unknown import alias 'MulMatCpu'.",
+        "a.allium:7:10 Reference 'zz/Base' uses unknown import alias 'zz'.",
+        "a.allium:8:10 Reference 'A/B' uses unknown import alias 'A'.",
+        "b.allium:8:8 Entity 'Spare' is declared but not referenced elsewhere in this specification.",
+      ]);
+    });
+
     it('no qualified name right after a prefix operator: `exists core/X{…}` is `(exists core) / X{…}` (the reference)', () => {
       const importer = parseSpec(
         [

@@ -133,7 +133,7 @@ export function checkConfigReferences(index: SpecIndex): Diagnostic[] {
         if (CONFIG_BINARY.has(expr.op ?? '')) forEachKid(expr, visit);
         return;
       case 'unary':
-        if (expr.op === 'not' || expr.op === 'exists') forEachKid(expr, visit);
+        if (expr.op === 'not' || expr.op === 'exists' || expr.op === 'not exists') forEachKid(expr, visit);
         return;
       case 'arg':
         if (expr.a !== undefined) visit(expr.a);
@@ -209,7 +209,13 @@ export function checkImportedAliases(index: SpecIndex, imports: Imports): Diagno
   };
   for (const type of qualifiedDeclarationTypes(index)) {
     const slash = type.name.indexOf('/');
-    report(type.name.slice(0, slash), type.name.slice(slash + 1), type.location);
+    report(
+      type.name.slice(0, slash),
+      type.name.slice(slash + 1),
+      type.location,
+      undefined,
+      type.member === true,
+    );
   }
   for (const ref of specFacts(index).importedRefs) {
     const object = ref.a;

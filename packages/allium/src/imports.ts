@@ -100,8 +100,8 @@ export function declaredNames(index: SpecIndex): ReadonlySet<string> {
 const qualifiedCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
 
 /**
- * Every `alias/Name` a file refers to (`alias.Name` spelled the same way), its `default alias/Type`s and variant bases
- * included.
+ * Every `alias/Name` a file refers to (`alias.Name` spelled the same way), its `default alias/Type`s, variant bases
+ * and deferred paths included.
  */
 function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
   let names = qualifiedCache.get(index);
@@ -119,18 +119,21 @@ function qualifiedNames(index: SpecIndex): ReadonlySet<string> {
 }
 
 /**
- * The qualified names that sit on a declaration rather than in an expression: a `default alias/Type`'s type and a
- * `variant V : alias/Base`'s base (plain or a join).
+ * The qualified names that sit on a declaration rather than in an expression: a `default alias/Type`'s type, a
+ * `variant V : alias/Base`'s base (plain or a join) and a `deferred` path's qualified reference (`alias/Name`, or
+ * `X.Name` read as `X/Name`: `member`).
  */
-export function qualifiedDeclarationTypes(index: SpecIndex): Ident[] {
-  const found: Ident[] = [];
+export function qualifiedDeclarationTypes(index: SpecIndex): (Ident & { readonly member?: boolean })[] {
+  const found: (Ident & { readonly member?: boolean })[] = [];
   for (const declaration of index.spec.declarations) {
     const type =
       declaration.kind === 'default'
         ? declaration.type
         : declaration.kind === 'variant'
           ? declaration.base
-          : undefined;
+          : declaration.kind === 'deferred'
+            ? declaration.qualified
+            : undefined;
     if (type?.name.includes('/') === true) found.push(type);
   }
   return found;

@@ -271,12 +271,14 @@ function parseKeywordPrimary(p: ParserState, token: Token, qualify: boolean): Ex
       p.advance();
       return node(p, token.text, token, NO_KIDS, token.text);
     case 'not':
-      // `not exists` always wants an operand, as in the reference: `exists` is a name there only after no `not`.
-      // Here the operand's parse fails at the closing token, with the usual error.
-      if (p.peek(1).kind === 'keyword' && p.peek(1).text === 'exists' && endsOperandAt(p, 2)) {
+      // `not exists X` is one prefix operator in the reference, with a node of its own (not a `not` of an `exists`):
+      // its operand binds as a prefix operator's, and what follows it belongs to the enclosing expression
+      // (`not exists x = y` compares `not exists x` with `y`); the model and the plan tell it from a `not`. It always
+      // wants an operand: `exists` is a name there only after no `not` (before a closing token, the operand's parse
+      // fails with the usual error).
+      if (p.peek(1).kind === 'keyword' && p.peek(1).text === 'exists') {
         p.advance();
-        p.advance();
-        return parseExpr(p, BP.prefix);
+        return parseUnary(p, token, 'not exists', BP.prefix);
       }
       return parseUnary(p, token, 'not', BP.not);
     case 'exists':
@@ -292,12 +294,7 @@ function parseKeywordPrimary(p: ParserState, token: Token, qualify: boolean): Ex
 
 /** True when the token after this one closes a list or the input: `exists` there is a plain name (as in the reference). */
 function endsOperand(p: ParserState): boolean {
-  return endsOperandAt(p, 1);
-}
-
-/** True when the token `ahead` places on closes a list or the input. */
-function endsOperandAt(p: ParserState, ahead: number): boolean {
-  const next = p.peek(ahead);
+  const next = p.peek(1);
   return next.kind === 'eof' || (next.kind === 'punct' && [')', ',', ']', '}'].includes(next.text));
 }
 

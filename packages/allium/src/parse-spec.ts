@@ -14,7 +14,7 @@ import { Lexer, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
 import { parseExpr } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
-import { startsLower } from './walk.js';
+import { startsLower, startsUpper } from './walk.js';
 
 const SIMPLE_BLOCKS = new Set<string>(['entity', 'value', 'enum', 'rule', 'surface', 'actor', 'contract']);
 
@@ -252,6 +252,7 @@ function parseDeferred(p: ParserState): Declaration | undefined {
   const first = p.expectLabel('deferred name');
   if (first === undefined) return undefined;
   let path = first.name;
+  let qualified: (Ident & { member: boolean }) | undefined;
   if (p.at('/') && sameLine(p, p.previous().end, p.current.start)) {
     const end = p.previous().end;
     p.advance();
@@ -260,16 +261,32 @@ function parseDeferred(p: ParserState): Declaration | undefined {
       return undefined;
     }
     path += `/${p.expectLabel("deferred name after '/'")?.name ?? ''}`;
+    qualified = { name: path, location: first.location, member: false };
   }
-  while (p.at('.') && p.atWord(1) && sameLine(p, p.previous().end, p.peek(1).start)) {
+  for (
+    let segment = 1;
+    p.at('.') && p.atWord(1) && sameLine(p, p.previous().end, p.peek(1).start);
+    segment += 1
+  ) {
     p.advance();
-    path += `.${p.expectLabel('field name')?.name ?? ''}`;
+    const field = p.expectLabel('field name')?.name ?? '';
+    path += `.${field}`;
+    // `X.Name` right after a plain first word: an import alias's `X/Name` to the reference (`X.a.Name` is not).
+    if (segment === 1 && qualified === undefined && startsUpper(field))
+      qualified = { name: `${first.name}/${field}`, location: first.location, member: true };
   }
   const hint =
     p.current.kind === 'string' && sameLine(p, p.previous().end, p.current.start)
       ? unquote(p.advance().text)
       : undefined;
-  return { kind: 'deferred', path, ...(hint === undefined ? {} : { hint }), location, start: keyword.start };
+  return {
+    kind: 'deferred',
+    path,
+    ...(qualified === undefined ? {} : { qualified }),
+    ...(hint === undefined ? {} : { hint }),
+    location,
+    start: keyword.start,
+  };
 }
 
 /** True when no line break lies between two source offsets. */

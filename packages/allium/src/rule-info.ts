@@ -232,8 +232,11 @@ function collectEffects(
       const value = e.b?.kind === 'ident' ? e.b.name : undefined;
       if (target !== undefined)
         effects.writes.push({ ...target, ...(value === undefined ? {} : { value }), location: loc(e) });
-    } else if (e.kind === 'unary' && e.op === 'not' && e.a?.kind === 'unary' && e.a.op === 'exists') {
-      const subject = e.a.a;
+    } else if (
+      e.kind === 'unary' &&
+      (e.op === 'not exists' || (e.op === 'not' && e.a?.kind === 'unary' && e.a.op === 'exists'))
+    ) {
+      const subject = e.op === 'not exists' ? e.a : e.a?.a;
       const entity =
         subject?.kind === 'ident' && subject.name !== undefined
           ? entityOf(subject.name, types, context)
