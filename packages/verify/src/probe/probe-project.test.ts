@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AlliumLoopError } from '@allium-loop/errors';
 import { describe, expect, it } from 'vitest';
-import { findSpecFiles, probeProject } from './index.js';
+import { findSpecFiles, probeProject, walkProject } from './index.js';
 
 async function project(files: readonly string[]): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'verify-probe-'));
@@ -110,5 +111,31 @@ describe('probeProject on real directories', () => {
       (error: unknown) => error,
     );
     expect(AlliumLoopError.is(failure) && failure.code).toBe('verify.probe_failed');
+  });
+});
+
+describe('walkProject orders', () => {
+  it('sorts by default; `directory` lists depth first in the order the file system gives (what `ls -U` shows)', async () => {
+    const names = ['zeta', 'alpha', 'mid', 'beta', 'omega', 'kappa'];
+    const root = await project([
+      ...names.map((n) => `${n}.txt`),
+      'sub/b.txt',
+      'sub/a.txt',
+      'node_modules/x.txt',
+    ]);
+    const sorted = await walkProject(root, { skip: new Set() });
+    expect(sorted.files).toEqual([...sorted.files].sort());
+    // An independent oracle for readdir(3)'s order: `ls -U` (unsorted), a folder's files where the folder is listed.
+    const listed = (folder: string): string[] =>
+      execFileSync('ls', ['-U', '-A', join(root, folder)], { encoding: 'utf8' })
+        .split('\n')
+        .filter((name) => name !== '')
+        .flatMap((name) => {
+          const path = folder === '' ? name : `${folder}/${name}`;
+          return name === 'sub' || name === 'node_modules' ? listed(path) : [path];
+        });
+    const inOrder = await walkProject(root, { skip: new Set(), order: 'directory' });
+    expect(inOrder.files).toEqual(listed(''));
+    expect([...inOrder.files].sort()).toEqual(sorted.files);
   });
 });
