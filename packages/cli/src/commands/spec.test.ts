@@ -414,4 +414,29 @@ describe('allium-loop spec', () => {
       'specs/.legacy/x.allium:14:1 Refunds?\nspecs/good.allium:14:1 Refunds?\n2 open question(s)\n',
     );
   });
+
+  it('lists a named folder’s links to files as the reference does (a broken one unreadable, exit 1), never a link to a folder', async () => {
+    await mkdir(join(dir, 'common'));
+    await writeFile(join(dir, 'common', 'shared.allium'), GOOD);
+    await symlink('../common/shared.allium', join(dir, 'specs', 'linked.allium'));
+    await symlink('../common', join(dir, 'specs', 'folder-link'));
+    const files = (out: string): unknown[] =>
+      out
+        .split(/(?<=^\})\n/m)
+        .filter((d) => d.trim() !== '')
+        .map((d) => (JSON.parse(d) as Record<string, unknown>)['spec_file'])
+        .sort();
+    const linked = await run('check', '--json', 'specs');
+    expect(files(linked.out)).toEqual(['specs/good.allium', 'specs/linked.allium']);
+    expect(linked.err).toBe('');
+    await symlink('../common/gone.allium', join(dir, 'specs', 'broken.allium'));
+    const broken = await run('check', '--json', 'specs');
+    expect(broken.code).toBe(1);
+    expect(broken.err).toBe("allium-loop spec check: cannot read 'specs/broken.allium'\n");
+    expect(files(broken.out)).toEqual(['specs/good.allium', 'specs/linked.allium']);
+    // The project (no path) lists no link at all, as everywhere else in the engine.
+    expect((await run('questions')).out).toBe(
+      'common/shared.allium:14:1 Refunds?\nspecs/good.allium:14:1 Refunds?\n2 open question(s)\n',
+    );
+  });
 });

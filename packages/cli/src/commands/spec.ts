@@ -195,7 +195,8 @@ const NO_DIRECTORIES: ReadonlySet<string> = new Set();
  * folder the user names, whole, as the reference checker searches it (`target/`, `build/` or `node_modules/` may hold
  * a project's specs: one repository keeps its specs for each target language under `target/`); no path at all, the
  * project, without the directories the walker skips (dependencies, build output, caches, the loop's state), as
- * everywhere else in the engine. Symbolic links are not followed either way.
+ * everywhere else in the engine. A folder named lists a symbolic link to a file (or a broken
+ * one, then unreadable) as the reference does; a link to a folder is never followed, nor any link in the project.
  */
 async function loadSources(
   paths: readonly string[],
@@ -224,7 +225,9 @@ async function loadSources(
       // own commands, sorted.
       const walk = await walkProject(
         absolute,
-        path === '' ? {} : { skip: NO_DIRECTORIES, order: referenceOrder ? 'directory' : 'sorted' },
+        path === ''
+          ? {}
+          : { skip: NO_DIRECTORIES, order: referenceOrder ? 'directory' : 'sorted', linkedFiles: true },
       );
       for (const file of walk.files)
         if (isSpecName(file)) named.push({ absolute: join(absolute, file), path: under(path, file) });

@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { opendirSync, readdir as readdirCallback } from 'node:fs';
+import { opendirSync, readdir as readdirCallback, stat as statCallback } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { classifyPath, SKIPPED_DIRECTORIES } from './classify-path.js';
@@ -12,6 +12,7 @@ import { ProbeError } from './probe-error.js';
  * watchers, which `spec check` (whose one-shot start-up a user waits for) otherwise never needs.
  */
 const readdir = promisify(readdirCallback);
+const stat = promisify(statCallback);
 
 export const DEFAULT_SPEC_GLOBS: readonly string[] = ['**/*.allium'];
 
@@ -63,6 +64,12 @@ export interface WalkOptions {
    * is: the order the reference checker's `std::fs::read_dir` walk reports a folder in.
    */
   readonly order?: 'sorted' | 'directory';
+  /**
+   * Whether a symbolic link that does not lead to a directory (a link to a file, or a broken link, which the caller
+   * then fails to read) is listed as a file, as the reference checker lists it. Links to directories are never
+   * followed (a link to a parent would never end).
+   */
+  readonly linkedFiles?: boolean;
 }
 
 /**
@@ -92,7 +99,10 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
       if (truncated) return;
       const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory() && !skip.has(entry.name)) await visit(path);
-      else if (entry.isFile()) {
+      else if (
+        entry.isFile() ||
+        (options.linkedFiles === true && entry.isSymbolicLink() && !(await leadsToDirectory(root, path)))
+      ) {
         if (files.length >= limit) {
           truncated = true;
           return;
@@ -105,6 +115,13 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   if (options.order !== 'directory') files.sort();
   return { files, unreadable: unreadable.sort(), truncated };
 }
+
+/** Whether the symbolic link `path` leads to a directory (false for a broken link). */
+const leadsToDirectory = (root: string, path: string): Promise<boolean> =>
+  stat(join(root, path)).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 
 const inAnyOrder = (directory: string): Promise<Dirent[]> => readdir(directory, { withFileTypes: true });
 
