@@ -152,7 +152,7 @@ describe('allium-loop spec', () => {
       'alone.allium',
     ]);
     // The engine's own commands list a folder sorted, and a file named twice once.
-    const questions = (await run('questions', 'specs', 'specs/good.allium')).out;
+    const questions = (await run('questions', 'specs', './specs/good.allium')).out;
     expect(questions.split('\n').filter((line) => line.includes('Refunds?'))).toEqual(
       ['alpha', 'beta', 'good', 'inner/deep', 'mid', 'omega', 'zeta'].map(
         (f) => `specs/${f}.allium:14:1 Refunds?`,

@@ -115,8 +115,9 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
     }
     return exitCode;
   }
-  // The graph and the open questions are the engine's own: a file named twice counts once.
-  const analysis = analyzeSpecs([...new Map(sources.map((source) => [source.key, source])).values()]);
+  // The graph and the open questions are the engine's own: a file named twice counts once, under its first name.
+  const seen = new Set<string | undefined>();
+  const analysis = analyzeSpecs(sources.filter((source) => !seen.has(source.key) && seen.add(source.key)));
   if (action === 'graph') return renderGraph(analysis.graph, options, io);
   return renderQuestions(analysis, options, io);
 }
@@ -191,12 +192,12 @@ const NO_DIRECTORIES: ReadonlySet<string> = new Set();
 /**
  * Every `.allium` file under the given paths, in the order the paths were given (a directory's files as the file
  * system lists them for `check` and `analyse`, else sorted), each with its real path as its key, and the paths that
- * could not be read. `model` and `plan` (not `folders`) take files only. Directories are searched by the engine's one project walker (`walkProject`): a
- * folder the user names, whole, as the reference checker searches it (`target/`, `build/` or `node_modules/` may hold
- * a project's specs: one repository keeps its specs for each target language under `target/`); no path at all, the
- * project, without the directories the walker skips (dependencies, build output, caches, the loop's state), as
- * everywhere else in the engine. A folder named lists a symbolic link to a file (or a broken
- * one, then unreadable) as the reference does; a link to a folder is never followed, nor any link in the project.
+ * could not be read. `model` and `plan` (not `folders`) take files only. Directories are searched by the engine's one
+ * project walker (`walkProject`): a folder the user names, whole, as the reference checker searches it (`target/`,
+ * `build/` or `node_modules/` may hold a project's specs: one repository keeps its specs for each target language
+ * under `target/`), its symbolic links to files listed as the reference lists them (a broken one is then unreadable);
+ * no path at all, the project, without the directories the walker skips (dependencies, build output, caches, the
+ * loop's state), as everywhere else in the engine. A link to a folder is never followed, nor any link in the project.
  */
 async function loadSources(
   paths: readonly string[],

@@ -75,7 +75,7 @@ export interface WalkOptions {
 /**
  * The engine's one project walker: every regular file under `root`, skipping the directories of
  * {@link SKIPPED_DIRECTORIES} (dependencies, VCS data, build output, caches, `.allium-loop/`), without following
- * symbolic links. Spec discovery, the probe, the loop's file lists and the workers' snapshots all use it, so they
+ * symbolic links (`linkedFiles` lists those that lead to no directory). Spec discovery, the probe, the loop's file lists and the workers' snapshots all use it, so they
  * agree on what belongs to the project. Unreadable directories are listed, not fatal; `limit` stops the walk.
  * `skip` replaces the skipped directories' names: `spec check <folder>` searches a folder the user names whole, as the
  * reference checker does (an empty set), and in its order.
