@@ -102,46 +102,57 @@ export function checkLifecycle(index: SpecIndex, importers: Contributions = NO_C
   return [...diagnostics, ...observed.created];
 }
 
+/**
+ * The status machines by entity name. Like the reference, everything but the status values is gathered per name over
+ * every `entity` declaration of that name, whichever holds the status field: the terminal states of the last
+ * `transitions` block naming any, the edges of the last block, the fields typed as entities (a later declaration's
+ * field over an earlier one's), whether any declares a graph. The status values are the last valid `status` field's.
+ */
 function collectMachines(index: SpecIndex): Map<string, StatusMachine> {
-  const machines = new Map<string, StatusMachine>();
+  const statuses = new Map<string, Ident[]>();
+  const terminalsOf = new Map<string, Set<string>>();
+  const edgesOf = new Map<string, Set<string>>();
+  const fieldTypesOf = new Map<string, Map<string, string>>();
   const hasTransitions = new Set<string>();
   for (let e = 0; e < index.entities.length; e += 1) {
     const entity = index.entities[e]!;
     if (entity.block !== 'entity') continue;
-    let values: Ident[] | undefined;
-    let terminals: Set<string> | undefined;
-    let edges: Set<string> | undefined;
-    const fieldTypes = new Map<string, string>();
+    const name = entity.name.name;
     for (let i = 0; i < entity.items.length; i += 1) {
       const item = entity.items[i]!;
       const plain = item.kind === 'field' && item.when === undefined && !item.params && !item.path;
       if (plain && item.name.name === 'status') {
-        values = statusValues(item.value, index.spec) ?? values;
+        const values = statusValues(item.value, index.spec);
+        if (values !== undefined) statuses.set(name, values);
       } else if (plain) {
         const type = fieldEntityType(item.value);
-        if (type !== undefined) fieldTypes.set(item.name.name, type);
+        if (type !== undefined) {
+          let types = fieldTypesOf.get(name);
+          if (types === undefined) fieldTypesOf.set(name, (types = new Map()));
+          types.set(item.name.name, type);
+        }
       }
       if (item.kind === 'transitions') {
-        hasTransitions.add(entity.name.name);
-        edges = new Set(item.edges.map((edge) => `${edge.from.name}->${edge.to.name}`));
-        if (item.terminal.length > 0) terminals = new Set(item.terminal.map((t) => t.name));
+        hasTransitions.add(name);
+        edgesOf.set(name, new Set(item.edges.map((edge) => `${edge.from.name}->${edge.to.name}`)));
+        if (item.terminal.length > 0) terminalsOf.set(name, new Set(item.terminal.map((t) => t.name)));
       }
     }
-    if (values === undefined) continue;
-    machines.set(entity.name.name, {
-      entity: entity.name.name,
+  }
+  const machines = new Map<string, StatusMachine>();
+  for (const [entity, values] of statuses) {
+    const terminals = terminalsOf.get(entity);
+    const edges = edgesOf.get(entity);
+    machines.set(entity, {
+      entity,
       values,
       valueSet: new Set(values.map((v) => v.name)),
-      fieldTypes,
-      hasTransitions: hasTransitions.has(entity.name.name),
+      // Navigation only through fields typed as a tracked entity.
+      fieldTypes: new Map([...(fieldTypesOf.get(entity) ?? [])].filter(([, type]) => statuses.has(type))),
+      hasTransitions: hasTransitions.has(entity),
       ...(terminals ? { terminals } : {}),
       ...(edges ? { edges } : {}),
     });
-  }
-  // Navigation only through fields typed as a tracked entity.
-  for (const machine of machines.values()) {
-    const types = machine.fieldTypes as Map<string, string>;
-    for (const [field, type] of types) if (!machines.has(type)) types.delete(field);
   }
   return machines;
 }

@@ -659,6 +659,45 @@ describe('individual checks', () => {
     ]);
   });
 
+  it('reads an entity declared twice as one status machine: graph and field types from either (the reference’s answer)', () => {
+    // The first declaration has the graph and a field typed as an entity, the second the status values.
+    const text = [
+      '-- allium: 3',
+      'entity Customer {',
+      '    status: active | closed',
+      '}',
+      'entity Order {',
+      '    customer: Customer',
+      '    transitions status {',
+      '        pending -> shipped',
+      '        terminal: shipped',
+      '    }',
+      '}',
+      'entity Order {',
+      '    status: pending | shipped | lost',
+      '}',
+      'rule Lose {',
+      '    when: order: Order.created',
+      '    requires: order.status = pending',
+      '    ensures: order.status = lost',
+      '    ensures: order.customer.status = closed',
+      '}',
+    ].join('\n');
+    const found = checkSpecs([parseSpec(text, 's.allium')])
+      .filter((d) => d.code?.startsWith('allium.status.'))
+      .map((d) => `${at(d)} ${d.code?.slice('allium.status.'.length)}`);
+    expect(found).toEqual([
+      '3:13 noExit',
+      '3:13 unreachableValue',
+      // The edge pending → lost is judged against the first declaration's graph …
+      '13:13 undeclaredTransition',
+      '13:13 unreachableValue',
+      // … `shipped` is terminal by it (no noExit), and `closed` is reached through its `customer` field.
+      '13:23 unreachableValue',
+      '13:33 noExit',
+    ]);
+  });
+
   it('applies allium-ignore on the same and the next line only', () => {
     const text = '-- allium-ignore allium.entity.unused\nentity A { x: String }\n\nentity B { y: String }\n';
     expect(
