@@ -88,6 +88,17 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
     ]);
     expect(node?.derived_values).toEqual([{ name: 'is_closed' }, { name: 'odd' }]);
   });
+  it('a negation `-a` is a derived value, as the reference reads it (the subtraction `0 - a`)', () => {
+    const model = buildModel(
+      parseSpec(
+        '-- allium: 3\nentity E {\n    a: Integer\n    b: -a\n    c: -a + 1\n    d: Integer\n}\n',
+        'e.allium',
+      ),
+    );
+    const [entity] = model.entities as { fields: { name: string }[]; derived_values?: { name: string }[] }[];
+    expect(entity?.fields.map((f) => f.name)).toEqual(['a', 'd']);
+    expect(entity?.derived_values).toEqual([{ name: 'b' }, { name: 'c' }]);
+  });
 });
 
 describe('buildModel inline enums (the reference’s answers)', () => {

@@ -226,6 +226,16 @@ rule Sweep {
     expect(spanText(text, colour)).toBe('enum Colour { red | green }');
   });
 
+  it('finds a deferred call under a negation, as the reference does (to it `-f(x)` is `0 - f(x)`)', () => {
+    const text =
+      '-- allium: 3\nentity E {\n    a: Integer\n}\ndeferred E.score\nrule R {\n    when: Go(e)\n    ensures: e.a = -score(e)\n}\n';
+    expect(byId(text).get('rule-success.R')?.dependencies).toEqual({
+      deferred_specs: ['score'],
+      entities_written: ['E'],
+      trigger_source: 'external',
+    });
+  });
+
   it('keeps the version and only the parse diagnostics', () => {
     const result = plan('entity A { x: Integer }\n');
     expect(result.version).toBeNull();

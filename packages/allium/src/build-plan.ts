@@ -801,7 +801,7 @@ function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<s
       else if (TWO_SIDED.has(expr.op ?? '')) kidsOf(expr).forEach(recurse);
       return;
     case 'unary':
-      if (expr.op !== '-') recurse(expr.a);
+      recurse(expr.a);
       return;
     case 'optional':
     case 'binding':

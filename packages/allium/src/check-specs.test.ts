@@ -145,6 +145,7 @@ describe('individual checks', () => {
       'rule R {',
       '  when: Go(e)',
       '  requires: e.n < config.limit and e.n < config.missing',
+      '  requires: e.n > -config.negated',
       '  ensures: e.n = [config.in_a_list]',
       '}',
     ].join('\n');
@@ -152,7 +153,11 @@ describe('individual checks', () => {
       run(text)
         .filter((d) => d.code === 'allium.config.undefinedReference')
         .map((d) => d.message),
-    ).toEqual(["Config reference 'config.missing' is not declared in any config block."]);
+    ).toEqual([
+      "Config reference 'config.missing' is not declared in any config block.",
+      // A negation is the subtraction `0 - config.negated` to the reference, whose operands it looks into.
+      "Config reference 'config.negated' is not declared in any config block.",
+    ]);
   });
 
   it('reports an unknown import alias in every kind of declaration', () => {

@@ -308,6 +308,21 @@ function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr 
     : pairNode(p, 'unary', token, operand, undefined, undefined, op, operand.end);
 }
 
+/**
+ * `-x` as the reference builds it: the subtraction `0 - x`, its `0` spanning the minus sign. So every check, the model
+ * and the plan read a negation as they read any arithmetic: a field `b: -a` is a derived value, `-config.x` is a
+ * config reference, `-f(x)` calls `f`.
+ */
+function parseNegation(p: ParserState, token: Token): Expr | undefined {
+  p.advance();
+  p.prefixOperand = true;
+  const operand = parseExpr(p, BP.prefix);
+  p.prefixOperand = false;
+  if (operand === undefined) return undefined;
+  const zero = exprNode('number', token.start, token.end, '0', undefined, undefined, undefined, NO_KIDS);
+  return exprNode('binary', token.start, operand.end, undefined, '-', zero, operand, NO_KIDS);
+}
+
 /** A word that makes `alias/word` a qualified name. */
 function qualifies(word: Token): boolean {
   return startsUpper(word.text) || word.text === 'config' || word.text === 'entity' || word.text === 'value';
@@ -338,7 +353,7 @@ function parsePunctPrimary(p: ParserState, token: Token): Expr | undefined {
     case '[':
       return parseCollection(p, token, 'list', ']');
     case '-':
-      return parseUnary(p, token, '-', BP.prefix);
+      return parseNegation(p, token);
     case '*':
       p.advance();
       return node(p, 'wildcard', token, NO_KIDS, '*');
