@@ -597,18 +597,14 @@ export function parseForBindings(p: ParserState): string[] | undefined {
     const name = p.expectWord('loop variable');
     return name === undefined ? undefined : [name];
   }
+  // One name or more, separated by commas, as the reference reads them: `()` and a trailing comma are errors.
   const names: string[] = [];
-  while (!p.at(')')) {
+  do {
     const name = p.expectWord('loop variable');
     if (name === undefined) return undefined;
     names.push(name);
-    if (!p.eat(',') && !p.at(')')) {
-      p.errorHere(`expected ')', found ${describeToken(p.current)}`);
-      return undefined;
-    }
-  }
-  p.advance();
-  return names;
+  } while (p.eat(',') !== undefined);
+  return p.expect(')') === undefined ? undefined : names;
 }
 
 /**

@@ -203,6 +203,26 @@ describe('parseSpec details', () => {
     ]);
   });
 
+  it('reads `for (a, b)` bindings as the reference does: `()` and a trailing comma are errors', () => {
+    const text = [
+      '-- allium: 3',
+      'rule R {',
+      '    when: X()',
+      '    for () in Pairs: ensures: P()',
+      '    for (a b) in Pairs: ensures: P()',
+      '    for (a,) in Pairs: ensures: P()',
+      '    for (a, b) in Pairs: ensures: P(a: a, b: b)',
+      '}',
+    ].join('\n');
+    expect(
+      parseSpec(text, 'r.allium').diagnostics.map((d) => `${d.location.line}:${d.location.col} ${d.message}`),
+    ).toEqual([
+      "4:10 expected loop variable, found ')'",
+      "5:12 expected ')', found identifier",
+      "6:12 expected loop variable, found ')'",
+    ]);
+  });
+
   it('gives every declaration a 1-based location', () => {
     const parsed = parseSpec('-- allium: 3\n\n  open question "Why?"\n', 'q');
     expect(parsed.declarations).toEqual([
