@@ -99,6 +99,44 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
     expect(entity?.fields.map((f) => f.name)).toEqual(['a', 'd']);
     expect(entity?.derived_values).toEqual([{ name: 'b' }, { name: 'c' }]);
   });
+  it('attaches an invariant comparing `this.f` with a literal to `f`, as the reference reads the literal', () => {
+    // The reference's `allium model` answer: a negation is arithmetic (no literal), parentheses are only grouping,
+    // a string's escapes are resolved and its interpolations written `${name}`, a number is kept as written.
+    const text = [
+      '-- allium: 3',
+      'entity E {',
+      '    a: Integer',
+      '    b: String',
+      '    c: String',
+      '    d: String',
+      '    e: Integer',
+      '    f: Integer',
+      '    g: String',
+      '    invariant Neg { this.a >= -1 }',
+      '    invariant Spaced { this.b != "a b" }',
+      '    invariant Interp { this.c != "x{name}y" }',
+      '    invariant Esc { this.d != "q\\"r" }',
+      '    invariant Under { 1_000 >= this.e }',
+      '    invariant Paren { this.f <= (3) }',
+      '    invariant Upper { this.g != Pending }',
+      '    invariant Now { this.g != now }',
+      '}',
+    ].join('\n');
+    const [entity] = buildModel(parseSpec(text, 'e.allium')).entities as {
+      fields: { name: string; constraints?: { invariant: string; bound: string }[] }[];
+    }[];
+    expect(
+      entity?.fields.map((f) => [f.name, f.constraints?.map((c) => `${c.invariant}: ${c.bound}`)]),
+    ).toEqual([
+      ['a', undefined],
+      ['b', ['Spaced: != "a b"']],
+      ['c', ['Interp: != "x${name}y"']],
+      ['d', ['Esc: != "q"r"']],
+      ['e', ['Under: <= 1_000']],
+      ['f', ['Paren: <= 3']],
+      ['g', ['Upper: != Pending']],
+    ]);
+  });
 });
 
 describe('buildModel inline enums (the reference’s answers)', () => {

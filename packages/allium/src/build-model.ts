@@ -1,6 +1,7 @@
-import { kidsOf, type BlockItem, type Expr, type ParsedSpec } from './ast.js';
+import { COMPARISON_OPS, kidsOf, type BlockItem, type Expr, type ParsedSpec } from './ast.js';
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
+import { literalText } from './string-literal.js';
 import { sourceText } from './walk.js';
 
 /** `when status = a | b` on a field or inferred for a derived value. */
@@ -152,7 +153,7 @@ function buildEntity(
   };
   const whenSets = new Map<string, WhenSet>();
   for (const item of items) addEntityItem(source, entity, whenSets, item);
-  attachConstraints(entity);
+  attachConstraints(entity, items);
   const { fields, relationships, projections, derived_values, transition_graphs, invariants } = entity;
   return {
     name,
@@ -252,29 +253,61 @@ function fieldRefs(expr: Expr): string[] {
 }
 
 const FLIP: Readonly<Record<string, string>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+const COMPARISON = new Set(COMPARISON_OPS);
 
-function attachConstraints(entity: Required<ModelEntity>): void {
-  for (const invariant of entity.invariants) {
-    // Re-derive the bound from the expression text: `this.f op literal` or `literal op this.f`.
-    const match = /^this\.(\w+)\s*(>=|<=|!=|=|<|>)\s*(\S+)$/.exec(invariant.expression);
-    const reversed = /^(\S+)\s*(>=|<=|!=|=|<|>)\s*this\.(\w+)$/.exec(invariant.expression);
-    const found = match
-      ? { field: match[1], bound: `${match[2] ?? ''} ${match[3] ?? ''}` }
-      : reversed
-        ? {
-            field: reversed[3],
-            bound: `${FLIP[reversed[2] ?? ''] ?? reversed[2] ?? ''} ${reversed[1] ?? ''}`,
-          }
-        : undefined;
-    if (found === undefined || !isLiteralText(found.bound.split(' ')[1] ?? '')) continue;
+/**
+ * Attaches to each field the bounds the entity's invariants put on it alone, as the reference does: an invariant
+ * that is one comparison of `this.field` with a literal (either way round: `1 <= this.f` is `>= 1` on `f`).
+ */
+function attachConstraints(entity: Required<ModelEntity>, items: readonly BlockItem[]): void {
+  for (const item of items) {
+    if (item.kind !== 'invariant') continue;
+    const found = singleFieldBound(item.body);
+    if (found === undefined) continue;
     const field = entity.fields.find((f) => f.name === found.field);
     if (field !== undefined)
-      (field.constraints ??= []).push({ invariant: invariant.name, bound: found.bound });
+      (field.constraints ??= []).push({ invariant: item.name.name, bound: found.bound });
   }
 }
 
-function isLiteralText(text: string): boolean {
-  return /^(-?[\d_.]+|null|true|false|"[^"]*"|[a-z_]\w*)$/.test(text) && !text.startsWith('this');
+function singleFieldBound(body: Expr): { field: string; bound: string } | undefined {
+  if (
+    body.kind !== 'binary' ||
+    !COMPARISON.has(body.op ?? '') ||
+    body.a === undefined ||
+    body.b === undefined
+  )
+    return undefined;
+  const op = body.op ?? '';
+  const left = thisField(body.a);
+  const right = literalOf(body.b);
+  if (left !== undefined && right !== undefined) return { field: left, bound: `${op} ${right}` };
+  const field = thisField(body.b);
+  const value = literalOf(body.a);
+  return field !== undefined && value !== undefined
+    ? { field, bound: `${FLIP[op] ?? op} ${value}` }
+    : undefined;
+}
+
+/** `f` of `this.f`. */
+function thisField(expr: Expr): string | undefined {
+  return expr.kind === 'member' && expr.op === '.' && expr.a?.kind === 'this' ? expr.name : undefined;
+}
+
+/** A literal as the model prints a bound: a number as written, `null`, `true`, a string, a plain name. */
+function literalOf(expr: Expr): string | undefined {
+  switch (expr.kind) {
+    case 'number':
+    case 'bool':
+    case 'null':
+      return expr.name;
+    case 'string':
+      return literalText(expr.name ?? '""');
+    case 'ident':
+      return expr.name?.includes('/') ? undefined : expr.name;
+    default:
+      return undefined;
+  }
 }
 
 function buildValueFields(source: string, items: readonly BlockItem[]): ModelField[] {

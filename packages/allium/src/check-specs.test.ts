@@ -179,6 +179,16 @@ describe('individual checks', () => {
     expect(alone).toContain('allium.use.unresolvedPath');
     const target = parseSpec('-- allium: 3\n', 'specs/shared.allium');
     expect(checkSpecs([importer, target]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
+    // The path is the string's text as the reference reads it: an interpolation dropped, an escape resolved.
+    const braced = parseSpec(
+      '-- allium: 3\nuse "./shared.allium{x}" as s\nuse "./sh\\ared.allium" as t\n',
+      'specs/b.allium',
+    );
+    expect(checkSpecs([braced, target]).map((d) => d.code)).not.toContain('allium.use.unresolvedPath');
+    const odd = parseSpec('-- allium: 3\nuse "./sh{x}ared.allium" as s\n', 'specs/c.allium');
+    expect(checkSpecs([odd]).map((d) => d.message)).toContain(
+      'Use path "./shared.allium" does not resolve to a file in the current check set.',
+    );
   });
 
   it('resolves a use path from a file named without a folder (the check run inside the specs folder)', () => {

@@ -12,6 +12,7 @@ import {
 import type { Diagnostic } from './diagnostic.js';
 import { Lexer, type Comment, type Token } from './lexer.js';
 import { parseBlockItems, parseBracedBody, unquote } from './parse-block-items.js';
+import { plainText } from './string-literal.js';
 import { parseExpr } from './parse-expression.js';
 import { describeToken, ParserState } from './parser-state.js';
 import { startsLower, startsUpper } from './walk.js';
@@ -316,7 +317,8 @@ function parseUse(p: ParserState): Declaration | undefined {
     return undefined;
   }
   const pathToken = p.advance();
-  const path = unquote(pathToken.text);
+  // The reference's text of the string: interpolations dropped, escapes resolved (see string-literal.ts).
+  const path = plainText(pathToken.text);
   const pathLocation = p.location(pathToken);
   if (p.eat('as') === undefined) return { kind: 'use', path, location, pathLocation };
   const alias = p.expectLabel('import alias');
