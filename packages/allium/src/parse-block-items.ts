@@ -454,17 +454,20 @@ function parseIfItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const branches: { condition: Expr; items: BlockItem[] }[] = [];
   let elseItems: BlockItem[] | undefined;
   let condition = parseExpr(p);
+  // A branch's items are on its keyword's line or start on a later one: the line of `if`, or of `else` (as the
+  // reference has it, not that of the `:`, which a condition running over lines puts further down).
+  let keywordLine = ifToken.line;
   for (;;) {
     if (condition === undefined || p.expect(':') === undefined) return undefined;
-    branches.push({ condition, items: parseNestedItems(p, p.previous().line) });
+    branches.push({ condition, items: parseNestedItems(p, keywordLine) });
     if (!p.at('else')) break;
-    p.advance();
+    keywordLine = p.advance().line;
     if (p.eat('if') !== undefined) {
       condition = parseExpr(p);
       continue;
     }
     if (p.expect(':') === undefined) return undefined;
-    elseItems = parseNestedItems(p, p.previous().line);
+    elseItems = parseNestedItems(p, keywordLine);
     break;
   }
   const location = p.location(ifToken);

@@ -223,6 +223,27 @@ describe('parseSpec details', () => {
     ]);
   });
 
+  it('judges an `if` branch’s items against the line of `if`, not of its `:` (the reference’s answer)', () => {
+    // The condition runs on to the next line (`80 = ensures`), so its `:` is there: to the reference the items then
+    // start on a later line than `if`, an indented block, whose failed item skips one token (the `)`), and the `else`
+    // branches still belong to the `if`.
+    const text = [
+      '-- allium: 3',
+      'rule R {',
+      '    when: X(score)',
+      '    if score > 80=',
+      '        ensures: High()',
+      '    else if score > 40:',
+      '        ensures: Medium()',
+      '    else:',
+      '        ensures: Low()',
+      '}',
+    ].join('\n');
+    expect(
+      parseSpec(text, 'r.allium').diagnostics.map((d) => `${d.location.line}:${d.location.col}`),
+    ).toEqual(['5:23']);
+  });
+
   it('gives every declaration a 1-based location', () => {
     const parsed = parseSpec('-- allium: 3\n\n  open question "Why?"\n', 'q');
     expect(parsed.declarations).toEqual([
