@@ -137,6 +137,18 @@ describe('buildModel on qualified names (the reference’s answers)', () => {
       ['g', ['Upper: != Pending']],
     ]);
   });
+  it('a value that is only an indented `}` on the next line is an empty block spanning it (the reference’s answer)', () => {
+    // The `}` then closes the entity. `b:` has nothing indented after it: its value is empty and prints as its name.
+    const model = buildModel(
+      parseSpec('-- allium: 3\nentity E {\n    b:\n    c: String\n    a:\n        }\n', 'e.allium'),
+    );
+    const [entity] = model.entities as { fields: { name: string; type_expr: string }[] }[];
+    expect(entity?.fields.map((f) => [f.name, f.type_expr])).toEqual([
+      ['b', 'b'],
+      ['c', 'String'],
+      ['a', '}'],
+    ]);
+  });
 });
 
 describe('buildModel inline enums (the reference’s answers)', () => {

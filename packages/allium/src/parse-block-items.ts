@@ -211,7 +211,8 @@ export function parseClauseValue(
     }
   }
   if (next.line === ownerLine) return parseExpr(p);
-  if (next.kind === 'eof' || next.col <= ownerCol || p.at('}')) return node(p, 'empty', next);
+  if (next.kind === 'eof' || next.col <= ownerCol) return node(p, 'empty', next);
+  // An indented `}` too: the block is empty and spans it, as the reference's does.
   return parseIndentedBlock(p, next.col);
 }
 
