@@ -142,6 +142,27 @@ describe('analyse findings', () => {
     expect(findings('rule R {\n    when: Go(x)\n    ensures: Done()\n}\n')).toEqual([]);
   });
 
+  it('unreachable_trigger: a rule declared twice lends the first declaration’s bound entities (the reference’s answer)', () => {
+    // The reference looks a listening rule's bindings up by its name, so the second `Close` (whose trigger binds no
+    // entity) reports the `Ticket` the first one binds.
+    const spec = [
+      'entity Ticket {',
+      '    status: open | closed',
+      '}',
+      'rule Close {',
+      '    when: ticket: Ticket.status becomes open',
+      '    ensures: ticket.status = closed',
+      '}',
+      'rule Close {',
+      '    when: CloseAsked(ticket)',
+      '    ensures: ticket.status = closed',
+      '}',
+    ].join('\n');
+    expect(ofType(spec, 'unreachable_trigger').map((f) => [f.trigger, f['affected_entities']])).toEqual([
+      ['CloseAsked', ['Ticket']],
+    ]);
+  });
+
   it('invariant_risk: a rule that sets the prohibited status of a uniqueness invariant without guarding its key', () => {
     const spec = `entity Candidacy {
     status: open | closed

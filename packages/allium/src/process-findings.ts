@@ -325,14 +325,17 @@ export function processFindings(index: SpecIndex, context: CheckSetContext = ALO
     }
   }
   const byTrigger = new Map<string, { rules: string[]; entities: Set<string> }>();
-  for (const [i, rule] of index.rules.entries()) {
+  for (const rule of index.rules) {
     for (const clause of rule.items) {
       if (clause.kind !== 'clause' || clause.keyword !== 'when') continue;
       for (const ref of triggerRefs(clause.value)) {
         if (reachability(ref) !== false) continue;
         const entry = byTrigger.get(ref.name) ?? { rules: [], entities: new Set<string>() };
         entry.rules.push(rule.name.name);
-        for (const entity of rules[i]?.bindings ?? []) entry.entities.add(entity);
+        // The entities bound by the first rule of that name, as the reference looks them up (by name): a rule declared
+        // twice lends the first declaration's bindings to the second.
+        const data = rules.find((r) => r.name === rule.name.name);
+        for (const entity of data?.bindings ?? []) entry.entities.add(entity);
         byTrigger.set(ref.name, entry);
       }
     }
