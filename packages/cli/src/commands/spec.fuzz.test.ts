@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,11 +50,18 @@ function hostileFiles(): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   const base = Buffer.from(SPEC, 'utf8');
   const next = random(19);
+  // Any byte (most of these are then not UTF-8, which `spec` refuses), and ASCII bytes only (garbled text it parses).
   for (let i = 0; i < 120; i += 1) {
     const bytes = Buffer.from(base);
     for (let flips = 1 + Math.floor(next() * 4); flips > 0; flips -= 1)
       bytes[Math.floor(next() * bytes.length)] = Math.floor(next() * 256);
     files.set(`flip-${i}.allium`, bytes);
+  }
+  for (let i = 0; i < 120; i += 1) {
+    const bytes = Buffer.from(base);
+    for (let flips = 1 + Math.floor(next() * 4); flips > 0; flips -= 1)
+      bytes[Math.floor(next() * bytes.length)] = Math.floor(next() * 128);
+    files.set(`ascii-flip-${i}.allium`, bytes);
   }
   for (let cut = 0; cut < base.length; cut += 11) files.set(`cut-${cut}.allium`, base.subarray(0, cut));
   const rule = (requires: string): string =>
@@ -96,32 +104,59 @@ afterAll(async () => {
 });
 
 describe('allium-loop spec --json on hostile input', () => {
+  // A file whose bytes are not UTF-8 is refused, as the reference refuses it: no report, a message, exit 1. Which they
+  // are is told by Node's own UTF-8 validator, not by the decoder `spec` uses.
+  const text = (): string[] => [...files.keys()].filter((name) => isUtf8(files.get(name)!));
+  const refused = (): string[] => [...files.keys()].filter((name) => !isUtf8(files.get(name)!));
+
+  it('the hostile files include text that is not UTF-8, and text that is', () => {
+    expect(refused()).toContain('invalid-utf8.allium');
+    expect(text().length).toBeGreaterThan(150);
+  });
+
   it.each(['check', 'analyse'])(
-    '%s prints only JSON, one object per file, and exits 0 or 1',
+    '%s prints only JSON, one object per UTF-8 file, refuses the others by name, and exits 1',
     async (action) => {
       const io = createRecordingIo(dir);
       const code = await specCommand.run([action, '--json', '.'], io);
-      expect([0, 1]).toContain(code);
+      expect(code).toBe(1);
       const docs = documents(io.out()) as { command: string; spec_file: string }[];
-      expect(docs).toHaveLength(files.size);
       // Named as the reference names them: the folder as given ('.'), then the file's name.
-      expect(new Set(docs.map((d) => d.spec_file))).toEqual(
-        new Set([...files.keys()].map((name) => `./${name}`)),
+      expect(docs.map((d) => d.spec_file).sort()).toEqual(
+        text()
+          .map((name) => `./${name}`)
+          .sort(),
       );
       expect(docs.every((d) => d.command === action)).toBe(true);
-      expect(io.err()).toBe('');
+      expect(
+        io
+          .err()
+          .split('\n')
+          .filter((line) => line !== '')
+          .sort(),
+      ).toEqual(
+        refused()
+          .map((name) => `allium-loop spec ${action}: cannot read './${name}': it is not UTF-8 text`)
+          .sort(),
+      );
     },
     120_000,
   );
 
   it.each(['model', 'plan'])(
-    '%s prints one JSON object for every hostile file',
+    '%s prints one JSON object for every hostile UTF-8 file, and refuses the others',
     async (action) => {
       for (const name of files.keys()) {
         const io = createRecordingIo(dir);
         const code = await specCommand.run([action, '--json', name], io);
-        expect([0, 1]).toContain(code);
-        expect(documents(io.out())).toHaveLength(1);
+        if (isUtf8(files.get(name)!)) {
+          expect([0, 1]).toContain(code);
+          expect(documents(io.out())).toHaveLength(1);
+        } else {
+          expect(code).toBe(1);
+          expect(io.out()).toBe('');
+          expect(io.err()).toBe(`allium-loop spec ${action}: cannot read '${name}': it is not UTF-8 text\n`);
+        }
       }
     },
     120_000,

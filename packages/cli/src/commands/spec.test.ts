@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,30 +82,35 @@ describe('allium-loop spec', () => {
     expect(Object.keys(documents[0] ?? {})).toEqual(['command', 'diagnostics', 'findings', 'spec_file']);
   });
 
-  it('reads a spec as UTF-8 whether or not it holds bytes outside ASCII (an ASCII file takes the Latin-1 decoder)', async () => {
+  it('reads a spec as UTF-8 whether or not it holds bytes outside ASCII (an ASCII file takes the Latin-1 decoder), and refuses one that is not UTF-8', async () => {
     const spec = (path: string): string => `-- allium: 3\nuse "${path}" as other\n`;
     const message = (path: string): string =>
       `Use path "${path}" does not resolve to a file in the current check set.`;
     // Two bytes of UTF-8 for é, three for €, four for 𝄞; a lone 0xff is no UTF-8 at all.
     await writeFile(join(dir, 'utf8.allium'), spec('./café-€-𝄞.allium'));
     await writeFile(join(dir, 'ascii.allium'), spec('./cafe.allium'));
-    await writeFile(
-      join(dir, 'invalid.allium'),
-      Buffer.concat([
-        Buffer.from('-- allium: 3\nuse "./caf'),
-        Buffer.from([0xff]),
-        Buffer.from('.allium" as other\n'),
-      ]),
-    );
+    const invalid = Buffer.concat([
+      Buffer.from('-- allium: 3\nuse "./caf'),
+      Buffer.from([0xff]),
+      Buffer.from('.allium" as other\n'),
+    ]);
+    await writeFile(join(dir, 'invalid.allium'), invalid);
     const messages = async (file: string): Promise<string[]> => {
       const { out } = await run('check', '--json', file);
       const report = JSON.parse(out) as { diagnostics: { message: string; location: { col: number } }[] };
       return report.diagnostics.map((d) => `${d.location.col} ${d.message}`);
     };
-    expect(await messages('utf8.allium')).toEqual([`5 ${message('./café-€-𝄞.allium')}`]);
+    // The reference quotes a use path's UTF-8 bytes one character each (string-literal.ts): had the file been decoded
+    // as Latin-1, each of those bytes would come out as two characters here.
+    const asBytes = (text: string): string => String.fromCharCode(...Buffer.from(text, 'utf8'));
+    expect(await messages('utf8.allium')).toEqual([`5 ${message(asBytes('./café-€-𝄞.allium'))}`]);
     expect(await messages('ascii.allium')).toEqual([`5 ${message('./cafe.allium')}`]);
-    // The replacement character, as Node's UTF-8 decoder gives it, not Latin-1's ÿ.
-    expect(await messages('invalid.allium')).toEqual([`5 ${message('./caf\uFFFD.allium')}`]);
+    // Not UTF-8: refused as the reference refuses it (no report, exit 1), the other files still checked.
+    const refused = await run('check', '--json', 'invalid.allium', 'ascii.allium');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toBe("allium-loop spec check: cannot read 'invalid.allium': it is not UTF-8 text\n");
+    expect((JSON.parse(refused.out) as { spec_file: string }).spec_file).toBe('ascii.allium');
+    expect(await readFile(join(dir, 'invalid.allium'))).toEqual(invalid);
   });
 
   it('check --json prints files in the order they are named, a file named twice twice, a folder’s files in the file system’s order (the reference’s)', async () => {
