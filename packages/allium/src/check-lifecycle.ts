@@ -195,8 +195,9 @@ function resolveEntity(
   return resolveBinding(binding, target, types, table);
 }
 
+/** The name of a plain identifier: a qualified `alias/Name` is another kind of node to the reference, no name here. */
 function identName(expr: Expr | undefined): string | undefined {
-  return expr?.kind === 'ident' ? expr.name : undefined;
+  return expr?.kind === 'ident' && expr.name?.includes('/') === false ? expr.name : undefined;
 }
 
 function observeRule(

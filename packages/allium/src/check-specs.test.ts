@@ -713,6 +713,28 @@ describe('individual checks', () => {
     ]);
   });
 
+  it('reads a qualified status value (`core/Active`) as no status value, as the reference does', () => {
+    // To the reference `core/Active` is a qualified name, not an identifier: the assignment sets no value of
+    // `Order`'s status, so the entity is still judged (without the fix, an unknown value assigned skipped it).
+    const text = [
+      '-- allium: 3',
+      'rule Transition {',
+      '  when: order: Order',
+      '  ensures: order.status = core/Active',
+      '}',
+      'entity Order { status: pending | cancelled }',
+      'rule Cancel {',
+      '  when: Cancel(order)',
+      '  ensures: order.status = cancelled',
+      '}',
+    ].join('\n');
+    expect(
+      checkSpecs([parseSpec(text, 's.allium')])
+        .filter((d) => d.code?.startsWith('allium.status.'))
+        .map((d) => `${at(d)} ${d.code}`),
+    ).toEqual(['6:24 allium.status.noExit', '6:24 allium.status.unreachableValue']);
+  });
+
   it('applies allium-ignore on the same and the next line only', () => {
     const text = '-- allium-ignore allium.entity.unused\nentity A { x: String }\n\nentity B { y: String }\n';
     expect(
