@@ -8,7 +8,8 @@
  * Each copy gets one to three mutations, each at a random line: delete, duplicate, swap with the next, join with the
  * next, cut the file there, delete a token or a bracket, insert punctuation, indent or dedent, rename a word (a
  * suffix or one letter less), flip a word's first letter's case, swap `:` and `=`, replace a keyword with another,
- * insert a line from another input file, or copy a whole top-level block there. The same seed gives the same copies.
+ * insert a line from another input file, or copy a whole top-level block there; `MUTATE_OPS` picks others (see OPS).
+ * The same seed gives the same copies.
  * Nothing is written inside the repository unless asked to.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -106,6 +107,35 @@ const PUNCTUATION = [
   '<',
   '>',
 ];
+/**
+ * The mutations drawn from: by default the sixteen the earlier passes used (so a seed gives the same copies as it did
+ * then); `MUTATE_OPS=qualify,negate` (any list of names) draws from those instead. `qualify` turns a name into
+ * `alias/name` (an alias the file declares, or `core`), `negate` puts a `-` before a name or number.
+ */
+const DEFAULT_OPS = [
+  'del',
+  'dup',
+  'swap',
+  'deltok',
+  'ins',
+  'indent',
+  'dedent',
+  'rename',
+  'joinline',
+  'trunc',
+  'kw',
+  'brace',
+  'case',
+  'foreign',
+  'colon',
+  'dupblock',
+];
+const OPS = process.env['MUTATE_OPS']?.split(',') ?? DEFAULT_OPS;
+const KEYWORD_WORDS = new Set(
+  'entity external value enum rule surface actor contract given config invariant variant default deferred open question use as when requires ensures let for in if else where with not and or implies exists transitions_to becomes transitions terminal true false null this now'.split(
+    ' ',
+  ),
+);
 const BLOCK_START = /^(entity|rule|value|enum|surface|actor|contract|config|given|variant|invariant)\b/;
 
 const inputs = files.map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n') }));
@@ -120,24 +150,7 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
   const l = [...lines];
   const line = l[k] ?? '';
   const matches = (re: RegExp): RegExpMatchArray[] => [...line.matchAll(re)];
-  const op = pick([
-    'del',
-    'dup',
-    'swap',
-    'deltok',
-    'ins',
-    'indent',
-    'dedent',
-    'rename',
-    'joinline',
-    'trunc',
-    'kw',
-    'brace',
-    'case',
-    'foreign',
-    'colon',
-    'dupblock',
-  ]);
+  const op = pick(OPS);
   switch (op) {
     case 'del':
       l.splice(k, 1);
@@ -207,6 +220,24 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
         const m = pick(found);
         l[k] = replaced(line, m, m[0] === '=' ? ':' : '=');
       }
+      break;
+    }
+    case 'qualify': {
+      // A name made qualified, by an alias the file declares or by one it does not.
+      const words = matches(/(?<![\w/.])[A-Za-z_]\w*\b(?!\s*\/)/g).filter((w) => !KEYWORD_WORDS.has(w[0]));
+      if (words.length === 0) break;
+      const aliases = [...lines.join('\n').matchAll(/^use\s+"[^"]*"\s+as\s+(\w+)/gm)].map(
+        (m) => m[1] ?? 'core',
+      );
+      const word = pick(words);
+      l[k] = replaced(line, word, `${pick([...aliases, 'core'])}/${word[0]}`);
+      break;
+    }
+    case 'negate': {
+      const found = matches(/(?<![\w.])(?:[A-Za-z_]\w*|\d+)\b/g).filter((w) => !KEYWORD_WORDS.has(w[0]));
+      if (found.length === 0) break;
+      const m = pick(found);
+      l[k] = replaced(line, m, `-${m[0]}`);
       break;
     }
     case 'dupblock': {
