@@ -2,7 +2,7 @@ import { COMPARISON_OPS, kidsOf, type BlockItem, type Expr, type ParsedSpec } fr
 import type { Diagnostic } from './diagnostic.js';
 import { collectPipe } from './parse-block-items.js';
 import { literalText } from './string-literal.js';
-import { sourceText } from './walk.js';
+import { plainName, sourceText } from './walk.js';
 
 /** `when status = a | b` on a field or inferred for a derived value. */
 export interface WhenSet {
@@ -304,7 +304,7 @@ function literalOf(expr: Expr): string | undefined {
     case 'string':
       return literalText(expr.name ?? '""');
     case 'ident':
-      return expr.name?.includes('/') ? undefined : expr.name;
+      return plainName(expr);
     default:
       return undefined;
   }

@@ -11,7 +11,7 @@ import {
   ruleBindingTypes,
 } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
-import { isDotMember, locationOf, simpleMember } from './walk.js';
+import { isDotMember, locationOf, plainName, simpleMember } from './walk.js';
 
 /** Status names treated as terminal when an entity declares no terminal states. */
 const LIKELY_TERMINAL = new Set([
@@ -195,11 +195,6 @@ function resolveEntity(
   return resolveBinding(binding, target, types, table);
 }
 
-/** The name of a plain identifier: a qualified `alias/Name` is another kind of node to the reference, no name here. */
-function identName(expr: Expr | undefined): string | undefined {
-  return expr?.kind === 'ident' && expr.name?.includes('/') === false ? expr.name : undefined;
-}
-
 function observeRule(
   rule: NamedBlock,
   machines: Machines,
@@ -240,7 +235,7 @@ function sourceStates(rule: NamedBlock, types: BindingTypes, machines: Machines)
     if (value.name === undefined || trigger?.kind !== 'binary') continue;
     if (trigger.op !== 'becomes' && trigger.op !== 'transitions_to') continue;
     const member = simpleMember(trigger.a);
-    const state = identName(trigger.b);
+    const state = plainName(trigger.b);
     if (member === undefined || member[1] !== 'status' || state === undefined) continue;
     if (machines.get(member[0])?.valueSet.has(state) === true) addSource(value.name, state);
   }
@@ -259,7 +254,7 @@ function visitComparisons(
     return;
   }
   if (expr.kind !== 'binary' || (expr.op !== '=' && expr.op !== '!=')) return;
-  const target = identName(expr.b);
+  const target = plainName(expr.b);
   const member = simpleMember(expr.a);
   if (target === undefined || member === undefined || member[1] !== 'status') return;
   const entity = resolveEntity(member[0], target, types, machines);
@@ -289,7 +284,7 @@ function visitAssignments(
     return;
   }
   if (expr.kind !== 'binary' || expr.op !== '=') return;
-  const target = identName(expr.b);
+  const target = plainName(expr.b);
   const left = expr.a;
   if (target === undefined || !isDotMember(left) || left.name !== 'status') return;
   const direct = simpleMember(left);
@@ -317,7 +312,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
   }
   const callee = expr.kind === 'call' ? expr.a : undefined;
   if (!isDotMember(callee) || callee.name !== 'created') return;
-  const entity = identName(callee.a);
+  const entity = plainName(callee.a);
   const machine = entity === undefined ? undefined : machines.get(entity);
   if (machine === undefined || entity === undefined) return;
   const status = findKid(expr, 1, (arg) => arg.kind === 'arg' && arg.name === 'status');
@@ -333,7 +328,7 @@ function visitCreated(expr: Expr, machines: Machines, observed: Observed, spec: 
     return;
   }
   const value = status.a;
-  const name = identName(value);
+  const name = plainName(value);
   if (value === undefined || name === undefined) return;
   if (machine.valueSet.has(name)) addTo(observed.assigned, entity, name);
   else

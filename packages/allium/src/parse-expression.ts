@@ -299,13 +299,19 @@ function endsOperand(p: ParserState): boolean {
 }
 
 function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr | undefined {
+  const operand = parsePrefixOperand(p, bp);
+  return operand === undefined
+    ? undefined
+    : pairNode(p, 'unary', token, operand, undefined, undefined, op, operand.end);
+}
+
+/** Consumes a prefix operator and parses its operand, whose first name takes no qualifier (see `prefixOperand`). */
+function parsePrefixOperand(p: ParserState, bp: number): Expr | undefined {
   p.advance();
   p.prefixOperand = true;
   const operand = parseExpr(p, bp);
   p.prefixOperand = false;
-  return operand === undefined
-    ? undefined
-    : pairNode(p, 'unary', token, operand, undefined, undefined, op, operand.end);
+  return operand;
 }
 
 /**
@@ -314,10 +320,7 @@ function parseUnary(p: ParserState, token: Token, op: string, bp: number): Expr 
  * config reference, `-f(x)` calls `f`.
  */
 function parseNegation(p: ParserState, token: Token): Expr | undefined {
-  p.advance();
-  p.prefixOperand = true;
-  const operand = parseExpr(p, BP.prefix);
-  p.prefixOperand = false;
+  const operand = parsePrefixOperand(p, BP.prefix);
   if (operand === undefined) return undefined;
   const zero = exprNode('number', token.start, token.end, '0', undefined, undefined, undefined, NO_KIDS);
   return exprNode('binary', token.start, operand.end, undefined, '-', zero, operand, NO_KIDS);

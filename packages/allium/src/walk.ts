@@ -121,6 +121,14 @@ export function walkDeclaration(
   }
 }
 
+/**
+ * The name of a plain identifier, not of a qualified `alias/Name` (which this parser keeps as an identifier with a
+ * `/`, and the reference as a node of another kind that its checks matching a name never take).
+ */
+export function plainName(expr: Expr | undefined): string | undefined {
+  return expr?.kind === 'ident' && expr.name?.includes('/') === false ? expr.name : undefined;
+}
+
 /** The root name of a member chain (`a.b.c` → `a`), or `undefined` when it does not start at a name. */
 export function rootName(expr: Expr): string | undefined {
   let current: Expr | undefined = expr;

@@ -113,6 +113,17 @@ describe('allium-loop spec', () => {
     expect(await readFile(join(dir, 'invalid.allium'))).toEqual(invalid);
   });
 
+  it('keeps a byte order mark in the text, so it hides the version marker as in the reference', async () => {
+    await writeFile(join(dir, 'bom.allium'), '\uFEFF-- allium: 3\nentity A {\n    n: Integer\n}\n');
+    const { out } = await run('check', '--json', 'bom.allium');
+    const report = JSON.parse(out) as { diagnostics: { message: string; location: { line: number } }[] };
+    // The reference's first answer for this file: the marker is not read on line 1.
+    expect(report.diagnostics[0]?.location.line).toBe(1);
+    expect(report.diagnostics[0]?.message).toBe(
+      "missing version marker; expected '-- allium: 1' as the first line",
+    );
+  });
+
   it('check --json prints files in the order they are named, a file named twice twice, a folder’s files in the file system’s order (the reference’s)', async () => {
     await writeFile(join(dir, 'specs', 'broken.allium'), BROKEN);
     await writeFile(join(dir, 'alone.allium'), GOOD);

@@ -238,7 +238,9 @@ async function loadSources(
       if (!info.isFile()) special.add(absolute);
     }
   }
-  const texts = new Map<string, { text?: string; problem?: string; key: string }>();
+  // Each file read once, however often it is named: its text and key, or why it cannot be read (none when it cannot be
+  // read at all; a file that is not UTF-8 is refused, as the reference refuses it: "stream did not contain valid UTF-8").
+  const texts = new Map<string, { text: string; key: string } | { text?: undefined; why?: string }>();
   const sources: ReportSource[] = [];
   for (const { absolute, path } of named) {
     let read = texts.get(absolute);
@@ -247,16 +249,16 @@ async function loadSources(
         ? await readFile(absolute).catch(() => undefined)
         : readBytes(absolute);
       const text = bytes === undefined ? undefined : decodeText(bytes);
-      const key = realPath(absolute);
-      // A file that is not UTF-8 is refused, as the reference refuses it ("stream did not contain valid UTF-8").
       read =
         text !== undefined
-          ? { text, key }
-          : { problem: bytes === undefined ? '' : ': it is not UTF-8 text', key };
+          ? { text, key: realPath(absolute) }
+          : bytes === undefined
+            ? {}
+            : { why: 'it is not UTF-8 text' };
       texts.set(absolute, read);
     }
     if (read.text !== undefined) sources.push({ path, text: read.text, key: read.key });
-    else unreadable.push(`cannot read '${path}'${read.problem ?? ''}`);
+    else unreadable.push(`cannot read '${path}'${read.why === undefined ? '' : `: ${read.why}`}`);
   }
   return { sources, unreadable };
 }
