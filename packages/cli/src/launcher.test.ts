@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SPEC_V8_FLAGS } from './commands/v8-tuning.js';
+import { SPEC_MALLOC_ARENA_MAX, SPEC_V8_FLAGS } from './commands/v8-tuning.js';
 
 const execFileAsync = promisify(execFile);
 const LAUNCHER = fileURLToPath(new URL('../bin/allium-loop', import.meta.url));
@@ -20,6 +20,8 @@ interface Seen {
   readonly execArgv: string[];
   readonly args: string[];
   readonly extraCerts: string | null;
+  /** `MALLOC_ARENA_MAX` as the process saw it (null when unset). */
+  readonly arenas: string | null;
   readonly nodeReadCerts: boolean;
 }
 
@@ -32,7 +34,7 @@ describe('the launcher (bin/allium-loop)', () => {
   let specEntry: string;
   const report =
     'process.stdout.write(JSON.stringify({ script: process.argv[1], execArgv: process.execArgv, args: process.argv.slice(2), ' +
-    'extraCerts: process.env.NODE_EXTRA_CA_CERTS ?? null }));\n';
+    'extraCerts: process.env.NODE_EXTRA_CA_CERTS ?? null, arenas: process.env.MALLOC_ARENA_MAX ?? null }));\n';
 
   beforeAll(async () => {
     root = await realpath(await mkdtemp(join(tmpdir(), 'allium-loop-launcher-')));
@@ -72,6 +74,7 @@ describe('the launcher (bin/allium-loop)', () => {
       execArgv: [...SPEC_V8_FLAGS],
       args: ['spec', ...awkward],
       extraCerts: null,
+      arenas: SPEC_MALLOC_ARENA_MAX,
       nodeReadCerts: false,
     });
     // Unset already: nothing to take away, and nothing breaks.
@@ -80,8 +83,19 @@ describe('the launcher (bin/allium-loop)', () => {
       execArgv: [...SPEC_V8_FLAGS],
       args: ['spec', 'check'],
       extraCerts: null,
+      arenas: SPEC_MALLOC_ARENA_MAX,
       nodeReadCerts: false,
     });
+  });
+
+  it('starts `spec` with one malloc arena unless the user set their own limit, and no other command with it', async () => {
+    expect((await launch(launcher, ['spec', 'check'], { MALLOC_ARENA_MAX: '4' })).arenas).toBe('4');
+    // Set but empty is unset to glibc: the launcher's own limit then.
+    expect((await launch(launcher, ['spec', 'check'], { MALLOC_ARENA_MAX: '' })).arenas).toBe(
+      SPEC_MALLOC_ARENA_MAX,
+    );
+    expect((await launch(launcher, ['run', 'goal'], { MALLOC_ARENA_MAX: '4' })).arenas).toBe('4');
+    expect((await launch(launcher, ['run', 'goal'])).arenas).toBeNull();
   });
 
   it('starts `spec` on the shim when the spec entry is not built, still without NODE_EXTRA_CA_CERTS', async () => {
@@ -97,6 +111,7 @@ describe('the launcher (bin/allium-loop)', () => {
       execArgv: [],
       args: ['spec', 'check'],
       extraCerts: null,
+      arenas: SPEC_MALLOC_ARENA_MAX,
       nodeReadCerts: false,
     });
   });
@@ -109,6 +124,7 @@ describe('the launcher (bin/allium-loop)', () => {
         execArgv: [],
         args,
         extraCerts: '/no/such/ca.pem',
+        arenas: null,
         nodeReadCerts: true,
       });
   });
@@ -132,6 +148,7 @@ describe('the launcher (bin/allium-loop)', () => {
         execArgv: [...SPEC_V8_FLAGS],
         args: ['spec', 'check'],
         extraCerts: null,
+        arenas: SPEC_MALLOC_ARENA_MAX,
         nodeReadCerts: false,
       });
     const onPath = await launch('al', ['run', 'goal'], {
@@ -143,6 +160,7 @@ describe('the launcher (bin/allium-loop)', () => {
       execArgv: [],
       args: ['run', 'goal'],
       extraCerts: '/no/such/x.pem',
+      arenas: null,
       nodeReadCerts: true,
     });
   });
