@@ -195,9 +195,10 @@ const NO_DIRECTORIES: ReadonlySet<string> = new Set();
  * could not be read. `model` and `plan` (not `folders`) take files only. Directories are searched by the engine's one
  * project walker (`walkProject`): a folder the user names, whole, as the reference checker searches it (`target/`,
  * `build/` or `node_modules/` may hold a project's specs: one repository keeps its specs for each target language
- * under `target/`), its symbolic links to files listed as the reference lists them (a broken one is then unreadable);
- * no path at all, the project, without the directories the walker skips (dependencies, build output, caches, the
- * loop's state), as everywhere else in the engine. A link to a folder is never followed, nor any link in the project.
+ * under `target/`), its symbolic links taken for what they lead to, as the reference takes them (a folder searched,
+ * unless the walk is inside it already; a file listed; a broken one listed, then unreadable); no path at all, the
+ * project, without the directories the walker skips (dependencies, build output, caches, the loop's state) and
+ * without following or listing any link, as everywhere else in the engine.
  */
 async function loadSources(
   paths: readonly string[],
@@ -228,7 +229,7 @@ async function loadSources(
         absolute,
         path === ''
           ? {}
-          : { skip: NO_DIRECTORIES, order: referenceOrder ? 'directory' : 'sorted', linkedFiles: true },
+          : { skip: NO_DIRECTORIES, order: referenceOrder ? 'directory' : 'sorted', followLinks: true },
       );
       for (const file of walk.files)
         if (isSpecName(file)) named.push({ absolute: join(absolute, file), path: under(path, file) });

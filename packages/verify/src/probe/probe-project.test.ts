@@ -139,3 +139,48 @@ describe('walkProject orders', () => {
     expect([...inOrder.files].sort()).toEqual(sorted.files);
   });
 });
+
+describe('walkProject with followLinks', () => {
+  it('takes links for what they lead to, as the reference checker does, and never goes round a loop', async () => {
+    const outside = await project(['far.txt', 'deeper/farther.txt']);
+    const root = await project(['here.txt', 'sub/inner.txt', 'node_modules/dep.txt']);
+    await symlink(outside, join(root, 'far-away')); // a folder elsewhere: searched
+    await symlink('far-away', join(root, 'far-away2')); // a link to that link: searched again, under its own name
+    await symlink('here.txt', join(root, 'alias.txt')); // a file: listed
+    await symlink('gone.txt', join(root, 'broken.txt')); // leads nowhere: listed (the caller cannot read it)
+    await symlink('..', join(root, 'sub', 'up')); // back to the root the walk is inside of: a loop, not followed
+    await symlink(root, join(outside, 'deeper', 'home')); // back to the root through the linked folder: not followed
+    await symlink('..', join(root, 'node_modules', 'loop')); // inside a skipped folder: never reached
+    await symlink('sub', join(root, 'node_modules-link')); // a folder that is a sibling's twin: searched
+    const walk = await walkProject(root, { followLinks: true });
+    expect(walk.files).toEqual([
+      'alias.txt',
+      'broken.txt',
+      'far-away/deeper/farther.txt',
+      'far-away/far.txt',
+      'far-away2/deeper/farther.txt',
+      'far-away2/far.txt',
+      'here.txt',
+      'node_modules-link/inner.txt',
+      'sub/inner.txt',
+    ]);
+    expect(walk.unreadable).toEqual([]);
+    // A skipped name is skipped as a link too.
+    await symlink(outside, join(root, 'node_modules', 'linked'));
+    await symlink(outside, join(root, '.git'));
+    expect((await walkProject(root, { followLinks: true })).files).toEqual(walk.files);
+    // Without the option no link is listed or followed.
+    expect((await walkProject(root)).files).toEqual(['here.txt', 'sub/inner.txt']);
+  });
+
+  it('ends on a link to the root itself given through a link, and on links that point at each other', async () => {
+    const root = await project(['a/x.txt', 'b/y.txt']);
+    await symlink('../b', join(root, 'a', 'to-b'));
+    await symlink('../a', join(root, 'b', 'to-a'));
+    const through = `${root}-link`;
+    await symlink(root, through);
+    await symlink(through, join(root, 'b', 'home'));
+    const walk = await walkProject(through, { followLinks: true, order: 'sorted' });
+    expect(walk.files).toEqual(['a/to-b/y.txt', 'a/x.txt', 'b/to-a/x.txt', 'b/y.txt']);
+  });
+});

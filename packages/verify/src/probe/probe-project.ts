@@ -1,5 +1,10 @@
 import type { Dirent } from 'node:fs';
-import { opendirSync, readdir as readdirCallback, stat as statCallback } from 'node:fs';
+import {
+  opendirSync,
+  readdir as readdirCallback,
+  realpath as realpathCallback,
+  stat as statCallback,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { classifyPath, SKIPPED_DIRECTORIES } from './classify-path.js';
@@ -13,6 +18,7 @@ import { ProbeError } from './probe-error.js';
  */
 const readdir = promisify(readdirCallback);
 const stat = promisify(statCallback);
+const realpath = promisify(realpathCallback);
 
 export const DEFAULT_SPEC_GLOBS: readonly string[] = ['**/*.allium'];
 
@@ -65,18 +71,19 @@ export interface WalkOptions {
    */
   readonly order?: 'sorted' | 'directory';
   /**
-   * Whether a symbolic link that does not lead to a directory (a link to a file, or a broken link, which the caller
-   * then fails to read) is listed as a file, as the reference checker lists it. Links to directories are never
-   * followed (a link to a parent would never end).
+   * Whether symbolic links are taken for what they lead to, as the reference checker takes them: a link to a
+   * directory is searched like one (unless it leads back to a directory the walk is inside of, which would never end;
+   * the reference goes round until the system refuses, about 40 levels), and any other link (to a file, or broken,
+   * which the caller then fails to read) is listed as a file. Otherwise no link is listed or followed.
    */
-  readonly linkedFiles?: boolean;
+  readonly followLinks?: boolean;
 }
 
 /**
  * The engine's one project walker: every regular file under `root`, skipping the directories of
  * {@link SKIPPED_DIRECTORIES} (dependencies, VCS data, build output, caches, `.allium-loop/`), without following
- * symbolic links (`linkedFiles` lists those that lead to no directory). Spec discovery, the probe, the loop's file lists and the workers' snapshots all use it, so they
- * agree on what belongs to the project. Unreadable directories are listed, not fatal; `limit` stops the walk.
+ * symbolic links (unless `followLinks`). Spec discovery, the probe, the loop's file lists and the workers' snapshots
+ * all use it, so they agree on what belongs to the project. Unreadable directories are listed, not fatal; `limit` stops the walk.
  * `skip` replaces the skipped directories' names: `spec check <folder>` searches a folder the user names whole, as the
  * reference checker does (an empty set), and in its order.
  */
@@ -87,7 +94,9 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   const skip = options.skip ?? SKIPPED_DIRECTORIES;
   const list = options.order === 'directory' ? inDirectoryOrder : inAnyOrder;
   let truncated = false;
-  const visit = async (relative: string): Promise<void> => {
+  // The real paths of the directories the walk is inside of, the one it lists last: where a followed link may not lead.
+  const inside: string[] = [];
+  const visit = async (relative: string, real: string): Promise<void> => {
     let entries: Dirent[];
     try {
       entries = await list(join(root, relative));
@@ -95,33 +104,40 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
       unreadable.push(relative);
       return;
     }
+    inside.push(real);
     for (const entry of entries) {
-      if (truncated) return;
+      if (truncated) break;
       const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory() && !skip.has(entry.name)) await visit(path);
-      else if (
-        entry.isFile() ||
-        (options.linkedFiles === true && entry.isSymbolicLink() && !(await leadsToDirectory(root, path)))
-      ) {
-        if (files.length >= limit) {
-          truncated = true;
-          return;
-        }
-        files.push(path);
+      let isFile = entry.isFile();
+      if (entry.isDirectory()) {
+        if (!skip.has(entry.name)) await visit(path, join(real, entry.name));
+      } else if (options.followLinks === true && entry.isSymbolicLink()) {
+        const directory = await linkedDirectory(root, path);
+        if (directory === undefined) isFile = true;
+        else if (!skip.has(entry.name) && !inside.includes(directory)) await visit(path, directory);
       }
+      if (!isFile) continue;
+      if (files.length >= limit) {
+        truncated = true;
+        break;
+      }
+      files.push(path);
     }
+    inside.pop();
   };
-  await visit('');
+  // Only a followed link needs the real path of where the walk is: a directory listed (not a link) is its parent's.
+  await visit('', options.followLinks === true ? await realpath(root).catch(() => root) : root);
   if (options.order !== 'directory') files.sort();
   return { files, unreadable: unreadable.sort(), truncated };
 }
 
-/** Whether the symbolic link `path` leads to a directory (false for a broken link). */
-const leadsToDirectory = (root: string, path: string): Promise<boolean> =>
-  stat(join(root, path)).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
+/** The real path of the directory the symbolic link `path` leads to; undefined when it leads to none (or nowhere). */
+async function linkedDirectory(root: string, path: string): Promise<string | undefined> {
+  const linked = join(root, path);
+  const info = await stat(linked).catch(() => undefined);
+  if (info?.isDirectory() !== true) return undefined;
+  return realpath(linked).catch(() => linked);
+}
 
 const inAnyOrder = (directory: string): Promise<Dirent[]> => readdir(directory, { withFileTypes: true });
 
