@@ -431,6 +431,19 @@ describe('allium-loop spec', () => {
     );
   });
 
+  it('reads an empty path given as naming no file (exit 1, the others still checked), not as the project', async () => {
+    const alone = await run('check', '--json', '');
+    expect(alone).toMatchObject({ code: 1, out: '' });
+    expect(alone.err).toBe("allium-loop spec check: cannot read '': no such file or directory\n");
+    const withOther = await run('analyse', '--json', '', 'specs/good.allium');
+    expect(withOther.code).toBe(1);
+    expect(withOther.err).toBe("allium-loop spec analyse: cannot read '': no such file or directory\n");
+    expect(withOther.out).toContain('"spec_file": "specs/good.allium"');
+    expect(withOther.out.match(/"spec_file"/g)).toHaveLength(1);
+    // No path at all is still the project.
+    expect((await run('check', '--json')).out).toContain('"spec_file": "specs/good.allium"');
+  });
+
   it('takes a named folder’s links as the reference does: a folder searched, a file listed, a broken one unreadable (exit 1)', async () => {
     await mkdir(join(dir, 'common'));
     await writeFile(join(dir, 'common', 'shared.allium'), GOOD);

@@ -86,9 +86,11 @@ async function runSpec(args: readonly string[], io: CliIo): Promise<number> {
   tuneV8ForOneCheck();
   // `model` and `plan` read the one file named: a folder is refused, as the reference refuses it (exit 1), rather
   // than one of its files picked.
-  const loaded = await loadSources(options.paths.length === 0 ? [''] : options.paths, io.cwd, {
+  const project = options.paths.length === 0;
+  const loaded = await loadSources(project ? [''] : options.paths, io.cwd, {
     folders: action !== 'model' && action !== 'plan',
     referenceOrder: action === 'check' || action === 'analyse',
+    project,
   });
   for (const problem of loaded.unreadable) io.stderr(`allium-loop spec ${action}: ${problem}\n`);
   const sources = loaded.sources;
@@ -203,12 +205,17 @@ const NO_DIRECTORIES: ReadonlySet<string> = new Set();
 async function loadSources(
   paths: readonly string[],
   cwd: string,
-  { folders, referenceOrder }: { readonly folders: boolean; readonly referenceOrder: boolean },
+  {
+    folders,
+    referenceOrder,
+    project,
+  }: { readonly folders: boolean; readonly referenceOrder: boolean; readonly project: boolean },
 ): Promise<{ sources: ReportSource[]; unreadable: string[] }> {
   // Each file named as the reference names it: a file as it was given, a directory's file as the directory was given
   // followed by the file's path inside it (`./specs` gives `./specs/a.allium`). No path at all ('', where the
-  // reference finds no file) is the working directory, its files named from there. A file named twice is reported
-  // twice, as the reference reports it, but read once.
+  // reference finds no file) is the working directory, its files named from there; an empty path given (an unset
+  // variable in a script) names no file, as the reference reads it, rather than the project. A file named twice is
+  // reported twice, as the reference reports it, but read once.
   const named: { absolute: string; path: string }[] = [];
   // The paths given that are not regular files (a FIFO, a device): read asynchronously (see `readFile` above).
   const special = new Set<string>();
@@ -217,7 +224,7 @@ async function loadSources(
     folder === '' || folder.endsWith('/') ? `${folder}${inside}` : `${folder}/${inside}`;
   for (const path of paths) {
     const absolute = resolve(cwd, path);
-    const info = await stat(absolute).catch(() => undefined);
+    const info = path !== '' || project ? await stat(absolute).catch(() => undefined) : undefined;
     if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
     else if (info.isDirectory() && !folders)
       unreadable.push(`cannot read '${path}': it is a directory, not a file`);
