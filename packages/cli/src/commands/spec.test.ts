@@ -444,6 +444,25 @@ describe('allium-loop spec', () => {
     expect((await run('check', '--json')).out).toContain('"spec_file": "specs/good.allium"');
   });
 
+  it('reads a path as the system does: `..` after a link from where the link leads, a final slash after a file refused', async () => {
+    // specs/elsewhere -> ../far/deep: `specs/elsewhere/../x.allium` is far/x.allium to the system (and the reference),
+    // specs/x.allium by name (Node's resolve); only the first exists.
+    await mkdir(join(dir, 'far', 'deep'), { recursive: true });
+    await writeFile(join(dir, 'far', 'x.allium'), BROKEN);
+    await symlink('../far/deep', join(dir, 'specs', 'elsewhere'));
+    const through = await run('check', '--json', 'specs/elsewhere/../x.allium');
+    expect(through.err).toBe('');
+    expect(through.out).toContain('"file": "specs/elsewhere/../x.allium"');
+    expect(through.out).toContain('Ghost');
+    // A folder named that way is searched where the system finds it too.
+    const folder = await run('check', '--json', 'specs/elsewhere/..');
+    expect(folder.out).toContain('"spec_file": "specs/elsewhere/../x.allium"');
+    expect(folder.out).not.toContain('good.allium');
+    const slash = await run('check', '--json', 'specs/good.allium/');
+    expect(slash).toMatchObject({ code: 1, out: '' });
+    expect(slash.err).toBe("allium-loop spec check: cannot read 'specs/good.allium/': not a directory\n");
+  });
+
   it('takes a named folder’s links as the reference does: a folder searched, a file listed, a broken one unreadable (exit 1)', async () => {
     await mkdir(join(dir, 'common'));
     await writeFile(join(dir, 'common', 'shared.allium'), GOOD);

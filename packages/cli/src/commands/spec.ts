@@ -1,7 +1,13 @@
 import { isAscii } from 'node:buffer';
-import { readFile as readFileCallback, readFileSync, realpathSync, stat as statCallback } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import {
+  readFile as readFileCallback,
+  readFileSync,
+  realpathSync,
+  Stats,
+  stat as statCallback,
+} from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { getSystemErrorMap, parseArgs, promisify } from 'node:util';
 import {
   analyzeSpecs,
   checkReports,
@@ -223,23 +229,25 @@ async function loadSources(
   const under = (folder: string, inside: string): string =>
     folder === '' || folder.endsWith('/') ? `${folder}${inside}` : `${folder}/${inside}`;
   for (const path of paths) {
-    const absolute = resolve(cwd, path);
-    const info = path !== '' || project ? await stat(absolute).catch(() => undefined) : undefined;
-    if (info === undefined) unreadable.push(`cannot read '${path}': no such file or directory`);
+    const absolute = beside(cwd, path);
+    const info = path !== '' || project ? await stat(absolute).catch((error: unknown) => error) : undefined;
+    if (!(info instanceof Stats)) unreadable.push(`cannot read '${path}': ${systemReason(info)}`);
     else if (info.isDirectory() && !folders)
       unreadable.push(`cannot read '${path}': it is a directory, not a file`);
     else if (info.isDirectory()) {
+      // Walked from its real path, so that the files' own paths need no `..` resolved by name (see beside).
+      const root = realPath(absolute);
       // A folder named is searched whole, and for `check` and `analyse` in the order the reference walks it (the
       // file system's, which is no order: byte-identical output on the same machine); the project and the engine's
       // own commands, sorted.
       const walk = await walkProject(
-        absolute,
+        root,
         path === ''
           ? {}
           : { skip: NO_DIRECTORIES, order: referenceOrder ? 'directory' : 'sorted', followLinks: true },
       );
       for (const file of walk.files)
-        if (isSpecName(file)) named.push({ absolute: join(absolute, file), path: under(path, file) });
+        if (isSpecName(file)) named.push({ absolute: join(root, file), path: under(path, file) });
       for (const folder of walk.unreadable) unreadable.push(`cannot read '${under(path, folder) || '.'}'`);
     } else {
       named.push({ absolute, path });
@@ -269,6 +277,23 @@ async function loadSources(
     else unreadable.push(`cannot read '${path}'${read.why === undefined ? '' : `: ${read.why}`}`);
   }
   return { sources, unreadable };
+}
+
+/**
+ * `path` as the system reads it from `cwd`: not normalised, so that `link/../a.allium` is the `a.allium` beside the
+ * folder the link leads to and `a.allium/` names no file, as the reference (and every other program) reads them,
+ * where Node's `resolve` would take `..` back by name and drop the final slash.
+ */
+function beside(cwd: string, path: string): string {
+  if (isAbsolute(path)) return path;
+  return cwd.endsWith('/') ? `${cwd}${path}` : `${cwd}/${path}`;
+}
+
+/** Why the system refused a path, in its own words (`no such file or directory`, `not a directory`, …). */
+function systemReason(error: unknown): string {
+  const errno = (error as { errno?: unknown } | undefined)?.errno;
+  const known = typeof errno === 'number' ? getSystemErrorMap().get(errno) : undefined;
+  return known?.[1] ?? 'no such file or directory';
 }
 
 /**
