@@ -152,12 +152,24 @@ export function checkUsePaths(index: SpecIndex, checkSet: CheckSet): Diagnostic[
 export interface CheckSet {
   readonly files: ReadonlyMap<string, SpecIndex>;
   readonly keys: ReadonlyMap<SpecIndex, string>;
+  /** Where `use` paths lead, when the caller can ask the file system (see {@link UseLocator}). */
+  readonly locate?: UseLocator;
 }
+
+/**
+ * The key of the file a `use` path of the file named `importer` (its name as given, `spec.file`) leads to, or
+ * undefined when it leads to no file: a port for the caller that can ask the file system, as the reference does
+ * (the importer's name's folder joined with the path, then the canonical path: `..` after a symbolic link taken from
+ * where the link leads). Its keys must be the check set's keys. Without one, a `use` path is resolved by name
+ * against the importer's key ({@link resolveUsePath}).
+ */
+export type UseLocator = (importer: string, path: string) => string | undefined;
 
 /** The {@link CheckSet} of `indexes`, keyed by `keys` (default: their names); the first file of one key is kept. */
 export function checkSetOf(
   indexes: readonly SpecIndex[],
   keys: readonly string[] = indexes.map((index) => index.spec.file),
+  locate?: UseLocator,
 ): CheckSet {
   const files = new Map<string, SpecIndex>();
   const keyOf = new Map<SpecIndex, string>();
@@ -166,14 +178,18 @@ export function checkSetOf(
     keyOf.set(index, key);
     if (!files.has(key)) files.set(key, index);
   });
-  return { files, keys: keyOf };
+  return locate === undefined ? { files, keys: keyOf } : { files, keys: keyOf, locate };
 }
 
 /**
- * The check-set file a `use` path of `from` names (relative to the importing file's key, extension included, as the
- * reference resolves it), if any.
+ * The check-set file a `use` path of `from` names, if any: where the check set's {@link UseLocator} says it leads, or
+ * without one, relative to the importing file's key by name (extension included, as the reference resolves it).
  */
 export function resolveUsePath(from: SpecIndex, path: string, checkSet: CheckSet): SpecIndex | undefined {
+  if (checkSet.locate !== undefined) {
+    const target = checkSet.locate(from.spec.file, path);
+    return target === undefined ? undefined : checkSet.files.get(normalisePath(target));
+  }
   const key = checkSet.keys.get(from) ?? normalisePath(from.spec.file);
   // The importing file's folder with its slash ('' for a file named without one, so the path stays relative).
   const folder = key.slice(0, key.lastIndexOf('/') + 1);

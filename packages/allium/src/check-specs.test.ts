@@ -4,6 +4,7 @@ import { applySuppressions, checkSpecs, formatDiagnostic, inReferenceOrder } fro
 import type { Diagnostic } from './diagnostic.js';
 import { fixtureNames, readFixture, referenceDiagnostics, V3_FIXTURES } from './fixtures.test-helpers.js';
 import { parseSpec } from './parse-spec.js';
+import { checkReports, type FileReport } from './reports.js';
 
 const LIFECYCLE_CODES = [
   'allium.status.unreachableValue',
@@ -189,6 +190,49 @@ describe('individual checks', () => {
     expect(checkSpecs([odd]).map((d) => d.message)).toContain(
       'Use path "./shared.allium" does not resolve to a file in the current check set.',
     );
+  });
+
+  it('asks the caller’s locator where a use path leads, when it gives one, and nothing else', () => {
+    const importer = {
+      path: 'specs/a.allium',
+      key: '/r/common/a.allium',
+      text: '-- allium: 3\nuse "./t.allium" as o\nentity A {\n  x: o/T\n}\n',
+    };
+    const beside = {
+      path: 'specs/t.allium',
+      key: '/r/specs/t.allium',
+      text: '-- allium: 3\nentity T {\n  y: String\n}\n',
+    };
+    const real = {
+      path: 'common/t.allium',
+      key: '/r/common/t.allium',
+      text: '-- allium: 3\nentity T {\n  z: String\n}\n',
+    };
+    const asked: string[] = [];
+    const locate = (from: string, path: string): string | undefined => {
+      asked.push(`${from} ${path}`);
+      return from === 'specs/a.allium' && path === './t.allium' ? '/r/specs/t.allium' : undefined;
+    };
+    const unused = (reports: readonly FileReport[]): string[] =>
+      reports.flatMap((r) =>
+        r.diagnostics
+          .filter((d) => d.code === 'allium.entity.unused')
+          .map((d) => `${r.spec_file} ${d.message}`),
+      );
+    // By name (no locator), against the importer's key: common/t.allium is the one imported, and specs/t.allium unused.
+    expect(unused(checkReports([importer, beside, real], 'check').reports)).toEqual([
+      "specs/a.allium Entity 'A' is declared but not referenced elsewhere in this specification.",
+      "specs/t.allium Entity 'T' is declared but not referenced elsewhere in this specification.",
+    ]);
+    // With a locator, where it says: the file beside the importer's name, as the reference finds it through a link.
+    expect(unused(checkReports([importer, beside, real], 'check', locate).reports)).toEqual([
+      "specs/a.allium Entity 'A' is declared but not referenced elsewhere in this specification.",
+      "common/t.allium Entity 'T' is declared but not referenced elsewhere in this specification.",
+    ]);
+    expect(new Set(asked)).toEqual(new Set(['specs/a.allium ./t.allium']));
+    // A path it says leads nowhere is unresolved, even where the name alone would find a file.
+    const nowhere = checkReports([importer, beside, real], 'check', () => undefined).reports[0];
+    expect(nowhere?.diagnostics.map((d) => d.code)).toContain('allium.use.unresolvedPath');
   });
 
   it('resolves a use path from a file named without a folder (the check run inside the specs folder)', () => {

@@ -6,6 +6,7 @@ import {
   checkUnused,
   checkSetOf,
   checkUsePaths,
+  type UseLocator,
 } from './check-declarations.js';
 import { checkLifecycle } from './check-lifecycle.js';
 import { checkCreatedTypes, checkTypeReferences } from './check-references.js';
@@ -49,13 +50,15 @@ export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
 /**
  * Per file, in input order, what the reference `check` prints: the parse diagnostics as the parser found them,
  * then the checks' diagnostics (suppressions applied) sorted by position, code and message. `keys` say which file each
- * is, for `use` paths to resolve against (see {@link checkSetOf}; default, their names).
+ * is, for `use` paths to resolve against (see {@link checkSetOf}; default, their names); `locate`, where a `use` path
+ * leads when the caller can ask the file system ({@link UseLocator}).
  */
 export function checkIndexedSpecs(
   indexes: readonly SpecIndex[],
   keys?: readonly string[],
+  locate?: UseLocator,
 ): FileDiagnostics[] {
-  const checkSet = checkSetOf(indexes, keys);
+  const checkSet = checkSetOf(indexes, keys, locate);
   const imports = new Map(indexes.map((index) => [index, resolveImports(index, checkSet)]));
   return indexes.map((index) => {
     const own = imports.get(index) ?? NO_IMPORTS;

@@ -85,6 +85,7 @@ export {
   type ReportSource,
   type Reports,
 } from './reports.js';
+export type { UseLocator } from './check-declarations.js';
 export {
   canonicalJson,
   compareOutputs,

@@ -1,7 +1,7 @@
 import type { ParsedSpec } from './ast.js';
 import { buildModel } from './build-model.js';
 import { buildPlan, type TestPlan } from './build-plan.js';
-import { normalisePath } from './check-declarations.js';
+import { normalisePath, type UseLocator } from './check-declarations.js';
 import { checkIndexedSpecs } from './check-specs.js';
 import { ALONE, type CheckSetContext } from './imports.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -46,6 +46,7 @@ export interface Reports<T> {
 export function checkReports(
   sources: readonly ReportSource[],
   command: 'check' | 'analyse',
+  locate?: UseLocator,
 ): Reports<FileReport> {
   // A file named more than once (`a.allium a.allium`, `specs specs/a.allium`, `./a.allium /abs/a.allium`) is one
   // file of the check set, checked once and reported once per naming, under that name, as the reference reports it.
@@ -65,6 +66,7 @@ export function checkReports(
   const files = checkIndexedSpecs(
     indexes,
     distinct.map((source) => source.key ?? source.path),
+    locate,
   );
   const checked = files.map((file, i) => ({
     command,

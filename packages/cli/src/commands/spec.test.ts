@@ -463,6 +463,44 @@ describe('allium-loop spec', () => {
     expect(slash.err).toBe("allium-loop spec check: cannot read 'specs/good.allium/': not a directory\n");
   });
 
+  it('resolves a use path as the reference does: from the folder of the importer’s name, by the system', async () => {
+    // common/shared.allium, linked into specs/, imports "./other.allium": the one beside the link (specs/), as the
+    // reference finds it, not the one beside the real file (common/).
+    await mkdir(join(dir, 'common'));
+    const importer = '-- allium: 3\nuse "./other.allium" as o\nentity A {\n  x: o/T\n}\n';
+    await writeFile(join(dir, 'common', 'shared.allium'), importer);
+    await writeFile(join(dir, 'common', 'other.allium'), '-- allium: 3\nentity T {\n  z: Integer\n}\n');
+    await writeFile(join(dir, 'specs', 'other.allium'), '-- allium: 3\nentity T {\n  y: String\n}\n');
+    await symlink('../common/shared.allium', join(dir, 'specs', 'linked.allium'));
+    const unusedT = (out: string): string[] =>
+      out
+        .split(/(?<=^\})\n/m)
+        .filter((d) => d.trim() !== '')
+        .map((d) => JSON.parse(d) as { spec_file: string; diagnostics: { message: string }[] })
+        .filter((r) => r.diagnostics.some((d) => d.message.startsWith("Entity 'T'")))
+        .map((r) => r.spec_file);
+    const named = await run(
+      'check',
+      '--json',
+      'specs/linked.allium',
+      'specs/other.allium',
+      'common/other.allium',
+    );
+    expect(named.out).not.toContain('allium.use.unresolvedPath');
+    expect(unusedT(named.out)).toEqual(['common/other.allium']);
+    // `..` after a link inside the use path itself: from where the link leads (far/deep/.. is far/).
+    await mkdir(join(dir, 'far', 'deep'), { recursive: true });
+    await writeFile(join(dir, 'far', 't.allium'), '-- allium: 3\nentity T {\n  q: String\n}\n');
+    await symlink('../far/deep', join(dir, 'specs', 'deep-link'));
+    await writeFile(
+      join(dir, 'specs', 'imp.allium'),
+      importer.replace('./other.allium', './deep-link/../t.allium'),
+    );
+    const through = await run('check', '--json', 'specs/imp.allium', 'far/t.allium');
+    expect(through.out).not.toContain('allium.use.unresolvedPath');
+    expect(unusedT(through.out)).toEqual([]);
+  });
+
   it('takes a named folder’s links as the reference does: a folder searched, a file listed, a broken one unreadable (exit 1)', async () => {
     await mkdir(join(dir, 'common'));
     await writeFile(join(dir, 'common', 'shared.allium'), GOOD);

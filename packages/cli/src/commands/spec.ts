@@ -18,6 +18,7 @@ import {
   type DependencyGraph,
   type SpecAnalysis,
   type ReportSource,
+  type UseLocator,
 } from '@allium-loop/allium';
 // The walker alone: the package's index would load the test runners, execa and zod (spec check's start-up).
 import { walkProject } from '@allium-loop/verify/walk-project';
@@ -289,6 +290,29 @@ function beside(cwd: string, path: string): string {
   return cwd.endsWith('/') ? `${cwd}${path}` : `${cwd}/${path}`;
 }
 
+/**
+ * Where a `use` path leads, found as the reference finds it: the folder of the importer's name as it was given joined
+ * with the path, then its canonical path (so `..` after a symbolic link is taken from where the link leads, and a file
+ * linked into a folder imports from that folder); undefined when that names no file. The check set is keyed by real
+ * paths too (see loadSources). Each answer is kept for the run.
+ */
+function useLocator(cwd: string): UseLocator {
+  const found = new Map<string, string | undefined>();
+  return (importer, path) => {
+    const target = isAbsolute(path) ? path : `${importer.slice(0, importer.lastIndexOf('/') + 1)}${path}`;
+    if (!found.has(target)) {
+      let real: string | undefined;
+      try {
+        real = realpathSync.native(beside(cwd, target));
+      } catch {
+        real = undefined;
+      }
+      found.set(target, real);
+    }
+    return found.get(target);
+  };
+}
+
 /** Why the system refused a path, in its own words (`no such file or directory`, `not a directory`, …). */
 function systemReason(error: unknown): string {
   const errno = (error as { errno?: unknown } | undefined)?.errno;
@@ -351,7 +375,7 @@ function renderReports(
   io: CliIo,
   unreadable: boolean,
 ): number {
-  const { reports, exitCode } = checkReports(sources, action);
+  const { reports, exitCode } = checkReports(sources, action, useLocator(io.cwd));
   if (options.json) {
     for (const report of reports) printJson(report, io);
   } else {
