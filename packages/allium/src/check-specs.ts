@@ -51,20 +51,28 @@ export function checkSpecs(specs: readonly ParsedSpec[]): Diagnostic[] {
  * Per file, in input order, what the reference `check` prints: the parse diagnostics as the parser found them,
  * then the checks' diagnostics (suppressions applied) sorted by position, code and message. `keys` say which file each
  * is, for `use` paths to resolve against (see {@link checkSetOf}; default, their names); `locate`, where a `use` path
- * leads when the caller can ask the file system ({@link UseLocator}).
+ * leads when the caller can ask the file system ({@link UseLocator}). `otherNamings` are a file's other names (each
+ * an index of the same parse under that name, to the file's own index) whose `use` paths count for the files they
+ * import (their uses, contributions), as the reference counts every name's, with no report of their own.
  */
 export function checkIndexedSpecs(
   indexes: readonly SpecIndex[],
   keys?: readonly string[],
   locate?: UseLocator,
+  otherNamings: ReadonlyMap<SpecIndex, SpecIndex> = new Map(),
 ): FileDiagnostics[] {
   const checkSet = checkSetOf(indexes, keys, locate);
-  const imports = new Map(indexes.map((index) => [index, resolveImports(index, checkSet)]));
+  const importers = otherNamings.size === 0 ? indexes : indexes.concat([...otherNamings.keys()]);
+  const imports = new Map(importers.map((index) => [index, resolveImports(index, checkSet)]));
   return indexes.map((index) => {
     const own = imports.get(index) ?? NO_IMPORTS;
     const contributions = contributionsTo(index, imports);
     const usedElsewhere = (name: string): boolean =>
-      indexes.some((importer) => importerUses(importer, imports.get(importer) ?? NO_IMPORTS, index, name));
+      importers.some(
+        (importer) =>
+          otherNamings.get(importer) !== index &&
+          importerUses(importer, imports.get(importer) ?? NO_IMPORTS, index, name),
+      );
     const checks = applySuppressions(
       checkTypeReferences(index).concat(
         checkCreatedTypes(index),

@@ -52,6 +52,7 @@ export function checkReports(
   // file of the check set, checked once and reported once per naming, under that name, as the reference reports it.
   const firstOf = new Map<string, number>();
   const distinct: ReportSource[] = [];
+  const names: string[][] = [];
   const which = sources.map((source) => {
     const key = normalisePath(source.key ?? source.path);
     let at = firstOf.get(key);
@@ -59,14 +60,33 @@ export function checkReports(
       at = distinct.length;
       firstOf.set(key, at);
       distinct.push(source);
+      names.push([]);
     }
+    names[at]?.push(source.path);
     return at;
   });
-  const indexes = distinct.map((source) => indexSpec(parseSpec(source.text, source.path)));
+  // Where its `use` paths lead can depend on the name (a locator resolves them from the name's folder). The reference
+  // works out a file's own imports once per name, each overwriting the last, while what every name imports counts for
+  // the files it names: so the file is checked under its last name, and each other name from another folder imports
+  // alongside it (otherNamings) without a report of its own.
+  const lastName = (i: number): string => names[i]?.at(-1) ?? (distinct[i] as ReportSource).path;
+  const parsed = distinct.map((source, i) => parseSpec(source.text, lastName(i)));
+  const indexes = parsed.map(indexSpec);
+  const otherNamings = new Map<SpecIndex, SpecIndex>();
+  if (locate !== undefined)
+    names.forEach((all, i) => {
+      const folders = new Set([folderOf(lastName(i))]);
+      for (const name of all) {
+        if (folders.has(folderOf(name))) continue;
+        folders.add(folderOf(name));
+        otherNamings.set(indexSpec({ ...(parsed[i] as ParsedSpec), file: name }), indexes[i] as SpecIndex);
+      }
+    });
   const files = checkIndexedSpecs(
     indexes,
     distinct.map((source) => source.key ?? source.path),
     locate,
+    otherNamings,
   );
   const checked = files.map((file, i) => ({
     command,
@@ -83,6 +103,11 @@ export function checkReports(
       ? reports.some((r) => r.diagnostics.some((d) => d.severity !== 'info'))
       : reports.some((r) => r.findings.length > 0);
   return { reports, exitCode: failed ? 1 : 0 };
+}
+
+/** The folder part of a file's name, with its slash (`''` for a name without one). */
+function folderOf(name: string): string {
+  return name.slice(0, name.lastIndexOf('/') + 1);
 }
 
 /** `report` under another name of its file: `spec_file` and every diagnostic's file (all of them the file's own). */

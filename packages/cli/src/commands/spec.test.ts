@@ -488,6 +488,27 @@ describe('allium-loop spec', () => {
     );
     expect(named.out).not.toContain('allium.use.unresolvedPath');
     expect(unusedT(named.out)).toEqual(['common/other.allium']);
+    // The file named from both folders: its own imports are worked out from its last name (each name overwrites the
+    // last in the reference), while what every name imports counts for the file imported (T is used).
+    const unresolved = (out: string): number => out.split('allium.use.unresolvedPath').length - 1;
+    const lastInCommon = await run(
+      'check',
+      '--json',
+      'specs/linked.allium',
+      'common/shared.allium',
+      'specs/other.allium',
+    );
+    expect(unresolved(lastInCommon.out)).toBe(2); // common/other.allium is not in the check set: both reports say so
+    expect(unusedT(lastInCommon.out)).toEqual([]);
+    const lastInSpecs = await run(
+      'check',
+      '--json',
+      'common/shared.allium',
+      'specs/linked.allium',
+      'specs/other.allium',
+    );
+    expect(unresolved(lastInSpecs.out)).toBe(0);
+    expect(unusedT(lastInSpecs.out)).toEqual([]);
     // `..` after a link inside the use path itself: from where the link leads (far/deep/.. is far/).
     await mkdir(join(dir, 'far', 'deep'), { recursive: true });
     await writeFile(join(dir, 'far', 't.allium'), '-- allium: 3\nentity T {\n  q: String\n}\n');
