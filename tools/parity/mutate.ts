@@ -14,6 +14,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { seeded } from './random.js';
 
 const [out, perFile, seedText, ...files] = process.argv.slice(2);
 if (out === undefined || perFile === undefined || seedText === undefined || files.length === 0) {
@@ -21,17 +22,7 @@ if (out === undefined || perFile === undefined || seedText === undefined || file
   process.exit(2);
 }
 
-/** A small seeded generator (mulberry32), so a run can be repeated. */
-let state = Number(seedText) >>> 0;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const below = (n: number): number => Math.floor(random() * n);
-const pick = <T>(list: readonly T[]): T => list[below(list.length)] as T;
+const { random, below, pick } = seeded(Number(seedText));
 
 const KEYWORDS = [
   'when:',
