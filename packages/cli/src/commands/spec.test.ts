@@ -522,6 +522,20 @@ describe('allium-loop spec', () => {
     expect(unusedT(through.out)).toEqual([]);
   });
 
+  it('stops following symbolic links that fan out past 10,000 folders, says where, and exits 1', async () => {
+    // 101 links to a folder holding 100 links to another: 10,201 folders reached through links in all.
+    for (const folder of ['fan/l0', 'fan/l1', 'fan/l2']) await mkdir(join(dir, folder), { recursive: true });
+    await writeFile(join(dir, 'fan', 'l0', 'a.allium'), GOOD);
+    for (let i = 0; i <= 100; i += 1) await symlink('../l1', join(dir, 'fan', 'l0', `x${i}`));
+    for (let i = 0; i < 100; i += 1) await symlink('../l2', join(dir, 'fan', 'l1', `y${i}`));
+    const { code, out, err } = await run('check', '--json', 'fan/l0');
+    expect(code).toBe(1);
+    expect(err).toMatch(
+      /^allium-loop spec check: not searched past 'fan\/l0\/x\d+\/y\d+': 10000 folders reached through symbolic links already\n$/,
+    );
+    expect(out).toContain('"spec_file": "fan/l0/a.allium"');
+  }, 120_000);
+
   it('takes a named folder’s links as the reference does: a folder searched, a file listed, a broken one unreadable (exit 1)', async () => {
     await mkdir(join(dir, 'common'));
     await writeFile(join(dir, 'common', 'shared.allium'), GOOD);

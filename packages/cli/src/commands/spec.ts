@@ -21,7 +21,7 @@ import {
   type UseLocator,
 } from '@allium-loop/allium';
 // The walker alone: the package's index would load the test runners, execa and zod (spec check's start-up).
-import { walkProject } from '@allium-loop/verify/walk-project';
+import { FOLLOWED_LINKS_LIMIT, walkProject } from '@allium-loop/verify/walk-project';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -250,6 +250,10 @@ async function loadSources(
       for (const file of walk.files)
         if (isSpecName(file)) named.push({ absolute: join(root, file), path: under(path, file) });
       for (const folder of walk.unreadable) unreadable.push(`cannot read '${under(path, folder) || '.'}'`);
+      if (walk.linkLimitAt !== undefined)
+        unreadable.push(
+          `not searched past '${under(path, walk.linkLimitAt)}': ${FOLLOWED_LINKS_LIMIT} folders reached through symbolic links already`,
+        );
     } else {
       named.push({ absolute, path });
       if (!info.isFile()) special.add(absolute);

@@ -183,4 +183,20 @@ describe('walkProject with followLinks', () => {
     const walk = await walkProject(through, { followLinks: true, order: 'sorted' });
     expect(walk.files).toEqual(['a/to-b/y.txt', 'a/x.txt', 'b/to-a/x.txt', 'b/y.txt']);
   });
+
+  it('stops following links that fan out past its limit, and says where', async () => {
+    // Each level holds two links to the next: 2 + 4 + 8 + 16 folders reached through links.
+    const root = await project(['level4/end.txt']);
+    for (let level = 0; level < 4; level += 1) {
+      await mkdir(join(root, `level${level}`), { recursive: true });
+      for (const name of ['x', 'y']) await symlink(`../level${level + 1}`, join(root, `level${level}`, name));
+    }
+    const all = await walkProject(join(root, 'level0'), { followLinks: true });
+    expect(all.files).toHaveLength(16);
+    expect(all.linkLimitAt).toBeUndefined();
+    const capped = await walkProject(join(root, 'level0'), { followLinks: true, followedLinksLimit: 5 });
+    expect(capped.linkLimitAt).toBeDefined();
+    expect(capped.files.length).toBeLessThan(16);
+    expect(capped.files.every((file) => file.endsWith('/end.txt'))).toBe(true);
+  });
 });

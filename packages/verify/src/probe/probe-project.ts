@@ -18,7 +18,7 @@ import { ProbeError } from './probe-error.js';
  */
 const readdir = promisify(readdirCallback);
 const stat = promisify(statCallback);
-const realpath = promisify(realpathCallback);
+const realpath = promisify(realpathCallback.native);
 
 export const DEFAULT_SPEC_GLOBS: readonly string[] = ['**/*.allium'];
 
@@ -56,7 +56,15 @@ export interface ProjectWalk {
   readonly unreadable: readonly string[];
   /** Whether the walk stopped at the file limit. */
   readonly truncated: boolean;
+  /**
+   * With `followLinks`, the first link to a folder left unfollowed because {@link FOLLOWED_LINKS_LIMIT} folders had
+   * been entered through links already (links that fan out level after level reach exponentially many paths).
+   */
+  readonly linkLimitAt?: string;
 }
+
+/** How many folders a walk with `followLinks` enters through links before it follows no more. */
+export const FOLLOWED_LINKS_LIMIT = 10_000;
 
 /** What {@link walkProject} may be told. */
 export interface WalkOptions {
@@ -77,6 +85,8 @@ export interface WalkOptions {
    * which the caller then fails to read) is listed as a file. Otherwise no link is listed or followed.
    */
   readonly followLinks?: boolean;
+  /** How many folders `followLinks` enters through links at most (default {@link FOLLOWED_LINKS_LIMIT}). */
+  readonly followedLinksLimit?: number;
 }
 
 /**
@@ -94,6 +104,8 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   const skip = options.skip ?? SKIPPED_DIRECTORIES;
   const list = options.order === 'directory' ? inDirectoryOrder : inAnyOrder;
   let truncated = false;
+  let followed = 0;
+  let linkLimitAt: string | undefined;
   // The real paths of the directories the walk is inside of, the one it lists last: where a followed link may not lead.
   const inside: string[] = [];
   const visit = async (relative: string, real: string): Promise<void> => {
@@ -114,7 +126,12 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
       } else if (options.followLinks === true && entry.isSymbolicLink()) {
         const directory = await linkedDirectory(root, path);
         if (directory === undefined) isFile = true;
-        else if (!skip.has(entry.name) && !inside.includes(directory)) await visit(path, directory);
+        else if (skip.has(entry.name) || inside.includes(directory)) continue;
+        else if (followed >= (options.followedLinksLimit ?? FOLLOWED_LINKS_LIMIT)) linkLimitAt ??= path;
+        else {
+          followed += 1;
+          await visit(path, directory);
+        }
       }
       if (!isFile) continue;
       if (files.length >= limit) {
@@ -128,7 +145,8 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   // Only a followed link needs the real path of where the walk is: a directory listed (not a link) is its parent's.
   await visit('', options.followLinks === true ? await realpath(root).catch(() => root) : root);
   if (options.order !== 'directory') files.sort();
-  return { files, unreadable: unreadable.sort(), truncated };
+  const walk = { files, unreadable: unreadable.sort(), truncated };
+  return linkLimitAt === undefined ? walk : { ...walk, linkLimitAt };
 }
 
 /** The real path of the directory the symbolic link `path` leads to; undefined when it leads to none (or nowhere). */
