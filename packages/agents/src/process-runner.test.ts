@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AlliumLoopError } from '@allium-loop/errors';
-import { DEFAULT_CAPTURE_LIMITS, runProcess, type ProcessRunOptions } from './process-runner.js';
+import { DEFAULT_CAPTURE_LIMITS, runProcess, sweepWhile, type ProcessRunOptions } from './process-runner.js';
 import { isProcessGroupAlive } from './process-group.js';
 import { PROCESS_MARKER } from './process-marker.js';
 
@@ -118,5 +118,31 @@ describe('runProcess', () => {
     await chmod(file, 0o644);
     const error: unknown = await runProcess({ ...base(cwd, ''), file, args: [] }).catch((e: unknown) => e);
     expect((error as AlliumLoopError).code).toBe('agents.spawn_failed');
+  });
+});
+
+describe('sweepWhile (the marked processes swept again while the pipes stay open)', () => {
+  it('sweeps until the output ends, however many sweeps a daemon takes to be found, and stops there', async () => {
+    // A sweep that misses the escapee twice (caught mid-exec, /proc shows it no environment) finds it the third time.
+    let sweeps = 0;
+    let endOutput: () => void = () => undefined;
+    const outputEnded = new Promise<void>((resolve) => (endOutput = resolve));
+    const never = new Promise<void>(() => undefined);
+    await sweepWhile(outputEnded, never, async () => {
+      sweeps += 1;
+      if (sweeps === 3) endOutput();
+    });
+    expect(sweeps).toBe(3);
+  });
+
+  it('stops when the call’s limit cuts the pipes off, and does not sweep once they have ended', async () => {
+    let sweeps = 0;
+    await sweepWhile(new Promise<void>(() => undefined), Promise.resolve(), async () => {
+      sweeps += 1;
+    });
+    await sweepWhile(Promise.resolve(), new Promise<void>(() => undefined), async () => {
+      sweeps += 1;
+    });
+    expect(sweeps).toBe(0);
   });
 });

@@ -70,6 +70,14 @@ const EMPTY: CaptureSnapshot = { head: '', tail: '', totalBytes: 0, omittedBytes
 const DRAIN_AFTER_KILL_MS = 5_000;
 
 /**
+ * How often the call's marked processes are swept again while its pipes stay open after it exited. `/proc` shows a
+ * process in the middle of an `exec` with an empty environment (measured here: about one read in forty of processes
+ * that were exec'ing in a loop), so one sweep can miss a daemon that holds the pipes; under a busy CI machine it did,
+ * and the call waited for its whole timeout.
+ */
+const SWEEP_AGAIN_MS = 250;
+
+/**
  * Runs one executable in its own process group with a minimal environment, a wall-clock limit and an abort
  * signal, capturing stdout and stderr in bounded memory. Every process it starts carries the call's marker
  * (`ALLIUM_LOOP_CALL`, see `process-marker.ts`). On timeout or abort the whole group gets SIGTERM and, after
@@ -156,7 +164,11 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     // Anything the child left running, in its group or escaped from it with the marker, is ended too; then the
     // pipes reach their end of file (or, if an unmarked escapee holds them, the call's limit cuts them off).
     await endTree();
+    const sweeping = sweepWhile(outputEnded, limitReached, () =>
+      killCallProcesses(marker, options.killGraceMs),
+    );
     await Promise.race([outputEnded, limitReached]);
+    await sweeping;
     out.destroy();
     err.destroy();
     lines.end();
@@ -175,6 +187,34 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     untrack();
+  }
+}
+
+/**
+ * Runs `sweep` every {@link SWEEP_AGAIN_MS} until `ended` or `cutOff` settles (and not after: the last sweep in
+ * flight is awaited, no timer is left behind). Exported for its tests.
+ */
+export async function sweepWhile(
+  ended: Promise<unknown>,
+  cutOff: Promise<void>,
+  sweep: () => Promise<unknown>,
+): Promise<void> {
+  let done = false;
+  let wake: () => void = () => undefined;
+  const stop = (): void => {
+    done = true;
+    wake();
+  };
+  void ended.then(stop);
+  void cutOff.then(stop);
+  while (!done) {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, SWEEP_AGAIN_MS);
+    });
+    clearTimeout(timer);
+    if (!done) await sweep();
   }
 }
 
