@@ -62,14 +62,15 @@ export function checkReports(
       distinct.push(source);
       names.push([]);
     }
-    names[at]?.push(source.path);
+    (names[at] as string[]).push(source.path);
     return at;
   });
   // Where its `use` paths lead can depend on the name (a locator resolves them from the name's folder). The reference
   // works out a file's own imports once per name, each overwriting the last, while what every name imports counts for
   // the files it names: so the file is checked under its last name, and each other name from another folder imports
   // alongside it (otherNamings) without a report of its own.
-  const lastName = (i: number): string => names[i]?.at(-1) ?? (distinct[i] as ReportSource).path;
+  // Every file has at least the name it was first given.
+  const lastName = (i: number): string => (names[i] as string[]).at(-1) as string;
   const parsed = distinct.map((source, i) => parseSpec(source.text, lastName(i)));
   const indexes = parsed.map(indexSpec);
   const otherNamings = new Map<SpecIndex, SpecIndex>();

@@ -237,7 +237,7 @@ async function loadSources(
       unreadable.push(`cannot read '${path}': it is a directory, not a file`);
     else if (info.isDirectory()) {
       // Walked from its real path, so that the files' own paths need no `..` resolved by name (see beside).
-      const root = realPath(absolute);
+      const root = realPath(absolute) ?? absolute;
       // A folder named is searched whole, and for `check` and `analyse` in the order the reference walks it (the
       // file system's, which is no order: byte-identical output on the same machine); the project and the engine's
       // own commands, sorted.
@@ -272,7 +272,7 @@ async function loadSources(
       const text = bytes === undefined ? undefined : decodeText(bytes);
       read =
         text !== undefined
-          ? { text, key: realPath(absolute) }
+          ? { text, key: realPath(absolute) ?? absolute }
           : bytes === undefined
             ? {}
             : { why: 'it is not UTF-8 text' };
@@ -304,15 +304,7 @@ function useLocator(cwd: string): UseLocator {
   const found = new Map<string, string | undefined>();
   return (importer, path) => {
     const target = isAbsolute(path) ? path : `${importer.slice(0, importer.lastIndexOf('/') + 1)}${path}`;
-    if (!found.has(target)) {
-      let real: string | undefined;
-      try {
-        real = realpathSync.native(beside(cwd, target));
-      } catch {
-        real = undefined;
-      }
-      found.set(target, real);
-    }
+    if (!found.has(target)) found.set(target, realPath(beside(cwd, target)));
     return found.get(target);
   };
 }
@@ -332,14 +324,14 @@ const isSpecName = (file: string): boolean =>
   file.endsWith('.allium') && !file.endsWith('/.allium') && file !== '.allium';
 
 /**
- * Which file `absolute` is, as the reference keys its check set (`canonicalize`: symbolic links and `..` resolved), so
- * that however a file is named, `use` paths resolve to it; the path itself when that fails.
+ * Which file or folder `absolute` is, as the reference keys its check set (`canonicalize`: symbolic links and `..`
+ * resolved), so that however a file is named, `use` paths resolve to it; undefined when it names nothing.
  */
-function realPath(absolute: string): string {
+function realPath(absolute: string): string | undefined {
   try {
     return realpathSync.native(absolute);
   } catch {
-    return absolute;
+    return undefined;
   }
 }
 
