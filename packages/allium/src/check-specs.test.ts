@@ -174,6 +174,57 @@ describe('individual checks', () => {
     expect(where(text, 'allium.reference.undefinedImportedAlias')).toEqual(['6:6', '8:23']);
   });
 
+  it('reads `x.Name` with an undeclared, unbound `x` as the reference does, and `X.name` not at all', () => {
+    // The reference's answer for this spec: the lower-case root is an unbound binding and an unknown import alias at
+    // once, in that order; a capitalised root with a lower-case member is neither.
+    const text = [
+      'entity Trip {',
+      '  count: Integer',
+      '}',
+      'rule Start {',
+      '  when: StartTrip(trip)',
+      '  requires: missing.Field = 1',
+      '  ensures: Missing.field = trip.count',
+      '}',
+    ].join('\n');
+    expect(
+      run(text)
+        .filter((d) => d.location.line === 7 || d.location.line === 8)
+        .map((d) => `${at(d)} ${d.code}`),
+    ).toEqual(['7:13 allium.rule.undefinedBinding', '7:13 allium.reference.undefinedImportedAlias']);
+  });
+
+  it('judges a lifecycle next to an empty transitions block and a broken `ensures: Trip. now` as the reference does', () => {
+    const text = [
+      'entity Trip {',
+      '  status: planned | active | done',
+      '',
+      '  transitions status {',
+      '  }',
+      '}',
+      'rule Start {',
+      '  when: StartTrip(trip)',
+      '  ensures: Trip. now',
+      '}',
+      'rule Finish {',
+      '  when: FinishTrip(trip)',
+      '  requires: trip.status = active',
+      '  ensures: trip.status = done',
+      '}',
+    ].join('\n');
+    // The reference's answer: no parse error; `done` is reached, by an edge the empty graph does not declare.
+    expect(
+      run(text)
+        .filter((d) => d.code?.startsWith('allium.status.') === true || d.severity === 'error')
+        .map((d) => `${at(d)} ${d.code}`),
+    ).toEqual([
+      '3:11 allium.status.noExit',
+      '3:11 allium.status.unreachableValue',
+      '3:21 allium.status.undeclaredTransition',
+      '3:21 allium.status.unreachableValue',
+    ]);
+  });
+
   it('reports an unresolved use path unless the target is in the check set', () => {
     const importer = parseSpec('-- allium: 3\nuse "./shared.allium" as shared\n', 'specs/a.allium');
     const alone = checkSpecs([importer]).map((d) => d.code);
