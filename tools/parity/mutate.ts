@@ -246,8 +246,9 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
 
 mkdirSync(out, { recursive: true });
 let written = 0;
-for (const { file, lines } of inputs) {
-  const base = basename(file, '.allium').slice(0, 40);
+for (const [index, { file, lines }] of inputs.entries()) {
+  // The input's number keeps copies of two files with one name (from two repositories) apart.
+  const base = `${basename(file, '.allium').slice(0, 40)}-${index}`;
   for (let copy = 0; copy < Number(perFile); copy += 1) {
     const ops: string[] = [];
     let current = lines;
