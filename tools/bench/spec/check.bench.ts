@@ -42,6 +42,8 @@ import {
   referenceCheck,
   sameOutput,
   summary,
+  type TargetRow,
+  targetVerdict,
   timed,
 } from './side-by-side.js';
 
@@ -88,6 +90,7 @@ try {
       `start-up, npm package (spec check --json, empty spec): ${summary(Array.from({ length: RUNS }, () => child(['spec', 'check', '--json', empty], undefined, PACKAGE)))}`,
     );
   else console.log('npm package: not built (node packages/cli/package/build.mjs); its rows are left out');
+  const rows: TargetRow[] = [];
   for (const size of [50_000, 100_000]) {
     const text = generateSpec(size);
     const name = `big-${size}.allium`;
@@ -132,10 +135,15 @@ try {
         );
       };
       compare('ours', ours);
+      rows.push({ label: `${size / 1000}k lines`, ours, theirs });
       if (havePackage) compare('npm package', packaged);
       if (shim !== undefined) compare('npm package, node bin/allium-loop.js', packagedShim);
     }
   }
+  if (haveReference)
+    console.log(
+      `${targetVerdict(rows)}\n(this spec is one mix, the three v3 fixtures'; mixes.bench.ts measures the others)`,
+    );
   console.log(
     `load average after: ${loadavg()
       .map((l) => l.toFixed(1))

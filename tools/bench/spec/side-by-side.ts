@@ -71,3 +71,34 @@ export const pairedRatio = (ours: readonly Sample[], theirs: readonly Sample[]):
 /** Whether the first runs of both printed the same JSON. */
 export const sameOutput = (ours: readonly Sample[], theirs: readonly Sample[]): boolean =>
   ours[0]?.stdout.trimEnd() === theirs[0]?.stdout.trimEnd();
+
+/** Issue 19's targets for `spec check` against the reference: wall time at most 1.0×, peak memory at most 1.5×. */
+export const TARGET_WALL = 1;
+export const TARGET_RSS = 1.5;
+
+/** One measured case (a spec at a size) against the targets. */
+export interface TargetRow {
+  readonly label: string;
+  readonly ours: readonly Sample[];
+  readonly theirs: readonly Sample[];
+}
+
+/**
+ * The targets' verdict over `rows`, one line: met only where the ratio of the medians and the median of the paired
+ * ratios are both within the wall target and the memory ratio is within its target, so a verdict never rests on the
+ * more favourable of the two time figures. Every row that misses is named with its figures.
+ */
+export function targetVerdict(rows: readonly TargetRow[]): string {
+  const misses = rows.flatMap(({ label, ours, theirs }) => {
+    const wall = Number(ratio(ours, theirs, 'wall'));
+    const paired = Number(pairedRatio(ours, theirs));
+    const rss = Number(ratio(ours, theirs, 'rssMb'));
+    const missed = [
+      ...(wall > TARGET_WALL || paired > TARGET_WALL ? [`wall ${wall}× (side by side ${paired}×)`] : []),
+      ...(rss > TARGET_RSS ? [`peak RSS ${rss}×`] : []),
+    ];
+    return missed.length === 0 ? [] : [`${label}: ${missed.join(', ')}`];
+  });
+  const head = `targets (wall ≤ ${TARGET_WALL.toFixed(1)}×, peak RSS ≤ ${TARGET_RSS}× the reference's): met on ${rows.length - misses.length} of ${rows.length}`;
+  return misses.length === 0 ? head : `${head}; not met: ${misses.join('; ')}`;
+}
