@@ -6,10 +6,11 @@
  * times each, and prints the medians of the wall time, the ratios ours/reference (of the medians, and the median of
  * the ratios of the runs side by side), CPU and peak RSS ratios, and whether the JSON outputs are identical. Beside
  * them, the whole command warm (the built CLI's `runCli` with the same arguments, repeated in one Node started as the
- * launcher starts `spec`; after two runs to warm up, the median of RUNS): the work without Node's start or a cold JIT. Its sum with the start-up (an
- * empty spec's check through the launcher, median of RUNS) is the floor: what a run would take if V8 ran our code at
- * its optimised speed from the first call, which no setting or start-up saving gets below; only less work per line
- * does. It ends with the targets' verdict and the rows whose floor is already past the reference's wall time.
+ * launcher starts `spec`; after two runs to warm up, the median of RUNS): the work without Node's start or a cold JIT.
+ * Its sum with the start-up (an empty spec's check through the launcher, median of RUNS) is the floor: what a run
+ * would take if V8 ran our code at its optimised speed from the first call. No cache or start-up saving gets below
+ * it; a V8 setting only by what it changes in the warm work, and otherwise only less work per line does. It ends
+ * with the targets' verdict and the rows whose floor is already past the reference's wall time.
  *
  *   npx nx run allium-loop:build
  *   ALLIUM_REF=/work/bin/allium-ref node --conditions=development --import tsx tools/bench/spec/mixes.bench.ts
