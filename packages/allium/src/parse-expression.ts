@@ -457,39 +457,63 @@ function parseEntry(p: ParserState): Expr | undefined {
 
 function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
   let current = base;
+  // Each link of a chain (`x.a.b`, `f(x)(y)`, `x?`) deepens the tree by one level, as each operator of a left-leaning
+  // chain does (parseExpr), and counts against the same limit: then no walk of the tree has to follow a chain without
+  // a stack frame per link (a member chain of 5,000 links overflowed the plan's stack, a chain of calls the checks').
+  let chain = 0;
   for (;;) {
     const token = p.current;
+    const symbol = symbolOf(token);
+    if (!continuesChain(p, token, symbol)) return current;
+    chain += 1;
+    if (p.depth + chain >= MAX_NESTING) {
+      p.tooDeep();
+      return undefined;
+    }
     let next: Expr | undefined;
-    switch (symbolOf(token)) {
+    switch (symbol) {
       case '.':
       case '?.':
         next = parseMember(p, current);
         break;
-      // As in the reference, a `(` on the next line still calls what precedes it.
       case '(':
         next = parseCall(p, current);
         break;
       case '{':
-        if (token.line !== p.previous().line) return current;
         next = parseJoin(p, current);
         break;
-      // A `<` right after a word, with no space between, opens type arguments (`Set<T>`, and so `n<3` too), as in
-      // the reference.
-      case '<': {
-        const previous = p.previous();
-        if (token.start !== previous.end || !isWord(previous)) return current;
+      case '<':
         next = parseGeneric(p, current);
         break;
-      }
-      case '?':
+      default:
         p.advance();
         next = pairNode(p, 'optional', current, current, undefined);
-        break;
-      default:
-        return current;
     }
     if (next === undefined) return undefined;
     current = next;
+  }
+}
+
+/** Whether `token` adds a link to the postfix chain before it (see {@link parsePostfix}). */
+function continuesChain(p: ParserState, token: Token, symbol: string | undefined): boolean {
+  switch (symbol) {
+    case '.':
+    case '?.':
+    case '?':
+    // As in the reference, a `(` on the next line still calls what precedes it.
+    case '(':
+      return true;
+    // A join's `{` is on the line of what it joins.
+    case '{':
+      return token.line === p.previous().line;
+    // A `<` right after a word, with no space between, opens type arguments (`Set<T>`, and so `n<3` too), as in the
+    // reference.
+    case '<': {
+      const previous = p.previous();
+      return token.start === previous.end && isWord(previous);
+    }
+    default:
+      return false;
   }
 }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_NESTING } from './parser-state.js';
+import { analyzeSpecs } from './analyze-specs.js';
 import { readFixture } from './fixtures.test-helpers.js';
 import { perUnitCpuRatio } from './linearity.test-helpers.js';
-import { checkReports, modelReport, referenceJson } from './reports.js';
+import { checkReports, modelReport, planReport, referenceJson } from './reports.js';
 
 const rule = (requires: string): string =>
   `-- allium: 3\nrule R {\n  when: Go(x)\n  requires: ${requires}\n  ensures: Done()\n}\n`;
@@ -19,10 +20,30 @@ const SHAPES: Record<string, (n: number) => string> = {
   unclosed: (n) => `-- allium: 3\n${'rule R { when: Go(x) requires: ('.repeat(n)}`,
 };
 
+/**
+ * Postfix chains: the parser reads them in a loop, with no nesting limit (the reference reads 50,000 links of most of
+ * them), so every walk of the tree has to follow one without a stack frame per link.
+ */
+const ensures = (value: string): string =>
+  `-- allium: 3\nrule R {\n  when: Go(x)\n  ensures: x.y = ${value}\n}\n`;
+const CHAINS: Record<string, (n: number) => string> = {
+  members: (n) => rule(`x${'.a'.repeat(n)}`),
+  'members in ensures': (n) => ensures(`x${'.a'.repeat(n)}`),
+  'optional members': (n) => ensures(`x${'?.a'.repeat(n)}`),
+  'calls of calls': (n) => ensures(`f${'(x)'.repeat(n)}`),
+  'calls of calls in requires': (n) => rule(`f${'(x.a)'.repeat(n)}`),
+  'method calls': (n) => ensures(`x${'.f(x.a)'.repeat(n)}`),
+  projections: (n) => ensures(`x${'->a'.repeat(n)}`),
+  'deferred calls': (n) => `-- allium: 3\ndeferred D.f\n${ensures(`D${'.f(1)'.repeat(n)}`).slice(13)}`,
+};
+
+/** Every command's answer and the analysis the loop reads (the dependency graph and inventory included). */
 const run = (text: string): string => {
   const analysed = checkReports([{ path: 'f.allium', text }], 'analyse');
   const model = modelReport({ path: 'f.allium', text });
-  return referenceJson(analysed.reports) + referenceJson(model.report);
+  const plan = planReport({ path: 'f.allium', text });
+  analyzeSpecs([{ path: 'f.allium', text }]);
+  return referenceJson(analysed.reports) + referenceJson(model.report) + referenceJson(plan.report);
 };
 
 describe('hostile input never crashes the checker', () => {
@@ -34,6 +55,27 @@ describe('hostile input never crashes the checker', () => {
     if (!['negations', 'blocks', 'unclosed'].includes(shape)) {
       expect(errors.map((d) => d.message)).toContain(`nested too deeply (more than ${MAX_NESTING} levels)`);
     }
+  });
+
+  it.each(Object.keys(CHAINS))(
+    '%s, 20,000 links: a syntax error, every command answers, no exception',
+    (shape) => {
+      const text = (CHAINS[shape] as (n: number) => string)(20_000);
+      expect(() => run(text)).not.toThrow();
+      const { reports } = checkReports([{ path: 'f.allium', text }], 'check');
+      expect(reports[0]?.diagnostics.map((d) => d.message)).toContain(
+        `nested too deeply (more than ${MAX_NESTING} levels)`,
+      );
+    },
+  );
+
+  it('a chain of links just under the limit still parses cleanly', () => {
+    const links = MAX_NESTING - 16;
+    const text = `-- allium: 3\nentity E { a: E? }\nrule R {\n  when: Go(x)\n  requires: x${'.a'.repeat(links)} = x\n  ensures: Done()\n}\n`;
+    const errors = checkReports([{ path: 'f.allium', text }], 'check').reports[0]?.diagnostics.filter(
+      (d) => d.severity === 'error',
+    );
+    expect(errors).toEqual([]);
   });
 
   it('a 1 MB single line and invalid UTF-8 (replacement characters) give diagnostics, not exceptions', () => {

@@ -69,6 +69,9 @@ function hostileFiles(): Map<string, Buffer> {
   files.set('deep-parens.allium', Buffer.from(rule(`${'('.repeat(10_000)}x${')'.repeat(10_000)}`)));
   files.set('deep-calls.allium', Buffer.from(rule(`${'f('.repeat(10_000)}x${')'.repeat(10_000)}`)));
   files.set('deep-blocks.allium', Buffer.from(`-- allium: 3\n${'entity A {\n'.repeat(10_000)}`));
+  // Postfix chains, which once had no nesting limit: `plan` overflowed its stack on the members, `check` on the calls.
+  files.set('member-chain.allium', Buffer.from(rule(`x${'.a'.repeat(20_000)}`)));
+  files.set('call-chain.allium', Buffer.from(rule(`f${'(x.a)'.repeat(20_000)}`)));
   files.set(
     'long-line.allium',
     Buffer.from(`-- allium: 3\nrule R { when: Go(x) requires: ${'x.a + '.repeat(175_000)}1 }\n`),
