@@ -109,7 +109,11 @@ try {
     const lists = [['.'], ...Array.from({ length: 3 }, () => names.filter(() => draw.random() < 0.5))];
     for (const list of lists.filter((l) => l.length > 0))
       for (const command of ['check', 'analyse']) {
-        const theirs = spawnSync(reference, [command, ...list], { cwd: root, timeout: 30_000 });
+        const theirs = spawnSync(reference, [command, ...list], {
+          cwd: root,
+          timeout: 30_000,
+          maxBuffer: 1024 ** 3,
+        });
         if (theirs.error !== undefined) {
           counts.timeouts += 1;
           continue;
@@ -118,7 +122,11 @@ try {
           counts.loops += 1;
           continue;
         }
-        const mine = spawnSync(ours, ['spec', command, '--json', ...list], { cwd: root, timeout: 60_000 });
+        const mine = spawnSync(ours, ['spec', command, '--json', ...list], {
+          cwd: root,
+          timeout: 60_000,
+          maxBuffer: 1024 ** 3,
+        });
         if (mine.status === theirs.status && mine.stdout.equals(theirs.stdout)) counts.same += 1;
         else {
           counts.different += 1;

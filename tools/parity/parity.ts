@@ -56,6 +56,12 @@ function referenceAvailable(): boolean {
   return spawnSync(REFERENCE, ['--version'], { encoding: 'utf8' }).status === 0;
 }
 
+/**
+ * Node's default of 1 MiB for a child's output is less than the reference prints for a big spec (1.6 MB for `check` on a
+ * spec of a few thousand declarations), and a cut-off answer would count as a difference.
+ */
+const REFERENCE_OUTPUT_LIMIT = 1024 ** 3;
+
 function runReference(dir: string, file: string, command: Command): unknown {
   let out = '';
   try {
@@ -63,9 +69,16 @@ function runReference(dir: string, file: string, command: Command): unknown {
       cwd: dir,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: REFERENCE_OUTPUT_LIMIT,
     });
   } catch (error) {
-    out = String((error as { stdout?: unknown }).stdout ?? '');
+    // A non-zero exit is an answer (a check with warnings exits 1); a crash or a refused run is not, and is said so
+    // rather than counted as a difference of ours.
+    const { stdout, signal, code } = error as { stdout?: unknown; signal?: string | null; code?: unknown };
+    if (signal !== null && signal !== undefined)
+      console.error(`reference ${command} ${file}: ended by ${signal}`);
+    else if (typeof code === 'string') console.error(`reference ${command} ${file}: ${code}`);
+    out = String(stdout ?? '');
   }
   return parseJsonStream(out)[0];
 }
