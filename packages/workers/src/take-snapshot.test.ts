@@ -45,4 +45,17 @@ describe('takeSnapshot', () => {
       sha256: sha256(files['test/a.test.ts']!),
     });
   });
+
+  it('reads files in folders and under names that are not UTF-8, which the walker hands over with U+FFFD', async () => {
+    // A hostile agent's `test\xfe/b\xff.test.ts` is still a test file the snapshot sees, and so is its edit.
+    const cwd = await mkdtemp(join(tmpdir(), 'allium-snap-'));
+    const folder = Buffer.concat([Buffer.from(`${cwd}/test`), Buffer.from([0xfe])]);
+    await mkdir(folder);
+    await writeFile(
+      Buffer.concat([folder, Buffer.from('/b'), Buffer.from([0xff]), Buffer.from('.test.ts')]),
+      'x\n',
+    );
+    const snapshot = await takeSnapshot(cwd);
+    expect(snapshot.tests.get('test\uFFFD/b\uFFFD.test.ts')).toEqual({ text: 'x\n', sha256: sha256('x\n') });
+  });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { walkProject } from '@allium-loop/verify';
+import { systemPath, walkProject } from '@allium-loop/verify';
 import type { FileSnapshot, WorkspaceSnapshot } from './detect-violations.js';
 
 const MAX_FILE_BYTES = 1_000_000;
@@ -38,10 +38,12 @@ export function sha256(text: string): string {
 }
 
 async function readSnapshot(root: string, path: string): Promise<FileSnapshot | undefined> {
+  // A name that is not UTF-8 arrives from the walker with U+FFFD in it: read by its bytes (see systemPath).
+  const file = systemPath(join(root, path)) ?? join(root, path);
   try {
-    const info = await stat(join(root, path));
+    const info = await stat(file);
     if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
-    const text = await readFile(join(root, path), 'utf8');
+    const text = await readFile(file, 'utf8');
     return { text, sha256: sha256(text) };
   } catch {
     return undefined;

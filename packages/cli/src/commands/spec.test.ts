@@ -113,6 +113,46 @@ describe('allium-loop spec', () => {
     expect(await readFile(join(dir, 'invalid.allium'))).toEqual(invalid);
   });
 
+  it('reads files and folders whose names are not UTF-8, named with U+FFFD as the reference names them; two names it cannot tell apart are refused', async () => {
+    // `odd/sub\xfe/caf\xff.allium` and `odd/b\xff.allium`: legal names on Linux, which Node hands over with U+FFFD.
+    const odd = Buffer.from(join(dir, 'odd'));
+    await mkdir(odd);
+    await mkdir(Buffer.concat([odd, Buffer.from('/sub'), Buffer.from([0xfe])]));
+    const caf = Buffer.concat([
+      odd,
+      Buffer.from('/sub'),
+      Buffer.from([0xfe]),
+      Buffer.from('/caf'),
+      Buffer.from([0xff]),
+    ]);
+    await writeFile(Buffer.concat([caf, Buffer.from('.allium')]), GOOD);
+    await writeFile(
+      Buffer.concat([odd, Buffer.from('/b'), Buffer.from([0xff]), Buffer.from('.allium')]),
+      BROKEN,
+    );
+    const folder = await run('check', '--json', 'odd');
+    expect(folder.err).toBe('');
+    const names = ['odd/sub\uFFFD/caf\uFFFD.allium', 'odd/b\uFFFD.allium'];
+    const expected = (name: string): string =>
+      `${referenceJson(checkReports([{ path: name, text: name.startsWith('odd/b') ? BROKEN : GOOD }], 'check').reports[0])}\n`;
+    expect(new Set(folder.out.split(/(?<=^\})\n/m).filter((d) => d.trim() !== ''))).toEqual(
+      new Set(names.map((name) => expected(name).trimEnd())),
+    );
+    // Named on the command line (where the reference panics on an argument that is not UTF-8).
+    const named = await run('check', '--json', names[0] as string);
+    expect(named.out).toBe(expected(names[0] as string));
+    // A second name that differs only in its stray byte: the string names either, so neither is read.
+    await writeFile(
+      Buffer.concat([odd, Buffer.from('/b'), Buffer.from([0xfe]), Buffer.from('.allium')]),
+      GOOD,
+    );
+    const twins = await run('check', '--json', 'odd');
+    expect(twins.code).toBe(1);
+    expect(twins.err).toBe(
+      "allium-loop spec check: cannot read 'odd/b\uFFFD.allium'\nallium-loop spec check: cannot read 'odd/b\uFFFD.allium'\n",
+    );
+  });
+
   it('keeps a byte order mark in the text, so it hides the version marker as in the reference', async () => {
     await writeFile(join(dir, 'bom.allium'), '\uFEFF-- allium: 3\nentity A {\n    n: Integer\n}\n');
     const { out } = await run('check', '--json', 'bom.allium');

@@ -21,7 +21,7 @@ import {
   type UseLocator,
 } from '@allium-loop/allium';
 // The walker alone: the package's index would load the test runners, execa and zod (spec check's start-up).
-import { FOLLOWED_LINKS_LIMIT, walkProject } from '@allium-loop/verify/walk-project';
+import { FOLLOWED_LINKS_LIMIT, systemPath, walkProject } from '@allium-loop/verify/walk-project';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -231,7 +231,7 @@ async function loadSources(
     folder === '' || folder.endsWith('/') ? `${folder}${inside}` : `${folder}/${inside}`;
   for (const path of paths) {
     const absolute = beside(cwd, path);
-    const info = path !== '' || project ? await stat(absolute).catch((error: unknown) => error) : undefined;
+    const info = path !== '' || project ? await statAnyName(absolute) : undefined;
     if (!(info instanceof Stats)) unreadable.push(`cannot read '${path}': ${systemReason(info)}`);
     else if (info.isDirectory() && !folders)
       unreadable.push(`cannot read '${path}': it is a directory, not a file`);
@@ -309,6 +309,17 @@ function useLocator(cwd: string): UseLocator {
   };
 }
 
+/** The file `absolute` names (also when a name in it is not UTF-8: see readBytes), or why the system refused it. */
+async function statAnyName(absolute: string): Promise<unknown> {
+  try {
+    return await stat(absolute);
+  } catch (error) {
+    const bytes = systemPath(absolute);
+    if (bytes === undefined || typeof bytes === 'string') return error;
+    return stat(bytes).catch((cause: unknown) => cause);
+  }
+}
+
 /** Why the system refused a path, in its own words (`no such file or directory`, `not a directory`, …). */
 function systemReason(error: unknown): string {
   const errno = (error as { errno?: unknown } | undefined)?.errno;
@@ -340,7 +351,15 @@ function readBytes(file: string): Buffer | undefined {
   try {
     return readFileSync(file);
   } catch {
-    return undefined;
+    // A name that is not UTF-8 (`caf\xff.allium`), found in a folder or given on the command line, arrives with
+    // U+FFFD in it; the reference reads that file and names it so, and so does this.
+    const bytes = systemPath(file);
+    if (bytes === undefined || typeof bytes === 'string') return undefined;
+    try {
+      return readFileSync(bytes);
+    } catch {
+      return undefined;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { walkProject } from '@allium-loop/verify';
+import { systemPath, walkProject } from '@allium-loop/verify';
 import { classifyProjectPath } from '@allium-loop/workers';
 
 /** The project's files by role, paths relative to the root with `/` separators. */
@@ -28,5 +28,11 @@ export async function readSpecSources(
   root: string,
   paths: readonly string[],
 ): Promise<{ path: string; text: string }[]> {
-  return Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(root, path), 'utf8') })));
+  // A name that is not UTF-8 arrives from the walker with U+FFFD in it: read by its bytes (see systemPath).
+  return Promise.all(
+    paths.map(async (path) => ({
+      path,
+      text: await readFile(systemPath(join(root, path)) ?? join(root, path), 'utf8'),
+    })),
+  );
 }

@@ -11,3 +11,4 @@ export {
   type ProjectWalk,
   walkProject,
 } from './probe-project.js';
+export { systemPath } from './system-path.js';

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { classifyPath, SKIPPED_DIRECTORIES } from './classify-path.js';
 import { globToRegExp } from './glob-to-regexp.js';
 import { ProbeError } from './probe-error.js';
+import { systemPath } from './system-path.js';
+
+export { systemPath } from './system-path.js';
 
 /** The spec globs used when none are configured. */
 /**
@@ -111,7 +114,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   const visit = async (relative: string, real: string): Promise<void> => {
     let entries: Dirent[];
     try {
-      entries = await list(join(root, relative));
+      entries = await listFolder(list, join(root, relative));
     } catch {
       unreadable.push(relative);
       return;
@@ -157,10 +160,28 @@ async function linkedDirectory(root: string, path: string): Promise<string | und
   return realpath(linked).catch(() => linked);
 }
 
-const inAnyOrder = (directory: string): Promise<Dirent[]> => readdir(directory, { withFileTypes: true });
+/**
+ * `list(folder)`, or, when `folder` holds a name that is not UTF-8 (which Node handed over with U+FFFD in it: see
+ * systemPath), the listing of the folder it names, its own names handed over alike.
+ */
+async function listFolder(
+  list: (directory: string | Buffer) => Promise<Dirent[]>,
+  folder: string,
+): Promise<Dirent[]> {
+  try {
+    return await list(folder);
+  } catch (error) {
+    const bytes = systemPath(folder);
+    if (bytes === undefined || typeof bytes === 'string') throw error;
+    return list(bytes);
+  }
+}
+
+const inAnyOrder = (directory: string | Buffer): Promise<Dirent[]> =>
+  readdir(directory, { withFileTypes: true });
 
 /** A directory's entries as readdir(3) gives them (an open directory read to its end; `readdir` sorts them). */
-async function inDirectoryOrder(directory: string): Promise<Dirent[]> {
+async function inDirectoryOrder(directory: string | Buffer): Promise<Dirent[]> {
   const dir = opendirSync(directory);
   try {
     const entries: Dirent[] = [];
