@@ -17,7 +17,7 @@ describe('readSpecSources', () => {
     await writeFile(Buffer.concat([folder, Buffer.from('/a.allium')]), '-- allium: 3\n');
     await writeFile(join(root, 'b.allium'), '-- allium: 3\nentity B {}\n');
     const { spec } = await listProjectFiles(root);
-    expect(spec.sort()).toEqual(['b.allium', 'specs\uFFFD/a.allium']);
+    expect([...spec].sort()).toEqual(['b.allium', 'specs\uFFFD/a.allium']);
     expect(await readSpecSources(root, spec)).toEqual([
       { path: 'b.allium', text: '-- allium: 3\nentity B {}\n' },
       { path: 'specs\uFFFD/a.allium', text: '-- allium: 3\n' },
