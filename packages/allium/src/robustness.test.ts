@@ -21,8 +21,8 @@ const SHAPES: Record<string, (n: number) => string> = {
 };
 
 /**
- * Postfix chains: the parser reads them in a loop, with no nesting limit (the reference reads 50,000 links of most of
- * them), so every walk of the tree has to follow one without a stack frame per link.
+ * Postfix chains: the parser reads them in a loop, and each link counts against the nesting limit (the reference reads
+ * 50,000 links of most of them), so that no walk of the tree meets a chain deeper than the limit.
  */
 const ensures = (value: string): string =>
   `-- allium: 3\nrule R {\n  when: Go(x)\n  ensures: x.y = ${value}\n}\n`;

@@ -231,7 +231,10 @@ async function loadSources(
     folder === '' || folder.endsWith('/') ? `${folder}${inside}` : `${folder}/${inside}`;
   for (const path of paths) {
     const absolute = beside(cwd, path);
-    const info = path !== '' || project ? await statAnyName(absolute) : undefined;
+    const info =
+      path !== '' || project
+        ? await stat(systemPath(absolute) ?? absolute).catch((error: unknown) => error)
+        : undefined;
     if (!(info instanceof Stats)) unreadable.push(`cannot read '${path}': ${systemReason(info)}`);
     else if (info.isDirectory() && !folders)
       unreadable.push(`cannot read '${path}': it is a directory, not a file`);
@@ -309,17 +312,6 @@ function useLocator(cwd: string): UseLocator {
   };
 }
 
-/** The file `absolute` names (also when a name in it is not UTF-8: see readBytes), or why the system refused it. */
-async function statAnyName(absolute: string): Promise<unknown> {
-  try {
-    return await stat(absolute);
-  } catch (error) {
-    const bytes = systemPath(absolute);
-    if (bytes === undefined || typeof bytes === 'string') return error;
-    return stat(bytes).catch((cause: unknown) => cause);
-  }
-}
-
 /** Why the system refused a path, in its own words (`no such file or directory`, `not a directory`, …). */
 function systemReason(error: unknown): string {
   const errno = (error as { errno?: unknown } | undefined)?.errno;
@@ -349,17 +341,11 @@ function realPath(absolute: string): string | undefined {
 /** The bytes of `file`, or undefined when it cannot be read. */
 function readBytes(file: string): Buffer | undefined {
   try {
-    return readFileSync(file);
-  } catch {
     // A name that is not UTF-8 (`caf\xff.allium`), found in a folder or given on the command line, arrives with
-    // U+FFFD in it; the reference reads that file and names it so, and so does this.
-    const bytes = systemPath(file);
-    if (bytes === undefined || typeof bytes === 'string') return undefined;
-    try {
-      return readFileSync(bytes);
-    } catch {
-      return undefined;
-    }
+    // U+FFFD in it; the reference reads that file and names it so, and so does this (see systemPath).
+    return readFileSync(systemPath(file) ?? file);
+  } catch {
+    return undefined;
   }
 }
 

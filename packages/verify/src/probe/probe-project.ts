@@ -114,7 +114,9 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   const visit = async (relative: string, real: string): Promise<void> => {
     let entries: Dirent[];
     try {
-      entries = await listFolder(list, join(root, relative));
+      // A folder whose name is not UTF-8 arrives with U+FFFD in it: listed by its bytes (see systemPath).
+      const folder = join(root, relative);
+      entries = await list(systemPath(folder) ?? folder);
     } catch {
       unreadable.push(relative);
       return;
@@ -158,23 +160,6 @@ async function linkedDirectory(root: string, path: string): Promise<string | und
   const info = await stat(linked).catch(() => undefined);
   if (info?.isDirectory() !== true) return undefined;
   return realpath(linked).catch(() => linked);
-}
-
-/**
- * `list(folder)`, or, when `folder` holds a name that is not UTF-8 (which Node handed over with U+FFFD in it: see
- * systemPath), the listing of the folder it names, its own names handed over alike.
- */
-async function listFolder(
-  list: (directory: string | Buffer) => Promise<Dirent[]>,
-  folder: string,
-): Promise<Dirent[]> {
-  try {
-    return await list(folder);
-  } catch (error) {
-    const bytes = systemPath(folder);
-    if (bytes === undefined || typeof bytes === 'string') throw error;
-    return list(bytes);
-  }
 }
 
 const inAnyOrder = (directory: string | Buffer): Promise<Dirent[]> =>
