@@ -766,61 +766,72 @@ const TWO_SIDED = new Set([
 const LOGICAL = new Set(LOGICAL_OPS);
 const ARITHMETIC = new Set(ARITHMETIC_OPS);
 
-/** Entities a `when`/`requires` expression refers to: by name, or a variable whose capitalised name is one. */
-function collectEntityRefs(expr: Expr, entities: ReadonlySet<string>, out: Set<string>): void {
-  const recurse = (e: Expr | undefined): void => {
-    if (e !== undefined && e.kind !== 'empty') collectEntityRefs(e, entities, out);
+/**
+ * Entities a `when`/`requires` expression refers to: by name, or a variable whose capitalised name is one. With a
+ * stack of its own rather than a call per level, so that a chain as long as the parser takes (`a or b or …`, up to
+ * MAX_DEPTH links) cannot overflow it; kids are visited in order, as a recursive walk would.
+ */
+function collectEntityRefs(root: Expr, entities: ReadonlySet<string>, out: Set<string>): void {
+  const stack: Expr[] = [root];
+  const push = (kids: readonly (Expr | undefined)[]): void => {
+    for (let i = kids.length - 1; i >= 0; i -= 1) {
+      const kid = kids[i];
+      if (kid !== undefined && kid.kind !== 'empty') stack.push(kid);
+    }
   };
-  switch (expr.kind) {
-    case 'ident': {
-      const name = identName(expr);
-      if (entities.has(name)) out.add(name);
-      return;
-    }
-    case 'member': {
-      const object = expr.a as Expr;
-      if (object.kind === 'ident' && isPlainIdent(object)) {
-        const name = object.name ?? '';
+  for (let expr = stack.pop(); expr !== undefined; expr = stack.pop()) {
+    switch (expr.kind) {
+      case 'ident': {
+        const name = identName(expr);
         if (entities.has(name)) out.add(name);
-        else if (entities.has(capitalise(name))) out.add(capitalise(name));
-      } else recurse(object);
-      return;
+        break;
+      }
+      case 'member': {
+        const object = expr.a as Expr;
+        if (object.kind === 'ident' && isPlainIdent(object)) {
+          const name = object.name ?? '';
+          if (entities.has(name)) out.add(name);
+          else if (entities.has(capitalise(name))) out.add(capitalise(name));
+        } else push([object]);
+        break;
+      }
+      case 'call': {
+        const callee = expr.a as Expr;
+        push([...(isDotMember(callee) ? [callee.a] : []), ...callArgs(expr)]);
+        break;
+      }
+      case 'join':
+        push([
+          expr.a,
+          ...kidsOf(expr)
+            .slice(1)
+            .map((entry) => (entry.kind === 'arg' ? entry.a : undefined)),
+        ]);
+        break;
+      case 'binary':
+        if (expr.op === '->') push([expr.a]);
+        else if (TWO_SIDED.has(expr.op ?? '')) push(kidsOf(expr));
+        break;
+      case 'unary':
+      case 'optional':
+      case 'binding':
+      case 'let':
+      case 'lambda':
+        push([expr.a]);
+        break;
+      case 'block':
+      case 'set':
+      case 'if':
+      case 'for':
+      case 'generic':
+        push(kidsOf(expr));
+        break;
+      case 'object':
+        push(kidsOf(expr).map((entry) => (entry.kind === 'arg' ? entry.a : undefined)));
+        break;
+      default:
+        break;
     }
-    case 'call': {
-      const callee = expr.a as Expr;
-      if (isDotMember(callee)) recurse(callee.a);
-      callArgs(expr).forEach(recurse);
-      return;
-    }
-    case 'join':
-      recurse(expr.a);
-      for (const entry of kidsOf(expr).slice(1)) if (entry.kind === 'arg') recurse(entry.a);
-      return;
-    case 'binary':
-      if (expr.op === '->') recurse(expr.a);
-      else if (TWO_SIDED.has(expr.op ?? '')) kidsOf(expr).forEach(recurse);
-      return;
-    case 'unary':
-      recurse(expr.a);
-      return;
-    case 'optional':
-    case 'binding':
-    case 'let':
-    case 'lambda':
-      recurse(expr.a);
-      return;
-    case 'block':
-    case 'set':
-    case 'if':
-    case 'for':
-    case 'generic':
-      kidsOf(expr).forEach(recurse);
-      return;
-    case 'object':
-      for (const entry of kidsOf(expr)) if (entry.kind === 'arg') recurse(entry.a);
-      return;
-    default:
-      return;
   }
 }
 
