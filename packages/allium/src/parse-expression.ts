@@ -1,7 +1,14 @@
 import { NO_KIDS, type Expr, type ExprKind } from './ast.js';
 import type { Token } from './lexer.js';
-import { describeToken, MAX_NESTING, type ParserState, symbolOf } from './parser-state.js';
-import { startsUpper } from './walk.js';
+import {
+  describeToken,
+  MAX_DEPTH,
+  type ParserState,
+  symbolOf,
+  tooDeepMessage,
+  UNCHECKED_LINKS,
+} from './parser-state.js';
+import { exprHeight, startsUpper } from './walk.js';
 
 /**
  * Binding powers, lowest first. `where`/`with` sit above `->` so `items where p -> name` maps the filtered set. A
@@ -163,9 +170,34 @@ function exprNode(
  */
 export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
   if (!p.enter()) return undefined;
+  if (p.exprLevel !== 0) {
+    p.exprLevel += 1;
+    try {
+      return parseExprAt(p, minBp);
+    } finally {
+      p.exprLevel -= 1;
+      p.leave();
+    }
+  }
+  // The outermost expression: measured when it may be deeper than MAX_DEPTH (see UNCHECKED_LINKS).
+  const first = p.current;
+  const links = p.links;
+  const depth = p.depth;
+  p.peak = depth;
+  p.exprLevel = 1;
   try {
-    return parseExprAt(p, minBp);
+    const expr = parseExprAt(p, minBp);
+    if (
+      expr !== undefined &&
+      (p.links - links > UNCHECKED_LINKS || p.peak - depth > UNCHECKED_LINKS) &&
+      exprHeight(expr, MAX_DEPTH) > MAX_DEPTH
+    ) {
+      p.errorAt(first, tooDeepMessage(MAX_DEPTH));
+      return undefined;
+    }
+    return expr;
   } finally {
+    p.exprLevel = 0;
     p.leave();
   }
 }
@@ -173,7 +205,8 @@ export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
 function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
   let left = parsePrefix(p, minBp);
   if (left === undefined) return undefined;
-  // Each operator of a left-leaning chain (`a and b and c …`) deepens the tree by one level.
+  // Each operator of a left-leaning chain (`a and b and c …`) deepens the tree by one level, and counts against
+  // MAX_DEPTH (the parser itself goes no deeper: the chain is this loop).
   let chain = 0;
   for (;;) {
     const op = infixOperator(p);
@@ -181,8 +214,9 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
     const bp = INFIX[op.text] ?? 0;
     if (bp <= minBp) return left;
     chain += 1;
-    if (p.depth + chain >= MAX_NESTING) {
-      p.tooDeep();
+    p.links += 1;
+    if (p.depth + chain >= MAX_DEPTH) {
+      p.tooDeep(MAX_DEPTH);
       return undefined;
     }
     for (let i = 0; i < op.width; i += 1) p.advance();
@@ -458,16 +492,18 @@ function parseEntry(p: ParserState): Expr | undefined {
 function parsePostfix(p: ParserState, base: Expr): Expr | undefined {
   let current = base;
   // Each link of a chain (`x.a.b`, `f(x)(y)`, `x?`) deepens the tree by one level, as each operator of a left-leaning
-  // chain does (parseExpr), and counts against the same limit: then no walk of the tree has to follow a chain without
-  // a stack frame per link (a member chain of 5,000 links overflowed the plan's stack, a chain of calls the checks').
+  // chain does (parseExprAt), and counts against the same limit, MAX_DEPTH: then no walk of the tree meets a chain
+  // longer than it has stack for (a member chain of 5,000 links overflowed the plan's stack, a chain of calls the
+  // checks').
   let chain = 0;
   for (;;) {
     const token = p.current;
     const symbol = symbolOf(token);
     if (!continuesChain(p, token, symbol)) return current;
     chain += 1;
-    if (p.depth + chain >= MAX_NESTING) {
-      p.tooDeep();
+    p.links += 1;
+    if (p.depth + chain >= MAX_DEPTH) {
+      p.tooDeep(MAX_DEPTH);
       return undefined;
     }
     let next: Expr | undefined;

@@ -8,11 +8,29 @@ import type { LineIndex } from './line-index.js';
  * line is left out (it is a consequence of that one), which is also what the reference parser shows.
  */
 /**
- * How deeply expressions and nested items may nest (parentheses, calls, operator chains, `if`/`for` bodies). Deeper
- * input is reported as a syntax error instead of overflowing the stack of this parser or of the checks that walk
- * the tree; real specs nest a few levels.
+ * How deeply expressions and nested items may nest (parentheses, brackets, a call's arguments, `if`/`for` bodies):
+ * each level is a call of this recursive parser. Deeper input is reported as a syntax error instead of overflowing
+ * its stack; real specs nest a few levels.
  */
 export const MAX_NESTING = 256;
+
+/**
+ * How deep an expression's tree may be. A chain (`a | b | c …`, `x or y or …`, `x.a.b…`, `f(x)(y)…`) is read in a
+ * loop, a level of the tree per link and none of the parser, so its links count against this rather than
+ * {@link MAX_NESTING}: an inline enum of 300 values is a valid spec (the reference reads chains of 20,000). The whole
+ * tree is held to it too, chains inside chains included (`parseExpr` measures an expression with more than
+ * {@link UNCHECKED_LINKS} links or levels of nesting), so that no walk of it by the checks, the model or the plan
+ * needs more stack than Node gives: the first of them to overflow did at about 3,000 levels (docs/spec.md).
+ */
+export const MAX_DEPTH = 1024;
+
+/**
+ * An expression with at most this many chain links and levels of nesting is not measured: no construct adds more
+ * than three levels of tree per level of nesting (`if` → block → `let`), nor more than one per link, so it is at most
+ * 256 levels deep, a quarter of {@link MAX_DEPTH}. Real specs' expressions stay well under it, and the measuring
+ * walk runs on the few that do not.
+ */
+export const UNCHECKED_LINKS = 64;
 
 export class ParserState {
   pos = 0;
@@ -25,6 +43,13 @@ export class ParserState {
   current: Token;
   /** Current nesting of expressions and items (see {@link MAX_NESTING}). */
   depth = 0;
+  /**
+   * Chain links read so far, the deepest nesting reached since the outermost open `parseExpr` began, and how many
+   * `parseExpr` calls are open (see {@link MAX_DEPTH}).
+   */
+  links = 0;
+  peak = 0;
+  exprLevel = 0;
   readonly diagnostics: Diagnostic[] = [];
   /**
    * Set by a prefix operator (`not`, `exists`, `-`) for its operand's first name, which then takes no `alias/Name`
@@ -125,12 +150,16 @@ export class ParserState {
       return false;
     }
     this.depth += 1;
+    if (this.depth > this.peak) this.peak = this.depth;
     return true;
   }
 
-  /** Reports nesting beyond {@link MAX_NESTING} and skips the rest of the line (so recovery stays linear). */
-  tooDeep(): void {
-    this.errorHere(`nested too deeply (more than ${MAX_NESTING} levels)`);
+  /**
+   * Reports nesting beyond {@link MAX_NESTING} (or a chain beyond {@link MAX_DEPTH}) and skips the rest of the line (so
+   * recovery stays linear).
+   */
+  tooDeep(limit = MAX_NESTING): void {
+    this.errorHere(tooDeepMessage(limit));
     const line = this.current.line;
     while (this.current.kind !== 'eof' && this.current.line === line) this.step();
   }
@@ -294,6 +323,11 @@ export class ParserState {
     this.lastErrorLine = severity === 'error' ? token.line : 0;
     this.diagnostics.push({ code, severity, message, location: this.location(token) });
   }
+}
+
+/** The syntax error for input nested or chained past `limit` levels. */
+export function tooDeepMessage(limit: number): string {
+  return `nested too deeply (more than ${limit} levels)`;
 }
 
 /** A token's text when it is punctuation or a keyword, else `undefined` (see {@link ParserState.symbol}). */

@@ -6,6 +6,35 @@ export function walkExpr(expr: Expr, visit: (e: Expr) => void): void {
   drain([expr], visit, undefined);
 }
 
+/**
+ * How many levels deep `expr`'s tree is (a leaf: 1), counted up to `limit + 1` and no further. Iterative, as it
+ * measures trees too deep for a walk that recurses (see the parser's MAX_DEPTH).
+ */
+export function exprHeight(expr: Expr, limit: number): number {
+  const nodes: Expr[] = [expr];
+  const levels: number[] = [1];
+  let height = 0;
+  for (let next = nodes.pop(); next !== undefined; next = nodes.pop()) {
+    const level = levels.pop() as number;
+    if (level > height) height = level;
+    if (height > limit) return height;
+    const rest = next.rest;
+    for (let i = 0; i < rest.length; i += 1) {
+      nodes.push(rest[i]!);
+      levels.push(level + 1);
+    }
+    if (next.b !== undefined) {
+      nodes.push(next.b);
+      levels.push(level + 1);
+    }
+    if (next.a !== undefined) {
+      nodes.push(next.a);
+      levels.push(level + 1);
+    }
+  }
+  return height;
+}
+
 /*
  * The walks below run over every node of a large file once per check run, mostly before the JIT has optimised
  * them, so they use index loops (a `for…of` allocates an iterator result per element in unoptimised code) and

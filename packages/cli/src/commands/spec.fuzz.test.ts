@@ -72,6 +72,10 @@ function hostileFiles(): Map<string, Buffer> {
   // Postfix chains, which once had no nesting limit: `plan` overflowed its stack on the members, `check` on the calls.
   files.set('member-chain.allium', Buffer.from(rule(`x${'.a'.repeat(20_000)}`)));
   files.set('call-chain.allium', Buffer.from(rule(`f${'(x.a)'.repeat(20_000)}`)));
+  // Chains inside chains, each within the limits, about 31,000 levels of tree: once every command overflowed its stack.
+  const nested = (level: number): string =>
+    level === 250 ? 'x.a' : `(${nested(level + 1)})${' + x.a'.repeat(Math.max(0, 248 - level))}`;
+  files.set('nested-chains.allium', Buffer.from(rule(`${nested(0)} > 0`)));
   files.set(
     'long-line.allium',
     Buffer.from(`-- allium: 3\nrule R { when: Go(x) requires: ${'x.a + '.repeat(175_000)}1 }\n`),
