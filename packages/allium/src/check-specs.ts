@@ -25,6 +25,7 @@ import { type Diagnostic, isOverMemberAccess } from './diagnostic.js';
 import {
   type CheckSetContext,
   contributionsTo,
+  importersOf,
   importerUses,
   NO_IMPORTS,
   resolveImports,
@@ -64,14 +65,15 @@ export function checkIndexedSpecs(
   const checkSet = checkSetOf(indexes, keys, locate);
   const importers = otherNamings.size === 0 ? indexes : indexes.concat([...otherNamings.keys()]);
   const imports = new Map(importers.map((index) => [index, resolveImports(index, checkSet)]));
+  const importedBy = importersOf(imports);
   return indexes.map((index) => {
     const own = imports.get(index) ?? NO_IMPORTS;
-    const contributions = contributionsTo(index, imports);
+    const mine = importedBy.get(index) ?? [];
+    const contributions = contributionsTo(index, mine);
     const usedElsewhere = (name: string): boolean =>
-      importers.some(
-        (importer) =>
-          otherNamings.get(importer) !== index &&
-          importerUses(importer, imports.get(importer) ?? NO_IMPORTS, index, name),
+      mine.some(
+        ({ importer, aliases }) =>
+          otherNamings.get(importer) !== index && importerUses(importer, aliases, index, name),
       );
     const checks = applySuppressions(
       checkTypeReferences(index).concat(

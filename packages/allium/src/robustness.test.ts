@@ -181,6 +181,22 @@ describe('hostile input stays linear', () => {
     },
   );
 
+  it('a check set of files, each importing the next: 32× the files cost about 32× the CPU time', () => {
+    // Every file was once asked about every other, for each of its names and for what its importers give it: a folder
+    // of 3,000 such files took 7.7 s (tools/bench/spec/folders.bench.ts), and this ratio was 7–9.
+    const entities = (i: number): string =>
+      [0, 1, 2, 3].map((k) => `entity E${i}x${k} {\n  x: Integer\n}\n`).join('');
+    const files = (n: number) => () =>
+      checkReports(
+        Array.from({ length: n }, (_, i) => ({
+          path: `f${i}.allium`,
+          text: `-- allium: 3\nuse "./f${(i + 1) % n}.allium" as next\n${entities(i)}rule R${i} {\n  when: next/Go${(i + 1) % n}(a)\n  ensures: Go${i}(a)\n}\n`,
+        })),
+        'check',
+      );
+    expect(perUnitCpuRatio(files(100), files(3_200), 32, 4)).toBeLessThan(4);
+  });
+
   it('a spec with a character flipped every 100: 8× the copies cost about 8× the CPU time', () => {
     // Flips leave unclosed brackets whose look-ahead runs to the end of the file; the parser once moved every token
     // lexed ahead at each declaration after one (a byte-flipped 0.5 MB spec took 8 s).
