@@ -795,18 +795,16 @@ function collectEntityRefs(root: Expr, entities: ReadonlySet<string>, out: Set<s
         } else push([object]);
         break;
       }
+      // The last pushed is visited first: the callee's object before the arguments, the joined before its entries.
       case 'call': {
         const callee = expr.a as Expr;
-        push([...(isDotMember(callee) ? [callee.a] : []), ...callArgs(expr)]);
+        push(callArgs(expr));
+        if (isDotMember(callee)) push([callee.a]);
         break;
       }
       case 'join':
-        push([
-          expr.a,
-          ...kidsOf(expr)
-            .slice(1)
-            .map((entry) => (entry.kind === 'arg' ? entry.a : undefined)),
-        ]);
+        push(kidsOf(expr).map((entry, i) => (i > 0 && entry.kind === 'arg' ? entry.a : undefined)));
+        push([expr.a]);
         break;
       case 'binary':
         if (expr.op === '->') push([expr.a]);

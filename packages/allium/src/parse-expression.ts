@@ -170,24 +170,17 @@ function exprNode(
  */
 export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
   if (!p.enter()) return undefined;
-  if (p.exprLevel !== 0) {
-    p.exprLevel += 1;
-    try {
-      return parseExprAt(p, minBp);
-    } finally {
-      p.exprLevel -= 1;
-      p.leave();
-    }
-  }
-  // The outermost expression: measured when it may be deeper than MAX_DEPTH (see UNCHECKED_LINKS).
+  // The outermost expression is measured when it may be deeper than MAX_DEPTH (see UNCHECKED_LINKS).
+  const outermost = p.exprLevel === 0;
   const first = p.current;
   const links = p.links;
   const depth = p.depth;
-  p.peak = depth;
-  p.exprLevel = 1;
+  if (outermost) p.peak = depth;
+  p.exprLevel += 1;
   try {
     const expr = parseExprAt(p, minBp);
     if (
+      outermost &&
       expr !== undefined &&
       (p.links - links > UNCHECKED_LINKS || p.peak - depth > UNCHECKED_LINKS) &&
       exprHeight(expr, MAX_DEPTH) > MAX_DEPTH
@@ -197,7 +190,7 @@ export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
     }
     return expr;
   } finally {
-    p.exprLevel = 0;
+    p.exprLevel -= 1;
     p.leave();
   }
 }

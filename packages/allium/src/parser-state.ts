@@ -27,7 +27,7 @@ export const MAX_DEPTH = 1024;
 /**
  * An expression with at most this many chain links and levels of nesting is not measured: no construct adds more
  * than three levels of tree per level of nesting (`if` → block → `let`), nor more than one per link, so it is at most
- * 256 levels deep, a quarter of {@link MAX_DEPTH}. Real specs' expressions stay well under it, and the measuring
+ * 3 × 64 + 64 + 1 = 257 levels deep, about a quarter of {@link MAX_DEPTH}. Real specs' expressions stay well under it, and the measuring
  * walk runs on the few that do not.
  */
 export const UNCHECKED_LINKS = 64;

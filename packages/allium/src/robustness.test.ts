@@ -120,6 +120,16 @@ describe('hostile input never crashes the checker', () => {
       expect(() => run(text)).not.toThrow();
       expect(syntaxErrors(text)).toContain(`nested too deeply (more than ${MAX_DEPTH} levels)`);
     }
+    // Each of its chains within the limit, the shorter tree is measured once parsed and dropped whole: the error
+    // stands at the expression's first token (`requires: ` ends at column 12, `ensures: ` at 11).
+    const at = (text: string) =>
+      checkReports([{ path: 'f.allium', text }], 'check')
+        .reports[0]?.diagnostics.filter(
+          (d) => d.message === `nested too deeply (more than ${MAX_DEPTH} levels)`,
+        )
+        .map((d) => [d.location.line, d.location.col]);
+    expect(at(rule(`${shorter(0)} > 0`))).toEqual([[4, 13]]);
+    expect(at(ensures(shorter(0)))).toEqual([[4, 12]]);
     // Just under the limit: four levels of chains, 240 links each, plus a few for the parentheses.
     const under = (level: number): string =>
       level === 4 ? 'x.a' : `(${under(level + 1)})${' + x.a'.repeat(240)}`;
