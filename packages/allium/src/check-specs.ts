@@ -26,9 +26,9 @@ import {
   type CheckSetContext,
   contributionsTo,
   importersOf,
-  importerUses,
   NO_IMPORTS,
   resolveImports,
+  usedByImporters,
 } from './imports.js';
 import { indexSpec, type SpecIndex } from './spec-index.js';
 
@@ -70,11 +70,10 @@ export function checkIndexedSpecs(
     const own = imports.get(index) ?? NO_IMPORTS;
     const mine = importedBy.get(index) ?? [];
     const contributions = contributionsTo(index, mine);
-    const usedElsewhere = (name: string): boolean =>
-      mine.some(
-        ({ importer, aliases }) =>
-          otherNamings.get(importer) !== index && importerUses(importer, aliases, index, name),
-      );
+    const usedElsewhere = usedByImporters(
+      index,
+      mine.filter(({ importer }) => otherNamings.get(importer) !== index),
+    );
     const checks = applySuppressions(
       checkTypeReferences(index).concat(
         checkCreatedTypes(index),

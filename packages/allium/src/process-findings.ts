@@ -8,10 +8,10 @@ import { isDotMember, simpleMember } from './walk.js';
 
 /** Entity status enums, entity-typed fields, declared transition edges and terminal states of one file. */
 interface EntityInfo {
-  readonly statuses: Map<string, string[]>;
-  readonly fieldTypes: Map<string, Map<string, string>>;
-  readonly edges: Map<string, [string, string][]>;
-  readonly terminals: Map<string, Set<string>>;
+  readonly statuses: ReadonlyMap<string, string[]>;
+  readonly fieldTypes: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly edges: ReadonlyMap<string, [string, string][]>;
+  readonly terminals: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** What one rule needs, establishes and moves, as the reference's process analysis sees it. */
@@ -31,13 +31,15 @@ interface RuleData {
 const LOGICAL = new Set(LOGICAL_OPS);
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
+const entityInfoCache = new WeakMap<SpecIndex, EntityInfo>();
+
+/** What the findings read of a file's entities; once per file (every file importing it reads its status enums). */
 function entityInfo(index: SpecIndex): EntityInfo {
-  const info: EntityInfo = {
-    statuses: statusEnums(index),
-    fieldTypes: new Map(),
-    edges: new Map(),
-    terminals: new Map(),
-  };
+  const cached = entityInfoCache.get(index);
+  if (cached !== undefined) return cached;
+  const fieldTypes = new Map<string, Map<string, string>>();
+  const edges = new Map<string, [string, string][]>();
+  const terminals = new Map<string, Set<string>>();
   for (const entity of index.entities) {
     if (entity.block !== 'entity') continue;
     const name = entity.name.name;
@@ -46,21 +48,23 @@ function entityInfo(index: SpecIndex): EntityInfo {
         if (item.name.name !== 'status') {
           const target = item.value.kind === 'join' ? item.value.a : item.value;
           if (target?.kind === 'ident' && target.name !== undefined && capitalised(target.name)) {
-            const fields = info.fieldTypes.get(name) ?? new Map<string, string>();
+            const fields = fieldTypes.get(name) ?? new Map<string, string>();
             fields.set(item.name.name, target.name);
-            info.fieldTypes.set(name, fields);
+            fieldTypes.set(name, fields);
           }
         }
       }
       if (item.kind === 'transitions') {
-        info.edges.set(
+        edges.set(
           name,
           item.edges.map((edge) => [edge.from.name, edge.to.name]),
         );
-        if (item.terminal.length > 0) info.terminals.set(name, new Set(item.terminal.map((t) => t.name)));
+        if (item.terminal.length > 0) terminals.set(name, new Set(item.terminal.map((t) => t.name)));
       }
     }
   }
+  const info: EntityInfo = { statuses: statusEnums(index), fieldTypes, edges, terminals };
+  entityInfoCache.set(index, info);
   return info;
 }
 
@@ -393,9 +397,16 @@ function findCycle(start: string, edges: readonly [string, string][]): string[] 
  * local entity wins over an imported one of the same name), so a rule acting on an imported entity is attributed.
  */
 export function conflictFindings(index: SpecIndex, context: CheckSetContext = ALONE): Finding[] {
-  const statuses = new Map(entityInfo(index).statuses);
-  for (const [entity, values] of importedStatuses(context.imports))
-    if (!statuses.has(entity)) statuses.set(entity, values);
+  // The file's own enums, then the imported ones it does not declare; either alone as it is, so that the files
+  // importing one file and declaring no enum of their own share its table and the lookups built on it.
+  const own = entityInfo(index).statuses;
+  const imported = importedStatuses(context.imports);
+  let statuses: ReadonlyMap<string, string[]> = imported.size === 0 ? own : imported;
+  if (own.size > 0 && imported.size > 0) {
+    const joined = new Map(own);
+    for (const [entity, values] of imported) if (!joined.has(entity)) joined.set(entity, values);
+    statuses = joined;
+  }
   if (statuses.size === 0) return [];
   const none = new Map<string, string>();
   const rules = index.rules.map((rule) => {
@@ -492,9 +503,11 @@ export function conflictFindings(index: SpecIndex, context: CheckSetContext = AL
 }
 
 /** The status enums of the entities of the files `imports` names, an entity declared in several with their values joined. */
-function importedStatuses(imports: CheckSetContext['imports']): Map<string, string[]> {
+function importedStatuses(imports: CheckSetContext['imports']): ReadonlyMap<string, string[]> {
+  const targets = new Set(imports.values());
+  if (targets.size === 1) for (const target of targets) return entityInfo(target).statuses;
   const joined = new Map<string, string[]>();
-  for (const target of new Set(imports.values()))
+  for (const target of targets)
     for (const [entity, values] of entityInfo(target).statuses) {
       const known = joined.get(entity);
       joined.set(entity, known === undefined ? values : [...new Set([...known, ...values])]);

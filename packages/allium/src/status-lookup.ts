@@ -80,6 +80,13 @@ export function addTo(map: Map<string, Set<string>>, key: string, value: string)
   else set.add(value);
 }
 
+/** Adds `value` to the end of the list `map` holds for `key`. */
+export function append<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
 /** Command → the entity each of its parameters is typed by (by position; `undefined` where none). */
 export type CommandParamTypes = Map<string, (string | undefined)[]>;
 

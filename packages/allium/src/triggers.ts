@@ -16,27 +16,18 @@ function forBody(expr: Expr): Expr[] {
 }
 
 /**
- * The names a surface `provides:` value offers (through blocks, `when` guards, `if`, `for`): each call's callee
- * name as `pick` reads it (`undefined` skips the call). By default the capitalised unqualified ones.
+ * The callee names of the calls a surface `provides:` value offers (through blocks, `when` guards, `if`, `for`), each
+ * given to `visit` in the order they are written.
  */
-export function collectCallNames(
-  expr: Expr,
-  out: Set<string>,
-  pick: (callee: string) => string | undefined = localTrigger,
-): void {
+export function forEachProvidedName(expr: Expr, visit: (callee: string) => void): void {
   if (expr.kind === 'call') {
     const callee = expr.a;
-    const name = callee?.kind === 'ident' && callee.name !== undefined ? pick(callee.name) : undefined;
-    if (name !== undefined) out.add(name);
-  } else if (expr.kind === 'block') forEachKid(expr, (kid) => collectCallNames(kid, out, pick));
+    if (callee?.kind === 'ident' && callee.name !== undefined) visit(callee.name);
+  } else if (expr.kind === 'block') forEachKid(expr, (kid) => forEachProvidedName(kid, visit));
   else if (expr.kind === 'binary' && expr.op === 'when') {
-    if (expr.a !== undefined) collectCallNames(expr.a, out, pick);
-  } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => collectCallNames(body, out, pick));
-  else if (expr.kind === 'for') forBody(expr).forEach((body) => collectCallNames(body, out, pick));
-}
-
-function localTrigger(callee: string): string | undefined {
-  return capitalised(callee) && !callee.includes('/') ? callee : undefined;
+    if (expr.a !== undefined) forEachProvidedName(expr.a, visit);
+  } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => forEachProvidedName(body, visit));
+  else if (expr.kind === 'for') forBody(expr).forEach((body) => forEachProvidedName(body, visit));
 }
 
 /** The leading call of an `ensures` value: the first item of a block, each `if` branch, a `for` body. */
@@ -78,7 +69,10 @@ export function reachableTriggers(index: SpecIndex): ReadonlySet<string> {
   const found = new Set<string>();
   for (const surface of index.surfaces)
     for (const item of surface.items)
-      if (item.kind === 'clause' && item.keyword === 'provides') collectCallNames(item.value, found);
+      if (item.kind === 'clause' && item.keyword === 'provides')
+        forEachProvidedName(item.value, (callee) => {
+          if (startsUpper(callee) && !callee.includes('/')) found.add(callee);
+        });
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
     emittedFromItems(rule.items, found);

@@ -1,7 +1,8 @@
 import { COMPARISON_OPS, kidsOf, LOGICAL_OPS, type Expr } from './ast.js';
-import type { SpecIndex } from './spec-index.js';
+import type { NamedBlock, SpecIndex } from './spec-index.js';
 import {
   addTo,
+  append,
   commandParamTypes,
   type CommandParamTypes,
   forEachProvidedCall,
@@ -10,7 +11,7 @@ import {
   unwrapRefinement,
 } from './status-lookup.js';
 import { ifBodies } from './triggers.js';
-import { calleeName, simpleMember, walkItems } from './walk.js';
+import { calleeName, simpleMember, walkExpr, walkItems } from './walk.js';
 
 /** Entity → statuses, and entity → `from` → `to`: what importers establish on an imported file's entities. */
 export interface Witnessed {
@@ -35,7 +36,7 @@ export function witnessTransitions(
   target: SpecIndex,
   out: Witnessed,
 ): void {
-  const statuses = new Map([...statusEnums(target)].map(([entity, values]) => [entity, new Set(values)]));
+  const { statuses, commands: known } = targetFacts(target);
   if (statuses.size === 0) return;
   const qualified = (expr: Expr | undefined): string | undefined => {
     const inner = unwrapRefinement(expr);
@@ -44,29 +45,23 @@ export function witnessTransitions(
     const entity = name.slice(alias.length + 1);
     return statuses.has(entity) ? entity : undefined;
   };
-  // 1. `target`'s surfaces: `provides: Cmd(b: E)`.
-  const surfaceParams = commandParamTypes(target, statuses);
-  const commands: CommandParamTypes = new Map(surfaceParams);
-  // 2. The importer's surfaces: `Cmd(b: alias/E)`, or `Cmd(b)` with `context b: alias/E`.
-  for (const surface of importer.surfaces) {
+  const parts = aliasedParts(importer);
+  // The importer's surfaces: `Cmd(b: alias/E)`, or `Cmd(b)` with `context b: alias/E`, over `target`'s own commands
+  // (`provides: Cmd(b: E)`) and events (emitted with bindings their triggers type).
+  const own: CommandParamTypes = new Map();
+  for (const at of parts.surfaces.get(alias) ?? []) {
+    const surface = importer.surfaces[at] as NamedBlock;
     const contexts = new Map<string, string>();
     for (const item of surface.items)
       if (item.kind === 'clause' && (item.keyword === 'context' || item.keyword === 'facing'))
         contextBindings(item.value, qualified, contexts);
     for (const item of surface.items)
       if (item.kind === 'clause' && item.keyword === 'provides')
-        importerParamTypes(item.value, qualified, contexts, commands);
+        importerParamTypes(item.value, qualified, contexts, own);
   }
-  // 3. Events `target`'s rules emit with bindings their triggers type (a command's types counted first).
-  for (const rule of target.rules) {
-    const types = ruleBindingTypes(rule, statuses, surfaceParams);
-    if (types.size === 0) continue;
-    walkItems(rule.items, (item) => {
-      if (item.kind === 'clause' && item.keyword === 'ensures')
-        emissionParamTypes(item.value, types, commands);
-    });
-  }
-  for (const rule of importer.rules) {
+  const commands = (name: string): readonly (string | undefined)[] | undefined =>
+    own.get(name) ?? known.get(name);
+  for (const rule of candidateRules(importer, parts, alias, [own, known])) {
     const entities = new Map<string, string>();
     const froms = new Map<string, Set<string>>();
     for (const item of rule.items) {
@@ -78,7 +73,7 @@ export function witnessTransitions(
         if (name?.includes('/') === true)
           name = name.startsWith(`${alias}/`) ? name.slice(alias.length + 1) : undefined;
         if (name === undefined) continue;
-        const params = commands.get(name);
+        const params = commands(name);
         if (params === undefined) continue;
         kidsOf(value)
           .slice(1)
@@ -129,6 +124,118 @@ export function witnessTransitions(
       }
     }
   }
+}
+
+/**
+ * What {@link witnessTransitions} reads of the imported file, whoever imports it: its status enums, and the commands
+ * its surfaces type with, after them, the events its rules emit with typed bindings (an event's types only when no
+ * command or earlier event of that name has any). Computed once per file, not once per file importing it: a file
+ * imported by thousands was read through, and its commands copied, once per importer.
+ */
+interface TargetFacts {
+  readonly statuses: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly commands: ReadonlyMap<string, readonly (string | undefined)[]>;
+}
+
+const targetCache = new WeakMap<SpecIndex, TargetFacts>();
+
+function targetFacts(target: SpecIndex): TargetFacts {
+  const cached = targetCache.get(target);
+  if (cached !== undefined) return cached;
+  const statuses = new Map([...statusEnums(target)].map(([entity, values]) => [entity, new Set(values)]));
+  const commands: CommandParamTypes = new Map();
+  if (statuses.size > 0) {
+    const surfaceParams = commandParamTypes(target, statuses);
+    for (const [name, params] of surfaceParams) commands.set(name, params);
+    for (const rule of target.rules) {
+      const types = ruleBindingTypes(rule, statuses, surfaceParams);
+      if (types.size === 0) continue;
+      walkItems(rule.items, (item) => {
+        if (item.kind === 'clause' && item.keyword === 'ensures')
+          emissionParamTypes(item.value, types, commands);
+      });
+    }
+  }
+  const facts: TargetFacts = { statuses, commands };
+  targetCache.set(target, facts);
+  return facts;
+}
+
+/**
+ * Where in the importer {@link witnessTransitions} can find anything through one alias, so that a file importing
+ * thousands of others is not read through once per alias: the surfaces whose `context`, `facing` or `provides` names
+ * something as `alias/…`, the rules whose `when:` does, and the rules with a plain `Cmd(…)` trigger, by the command's
+ * name (they count for an alias only when the commands known through it type `Cmd`). Each as positions in the file.
+ */
+interface AliasedParts {
+  readonly surfaces: ReadonlyMap<string, readonly number[]>;
+  readonly rules: ReadonlyMap<string, readonly number[]>;
+  readonly plainTriggers: ReadonlyMap<string, readonly number[]>;
+}
+
+const partsCache = new WeakMap<SpecIndex, AliasedParts>();
+
+function aliasedParts(importer: SpecIndex): AliasedParts {
+  const cached = partsCache.get(importer);
+  if (cached !== undefined) return cached;
+  const surfaces = new Map<string, number[]>();
+  importer.surfaces.forEach((surface, at) => {
+    const aliases = new Set<string>();
+    for (const item of surface.items)
+      if (
+        item.kind === 'clause' &&
+        (item.keyword === 'context' || item.keyword === 'facing' || item.keyword === 'provides')
+      )
+        aliasesIn(item.value, aliases);
+    for (const alias of aliases) append(surfaces, alias, at);
+  });
+  const rules = new Map<string, number[]>();
+  const plainTriggers = new Map<string, number[]>();
+  importer.rules.forEach((rule, at) => {
+    const aliases = new Set<string>();
+    const plain = new Set<string>();
+    for (const item of rule.items) {
+      if (item.kind !== 'clause' || item.keyword !== 'when') continue;
+      aliasesIn(item.value, aliases);
+      const name = calleeName(item.value);
+      if (name !== undefined && !name.includes('/')) plain.add(name);
+    }
+    for (const alias of aliases) append(rules, alias, at);
+    for (const name of plain) append(plainTriggers, name, at);
+  });
+  const parts: AliasedParts = { surfaces, rules, plainTriggers };
+  partsCache.set(importer, parts);
+  return parts;
+}
+
+/** The prefixes of the qualified names (`alias/Name`) anywhere in `expr`. */
+function aliasesIn(expr: Expr, out: Set<string>): void {
+  walkExpr(expr, (e) => {
+    const name = e.kind === 'ident' ? e.name : undefined;
+    const slash = name === undefined ? -1 : name.indexOf('/');
+    if (name !== undefined && slash > 0) out.add(name.slice(0, slash));
+  });
+}
+
+/**
+ * The importer's rules that can witness anything through `alias`: those naming it, and those whose plain trigger one of
+ * the command tables types (looked up from whichever side is smaller), in the file's order.
+ */
+function candidateRules(
+  importer: SpecIndex,
+  parts: AliasedParts,
+  alias: string,
+  tables: readonly ReadonlyMap<string, unknown>[],
+): NamedBlock[] {
+  const found = new Set(parts.rules.get(alias));
+  const known = tables.reduce((sum, table) => sum + table.size, 0);
+  if (parts.plainTriggers.size <= known) {
+    for (const [name, at] of parts.plainTriggers)
+      if (tables.some((table) => table.has(name))) for (const i of at) found.add(i);
+  } else
+    for (const table of tables)
+      for (const name of table.keys()) for (const i of parts.plainTriggers.get(name) ?? []) found.add(i);
+  return [...found].sort((a, b) => a - b).map((i) => importer.rules[i] as NamedBlock);
 }
 
 /** `alias/E.field` → `E` (a status entity of the imported file). */
