@@ -21,7 +21,7 @@ import {
   type Imports,
 } from './imports.js';
 import { collectPipe } from './parse-block-items.js';
-import type { SpecIndex } from './spec-index.js';
+import { perSpec, type SpecIndex } from './spec-index.js';
 import { specFacts } from './spec-facts.js';
 import { forEachItemExpr, locationOf, memberNameLocation, walkExpr, walkItems } from './walk.js';
 
@@ -381,15 +381,11 @@ export function checkDefaultSchemas(index: SpecIndex, imports: Imports): Diagnos
   return diagnostics;
 }
 
-const schemaCache = new WeakMap<SpecIndex, ReadonlyMap<string, ReadonlyMap<string, Expr>>>();
-
 /**
  * Each entity, external entity and value type of a file with its fields' declared types (a later declaration of a
  * name wins, as a later field does; parameterised and path fields are not fields of the type).
  */
-function typeSchemas(index: SpecIndex): ReadonlyMap<string, ReadonlyMap<string, Expr>> {
-  const cached = schemaCache.get(index);
-  if (cached !== undefined) return cached;
+const typeSchemas = perSpec((index): ReadonlyMap<string, ReadonlyMap<string, Expr>> => {
   const schemas = new Map<string, Map<string, Expr>>();
   for (let b = 0; b < index.blocks.length; b += 1) {
     const block = index.blocks[b]!;
@@ -402,9 +398,8 @@ function typeSchemas(index: SpecIndex): ReadonlyMap<string, ReadonlyMap<string, 
     }
     schemas.set(block.name.name, fields);
   }
-  schemaCache.set(index, schemas);
   return schemas;
-}
+});
 
 /** Whether a field's declared type is `List<T>`, or `List<T>?`. */
 function isListType(type: Expr): boolean {

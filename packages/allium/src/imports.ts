@@ -1,7 +1,7 @@
 import { forEachKid, kidsOf, type Expr, type Ident } from './ast.js';
 import { type CheckSet, resolveUsePath } from './check-declarations.js';
 import { specFacts } from './spec-facts.js';
-import type { SpecIndex } from './spec-index.js';
+import { perSpec, type SpecIndex } from './spec-index.js';
 import { addTo, append } from './status-lookup.js';
 import {
   forEachProvidedName,
@@ -129,12 +129,8 @@ export function importersOf(imports: ReadonlyMap<SpecIndex, Imports>): ReadonlyM
 /** The kinds of declaration another file can refer to by name (the reference's declared names). */
 const IMPORTABLE = new Set(['entity', 'external entity', 'value', 'enum', 'actor', 'contract']);
 
-const declaredCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
-
 /** The names of the entities, values, enums, actors, contracts and variants a file declares. */
-export function declaredNames(index: SpecIndex): ReadonlySet<string> {
-  let names = declaredCache.get(index);
-  if (names !== undefined) return names;
+export const declaredNames = perSpec((index): ReadonlySet<string> => {
   const found = new Set<string>();
   for (const declaration of index.spec.declarations) {
     if (declaration.kind === 'variant') found.add(declaration.name.name);
@@ -145,20 +141,14 @@ export function declaredNames(index: SpecIndex): ReadonlySet<string> {
     )
       found.add(declaration.name.name);
   }
-  names = found;
-  declaredCache.set(index, names);
-  return names;
-}
-
-const qualifiedCache = new WeakMap<SpecIndex, ReadonlyMap<string, ReadonlySet<string>>>();
+  return found;
+});
 
 /**
  * Every `alias/Name` a file refers to (`alias.Name` spelled the same way), its `default alias/Type`s, variant bases
  * and deferred paths included: alias → the names after it.
  */
-function qualifiedByAlias(index: SpecIndex): ReadonlyMap<string, ReadonlySet<string>> {
-  let names = qualifiedCache.get(index);
-  if (names !== undefined) return names;
+const qualifiedByAlias = perSpec((index): ReadonlyMap<string, ReadonlySet<string>> => {
   const found = new Map<string, Set<string>>();
   const add = (qualified: string): void => {
     const slash = qualified.indexOf('/');
@@ -170,10 +160,8 @@ function qualifiedByAlias(index: SpecIndex): ReadonlyMap<string, ReadonlySet<str
     else if (ref.name !== undefined) add(ref.name);
   }
   for (const type of qualifiedDeclarationTypes(index)) add(type.name);
-  names = found;
-  qualifiedCache.set(index, names);
-  return names;
-}
+  return found;
+});
 
 /**
  * The qualified names that sit on a declaration rather than in an expression: a `default alias/Type`'s type, a
@@ -196,24 +184,18 @@ export function qualifiedDeclarationTypes(index: SpecIndex): (Ident & { readonly
   return found;
 }
 
-const offeredCache = new WeakMap<SpecIndex, ReadonlySet<string>>();
-
 /**
  * The names a file offers to the files importing it, against which their `alias/Name` references are judged: the
  * triggers its surfaces provide and its rules emit or listen for, and the types it declares.
  */
-export function offeredNames(index: SpecIndex): ReadonlySet<string> {
-  let names = offeredCache.get(index);
-  if (names !== undefined) return names;
+export const offeredNames = perSpec((index): ReadonlySet<string> => {
   const found = new Set<string>([...reachableTriggers(index), ...declaredNames(index)]);
   for (const rule of index.rules)
     for (const item of rule.items)
       if (item.kind === 'clause' && item.keyword === 'when')
         for (const ref of triggerRefs(item.value)) found.add(ref.name.slice(ref.name.lastIndexOf('/') + 1));
-  names = found;
-  offeredCache.set(index, names);
-  return names;
-}
+  return found;
+});
 
 /**
  * The qualified names (`alias/Things`) in a collection's place: what `for … in` and `in` iterate, the source of
@@ -312,11 +294,7 @@ interface QualifiedUses {
   readonly fields: ReadonlyMap<string, readonly string[]>;
 }
 
-const qualifiedUsesCache = new WeakMap<SpecIndex, QualifiedUses>();
-
-function qualifiedUses(importer: SpecIndex): QualifiedUses {
-  const cached = qualifiedUsesCache.get(importer);
-  if (cached !== undefined) return cached;
+const qualifiedUses = perSpec((importer): QualifiedUses => {
   const provided = new Map<string, string[]>();
   const created = new Map<string, [string, string][]>();
   const fields = new Map<string, string[]>();
@@ -345,10 +323,8 @@ function qualifiedUses(importer: SpecIndex): QualifiedUses {
       ),
     );
   }
-  const uses: QualifiedUses = { provided, created, fields };
-  qualifiedUsesCache.set(importer, uses);
-  return uses;
-}
+  return { provided, created, fields };
+});
 
 /**
  * `alias/Entity.created(status: v)` calls of an `ensures` value (through blocks and `if` bodies): alias → `(Entity,

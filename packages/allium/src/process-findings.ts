@@ -1,6 +1,6 @@
 import { kidsOf, LOGICAL_OPS, type BlockItem, type Expr } from './ast.js';
 import type { Finding } from './reports.js';
-import { clausesOf, type NamedBlock, type SpecIndex } from './spec-index.js';
+import { clausesOf, type NamedBlock, perSpec, type SpecIndex } from './spec-index.js';
 import { resolveBinding, ruleBindingTypes, statusEnums } from './status-lookup.js';
 import { ALONE, type CheckSetContext, triggerReachability } from './imports.js';
 import { ifBodies, type TriggerRef, triggerRefs } from './triggers.js';
@@ -31,12 +31,8 @@ interface RuleData {
 const LOGICAL = new Set(LOGICAL_OPS);
 const capitalised = (name: string): boolean => /^[A-Z]/.test(name);
 
-const entityInfoCache = new WeakMap<SpecIndex, EntityInfo>();
-
 /** What the findings read of a file's entities; once per file (every file importing it reads its status enums). */
-function entityInfo(index: SpecIndex): EntityInfo {
-  const cached = entityInfoCache.get(index);
-  if (cached !== undefined) return cached;
+const entityInfo = perSpec((index): EntityInfo => {
   const fieldTypes = new Map<string, Map<string, string>>();
   const edges = new Map<string, [string, string][]>();
   const terminals = new Map<string, Set<string>>();
@@ -63,10 +59,8 @@ function entityInfo(index: SpecIndex): EntityInfo {
       }
     }
   }
-  const info: EntityInfo = { statuses: statusEnums(index), fieldTypes, edges, terminals };
-  entityInfoCache.set(index, info);
-  return info;
-}
+  return { statuses: statusEnums(index), fieldTypes, edges, terminals };
+});
 
 const resolve = resolveBinding;
 

@@ -1,5 +1,5 @@
 import { kidAt, kidCount, type BlockItem, type BlockKind, type Declaration, type Expr } from './ast.js';
-import type { SpecIndex } from './spec-index.js';
+import { perSpec, type SpecIndex } from './spec-index.js';
 import { isDotMember, startsUpper, walkDeclaration } from './walk.js';
 
 /**
@@ -22,17 +22,8 @@ export interface SpecFacts {
   readonly configRefs: readonly Expr[];
 }
 
-const memo = new WeakMap<SpecIndex, SpecFacts>();
-
 /** The {@link SpecFacts} of a file, computed on first use and shared by every check of the index. */
-export function specFacts(index: SpecIndex): SpecFacts {
-  let facts = memo.get(index);
-  if (facts === undefined) {
-    facts = gatherFacts(index);
-    memo.set(index, facts);
-  }
-  return facts;
-}
+export const specFacts = perSpec(gatherFacts);
 
 /** What the declaration being walked contributes (the scopes stated on {@link SpecFacts}); one object, reset per declaration. */
 interface Scope {

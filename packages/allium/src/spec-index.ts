@@ -37,6 +37,22 @@ export interface SpecIndex {
   readonly globalNames: ReadonlySet<string>;
 }
 
+/**
+ * `compute`, once per file: the first call for an index computes it, later calls answer what that one did, for as
+ * long as the index lives. For what several checks, or every file importing this one, read of a file.
+ */
+export function perSpec<T extends object>(compute: (index: SpecIndex) => T): (index: SpecIndex) => T {
+  const computed = new WeakMap<SpecIndex, T>();
+  return (index) => {
+    let value = computed.get(index);
+    if (value === undefined) {
+      value = compute(index);
+      computed.set(index, value);
+    }
+    return value;
+  };
+}
+
 /** Builds the {@link SpecIndex} of a parsed file. */
 export function indexSpec(spec: ParsedSpec): SpecIndex {
   const blocks = spec.declarations.filter((d): d is NamedBlock => d.kind === 'block' && d.name !== undefined);

@@ -1,5 +1,5 @@
 import { forEachKid, kidsOf, type BlockItem, type Expr } from './ast.js';
-import type { SpecIndex } from './spec-index.js';
+import { perSpec } from './spec-index.js';
 import { calleeName, startsUpper } from './walk.js';
 
 const capitalised = (name: string | undefined): name is string => name !== undefined && startsUpper(name);
@@ -57,15 +57,11 @@ function emittedFromItems(items: readonly BlockItem[], out: Set<string>): void {
   }
 }
 
-const reachable = new WeakMap<SpecIndex, ReadonlySet<string>>();
-
 /**
  * Triggers something in the file offers: those its surfaces provide and those its rules emit, as the reference
  * counts them (the leading call of each `ensures`). Computed once per index.
  */
-export function reachableTriggers(index: SpecIndex): ReadonlySet<string> {
-  let names = reachable.get(index);
-  if (names !== undefined) return names;
+export const reachableTriggers = perSpec((index): ReadonlySet<string> => {
   const found = new Set<string>();
   for (const surface of index.surfaces)
     for (const item of surface.items)
@@ -77,10 +73,8 @@ export function reachableTriggers(index: SpecIndex): ReadonlySet<string> {
     const rule = index.rules[r]!;
     emittedFromItems(rule.items, found);
   }
-  names = found;
-  reachable.set(index, names);
-  return names;
-}
+  return found;
+});
 
 /** The trigger calls of a `when` value: `T(…)`, and each side of `A(…) or B(…)`. */
 export function triggerCalls(value: Expr): Expr[] {

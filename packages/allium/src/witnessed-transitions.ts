@@ -1,5 +1,5 @@
 import { COMPARISON_OPS, kidsOf, LOGICAL_OPS, type Expr } from './ast.js';
-import type { NamedBlock, SpecIndex } from './spec-index.js';
+import { type NamedBlock, perSpec, type SpecIndex } from './spec-index.js';
 import {
   addTo,
   append,
@@ -137,11 +137,7 @@ interface TargetFacts {
   readonly commands: ReadonlyMap<string, readonly (string | undefined)[]>;
 }
 
-const targetCache = new WeakMap<SpecIndex, TargetFacts>();
-
-function targetFacts(target: SpecIndex): TargetFacts {
-  const cached = targetCache.get(target);
-  if (cached !== undefined) return cached;
+const targetFacts = perSpec((target): TargetFacts => {
   const statuses = new Map([...statusEnums(target)].map(([entity, values]) => [entity, new Set(values)]));
   const commands: CommandParamTypes = new Map();
   if (statuses.size > 0) {
@@ -156,10 +152,8 @@ function targetFacts(target: SpecIndex): TargetFacts {
       });
     }
   }
-  const facts: TargetFacts = { statuses, commands };
-  targetCache.set(target, facts);
-  return facts;
-}
+  return { statuses, commands };
+});
 
 /**
  * Where in the importer {@link witnessTransitions} can find anything through one alias, so that a file importing
@@ -173,11 +167,7 @@ interface AliasedParts {
   readonly plainTriggers: ReadonlyMap<string, readonly number[]>;
 }
 
-const partsCache = new WeakMap<SpecIndex, AliasedParts>();
-
-function aliasedParts(importer: SpecIndex): AliasedParts {
-  const cached = partsCache.get(importer);
-  if (cached !== undefined) return cached;
+const aliasedParts = perSpec((importer): AliasedParts => {
   const surfaces = new Map<string, number[]>();
   importer.surfaces.forEach((surface, at) => {
     const aliases = new Set<string>();
@@ -203,10 +193,8 @@ function aliasedParts(importer: SpecIndex): AliasedParts {
     for (const alias of aliases) append(rules, alias, at);
     for (const name of plain) append(plainTriggers, name, at);
   });
-  const parts: AliasedParts = { surfaces, rules, plainTriggers };
-  partsCache.set(importer, parts);
-  return parts;
-}
+  return { surfaces, rules, plainTriggers };
+});
 
 /** The prefixes of the qualified names (`alias/Name`) anywhere in `expr`. */
 function aliasesIn(expr: Expr, out: Set<string>): void {
