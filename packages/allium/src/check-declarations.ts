@@ -196,8 +196,15 @@ export function resolveUsePath(from: SpecIndex, path: string, checkSet: CheckSet
   return checkSet.files.get(normalisePath(path.startsWith('/') ? path : `${folder}${path}`));
 }
 
+/**
+ * Whether `path` has something {@link normalisePath} changes: an empty segment (a doubled or final slash) or a `.` or
+ * `..` segment. Most paths (the real paths the CLI keys files by) have none.
+ */
+const NOT_NORMAL = /\/\/|\/$|(?:^|\/)\.\.?(?:\/|$)/;
+
 /** Collapses `.`/`..` segments and duplicate slashes of a POSIX path (pure; no file system). */
 export function normalisePath(path: string): string {
+  if (!NOT_NORMAL.test(path)) return path;
   const parts: string[] = [];
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { normalisePath } from './check-declarations.js';
 import { applySuppressions, checkSpecs, formatDiagnostic, inReferenceOrder } from './check-specs.js';
 import type { Diagnostic } from './diagnostic.js';
 import { fixtureNames, readFixture, referenceDiagnostics, V3_FIXTURES } from './fixtures.test-helpers.js';
@@ -930,6 +931,56 @@ describe('inReferenceOrder', () => {
       fc.property(arbitrary(fc.constantFrom(1, 2 ** 20, 2 ** 31, 2 ** 32 - 1)), (list) => {
         expect(inReferenceOrder(list)).toEqual(byComparison(list));
       }),
+    );
+  });
+});
+
+describe('normalisePath', () => {
+  it('collapses empty, `.` and `..` segments and leaves every other path as it is', () => {
+    const cases: [string, string][] = [
+      ['', ''],
+      ['/', '/'],
+      ['.', ''],
+      ['..', '..'],
+      ['a/', 'a'],
+      ['/a//b', '/a/b'],
+      ['./a', 'a'],
+      ['a/./b', 'a/b'],
+      ['a/.', 'a'],
+      ['a/..', ''],
+      ['../a', '../a'],
+      ['../../a/../b', '../../b'],
+      ['/..', '/..'],
+      ['a/b/../../..', '..'],
+      ['/tmp/specs/f1.allium', '/tmp/specs/f1.allium'],
+      ['specs/a.allium', 'specs/a.allium'],
+      ['.allium', '.allium'],
+      ['a/.hidden/..b/c...', 'a/.hidden/..b/c...'],
+      ['/a/b/', '/a/b'],
+    ];
+    for (const [path, normal] of cases) {
+      expect(normalisePath(path), path).toBe(normal);
+      expect(normalisePath(normal), normal).toBe(normal);
+    }
+  });
+
+  it('gives a path the same answer as the segment by segment reading, whatever it is made of', () => {
+    const bySegment = (path: string): string => {
+      const parts: string[] = [];
+      for (const part of path.split('/')) {
+        if (part === '' || part === '.') continue;
+        if (part === '..' && parts.length > 0 && parts.at(-1) !== '..') parts.pop();
+        else parts.push(part);
+      }
+      return `${path.startsWith('/') ? '/' : ''}${parts.join('/')}`;
+    };
+    const piece = fc.constantFrom('/', '.', '..', 'a', '.a', 'a.', '..a', 'x.allium', '');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const path = pieces.join('');
+        expect(normalisePath(path)).toBe(bySegment(path));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -78,4 +78,23 @@ describe('LineIndex', () => {
     expect(lines.location('f.allium', 5)).toEqual({ file: 'f.allium', line: 3, col: 2 });
     expect(LineIndex.of('').position(0)).toEqual({ line: 1, col: 1 });
   });
+
+  it('keeps every line of a text far longer than its first allocation', () => {
+    // The index starts small (one per file of a folder of thousands) and grows as lines are added: 5,000 lines of
+    // different lengths, characters outside ASCII on some, and each line's first and last character placed.
+    const lines = Array.from({ length: 5000 }, (_, i) => `${'é'.repeat(i % 3)}${'x'.repeat(i % 17)}y`);
+    const source = lines.join('\n');
+    const index = LineIndex.of(source);
+    const lexed = parseSpec(source, 'f.allium').lines;
+    let offset = 0;
+    lines.forEach((line, i) => {
+      const last = offset + line.length - 1;
+      const bytes = Buffer.byteLength(line);
+      for (const built of [index, lexed]) {
+        expect(built.position(offset)).toEqual({ line: i + 1, col: 1 });
+        expect(built.position(last)).toEqual({ line: i + 1, col: bytes });
+      }
+      offset += line.length + 1;
+    });
+  });
 });

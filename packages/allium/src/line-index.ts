@@ -8,14 +8,22 @@ import type { SourceLocation } from './diagnostic.js';
  * Expressions keep only their offsets (two fields fewer on each of the tens of thousands of nodes of a big spec); the
  * few that end up in a diagnostic are located here.
  */
+/** The empty list every index starts {@link LineIndex.wide} with (never written: the first record replaces it). */
+const NONE = new Int32Array(0);
+
 export class LineIndex {
-  /** The offset each line starts at: `starts[0]` is 0, line `n` starts at `starts[n - 1]`; {@link count} are set. */
-  private starts = new Int32Array(1024);
+  /**
+   * The offset each line starts at: `starts[0]` is 0, line `n` starts at `starts[n - 1]`; {@link count} are set. It
+   * starts at 16 lines, which V8 keeps inside the object's own heap (up to 64 bytes); a bigger typed array gets a
+   * buffer of its own outside it, which the collector must track and free, and a folder of thousands of small specs
+   * has one index per file.
+   */
+  private starts = new Int32Array(16);
   private count = 1;
   /** The offsets of the characters outside ASCII whose UTF-8 form is longer than their UTF-16 one, in order. */
-  private wide = new Int32Array(0);
+  private wide = NONE;
   /** `wideExtra[k]`: the extra bytes of `wide[0..k]` together. */
-  private wideExtra = new Int32Array(0);
+  private wideExtra = NONE;
   private wideCount = 0;
 
   /** The lines of a whole text (the lexer instead {@link add}s each line as it meets its line break). */
