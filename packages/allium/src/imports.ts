@@ -75,6 +75,7 @@ export function resolveImports(index: SpecIndex, checkSet: CheckSet): Imports {
  */
 export function usedByImporters(target: SpecIndex, importedBy: ImportedBy): (name: string) => boolean {
   const importers = importedBy.filter(({ importer, aliases }) => importer !== target && aliases.length > 0);
+  if (importers.length === 0) return () => false;
   const usesBare = (importer: SpecIndex, name: string): boolean =>
     !declaredNames(importer).has(name) && (importer.spec.nameCounts.get(name) ?? 0) > 0;
   let qualified: Set<string> | undefined;
@@ -82,7 +83,6 @@ export function usedByImporters(target: SpecIndex, importedBy: ImportedBy): (nam
   let looked = 0;
   const everyName = importers.reduce((sum, { importer }) => sum + importer.spec.nameCounts.size, 0);
   return (name) => {
-    if (importers.length === 0) return false;
     if (qualified === undefined) {
       qualified = new Set();
       for (const { importer, aliases } of importers)

@@ -3,6 +3,8 @@ import { perSpec } from './spec-index.js';
 import { calleeName, startsUpper } from './walk.js';
 
 const capitalised = (name: string | undefined): name is string => name !== undefined && startsUpper(name);
+/** A trigger of the file's own: a capitalised name with no `alias/` before it. */
+const localTrigger = (name: string | undefined): name is string => capitalised(name) && !name.includes('/');
 
 /** The bodies of an `if` expression (`kids` alternate condition, body; an odd last kid is the else body). */
 export function ifBodies(expr: Expr): Expr[] {
@@ -34,8 +36,7 @@ export function forEachProvidedName(expr: Expr, visit: (callee: string) => void)
 function leadingEnsuresCall(expr: Expr, out: Set<string>): void {
   if (expr.kind === 'call') {
     const callee = expr.a;
-    if (callee?.kind === 'ident' && capitalised(callee.name) && !callee.name.includes('/'))
-      out.add(callee.name);
+    if (callee?.kind === 'ident' && localTrigger(callee.name)) out.add(callee.name);
   } else if (expr.kind === 'block') {
     if (expr.a !== undefined) leadingEnsuresCall(expr.a, out);
   } else if (expr.kind === 'if') ifBodies(expr).forEach((body) => leadingEnsuresCall(body, out));
@@ -67,7 +68,7 @@ export const reachableTriggers = perSpec((index): ReadonlySet<string> => {
     for (const item of surface.items)
       if (item.kind === 'clause' && item.keyword === 'provides')
         forEachProvidedName(item.value, (callee) => {
-          if (startsUpper(callee) && !callee.includes('/')) found.add(callee);
+          if (localTrigger(callee)) found.add(callee);
         });
   for (let r = 0; r < index.rules.length; r += 1) {
     const rule = index.rules[r]!;
