@@ -21,7 +21,7 @@ import {
   parseLetExpr,
 } from './parse-expression.js';
 import { describeToken, type ParserState, symbolOf } from './parser-state.js';
-import { startsLower, startsUpper } from './walk.js';
+import { startsLower } from './walk.js';
 
 /** Clause keywords: `kw: value` items that are not fields. */
 export const CLAUSE_KEYWORDS = new Set([
@@ -181,7 +181,9 @@ function parseBlockItemAt(p: ParserState, ruleItem: boolean): BlockItemKind | Bl
 function parseLetItem(p: ParserState): BlockItemKind | BlockItem | undefined {
   const letToken = p.advance();
   const name = p.expectIdent('binding name');
-  if (name === undefined || p.expect('=') === undefined) return undefined;
+  if (name === undefined) return undefined;
+  p.dropLabel();
+  if (p.expect('=') === undefined) return undefined;
   const value = parseClauseValue(p, letToken.line, letToken.col, false);
   return value === undefined
     ? undefined
@@ -205,6 +207,7 @@ export function parseClauseValue(
     const after = p.peek(2);
     if (next.line === ownerLine || (after.kind !== 'eof' && after.line === next.line)) {
       p.advance();
+      p.dropLabel();
       p.advance();
       const inner = parseClauseValue(p, ownerLine, ownerCol, false);
       return inner === undefined ? undefined : pairNode(p, 'binding', next, inner, undefined, next.text);
@@ -218,8 +221,8 @@ export function parseClauseValue(
 
 function parseClauseOrField(p: ParserState): BlockItemKind | BlockItem | undefined {
   const nameToken = p.advance();
-  // An item's own name is no use of a declaration named so (`Payout: x`), as in the reference.
-  if (startsUpper(nameToken.text)) p.drop(p.pos - 1);
+  // An item's own name is no use of a declaration named so (`Payout: x`).
+  p.dropLabel();
   p.advance();
   const keyword = nameToken.text;
   if (keyword === 'contracts') return parseContracts(p, nameToken);
@@ -324,6 +327,7 @@ function parseContracts(p: ParserState, keyword: Token): BlockItemKind | BlockIt
 function parseBindingClause(p: ParserState): BlockItemKind | BlockItem | undefined {
   const keyword = p.advance();
   const name = p.advance();
+  p.dropLabel();
   p.advance();
   const type = parseClauseValue(p, keyword.line, keyword.col, false);
   if (type === undefined) return undefined;
@@ -379,6 +383,7 @@ function parseParamField(p: ParserState): BlockItemKind | BlockItem | undefined 
     for (;;) {
       const param = p.expectIdent('parameter name');
       if (param === undefined) return undefined;
+      p.dropLabel();
       params.push(param.name);
       if (p.eat(',') === undefined) break;
     }

@@ -196,6 +196,7 @@ export function parseExpr(p: ParserState, minBp = 0): Expr | undefined {
 }
 
 function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
+  const from = p.pos;
   let left = parsePrefix(p, minBp);
   if (left === undefined) return undefined;
   // Each operator of a left-leaning chain (`a and b and c …`) deepens the tree by one level, and counts against
@@ -211,6 +212,10 @@ function parseExprAt(p: ParserState, minBp: number): Expr | undefined {
     if (p.depth + chain >= MAX_DEPTH) {
       p.tooDeep(MAX_DEPTH);
       return undefined;
+    }
+    if (op.text === '=>' && left.kind === 'ident') {
+      // A lambda's parameter (`x => …`, `(x) => …`) names no declaration, as in the reference.
+      p.drop(from);
     }
     for (let i = 0; i < op.width; i += 1) p.advance();
     if (op.text === '=>') {
@@ -413,7 +418,9 @@ function parseSignatureParameters(p: ParserState, open: Token): Expr | undefined
   const parameters: Expr[] = [];
   while (!p.at(')') && !p.atEof()) {
     const name = p.current;
-    if (p.expectWord('parameter name') === undefined || p.expect(':') === undefined) return undefined;
+    if (p.expectWord('parameter name') === undefined) return undefined;
+    p.dropLabel();
+    if (p.expect(':') === undefined) return undefined;
     const type = parseExpr(p);
     if (type === undefined) return undefined;
     parameters.push(pairNode(p, 'binding', name, type, undefined, name.text));
@@ -440,7 +447,9 @@ function parseCollection(p: ParserState, open: Token, kind: ExprKind, close: str
     if (object) {
       const nameToken = p.current;
       const name = p.expectWord('field name');
-      if (name === undefined || p.expect(':') === undefined) return undefined;
+      if (name === undefined) return undefined;
+      p.dropLabel();
+      if (p.expect(':') === undefined) return undefined;
       const value = parseExpr(p);
       entry =
         value === undefined
@@ -475,6 +484,7 @@ export function parseEntries(p: ParserState, close: string): Expr[] | undefined 
 function parseEntry(p: ParserState): Expr | undefined {
   if (p.atWord() && p.at(':', 1)) {
     const nameToken = p.advance();
+    p.dropLabel();
     p.advance();
     const value = parseExpr(p);
     return value === undefined ? undefined : pairNode(p, 'arg', nameToken, value, undefined, nameToken.text);
@@ -550,9 +560,8 @@ function parseMember(p: ParserState, object: Expr): Expr | undefined {
   const op = p.advance().text;
   const field = p.expectWord('field name');
   if (field === undefined) return undefined;
-  // A member's name is no use of a declaration named so (`x.Status` does not use `enum Status`), as in the reference,
-  // whose uses are the capitalised names of its tree outside member names.
-  if (startsUpper(field)) p.drop(p.pos - 1);
+  // A member's name is no use of a declaration named so (`x.Status` does not use `enum Status`).
+  p.dropLabel();
   return pairNode(p, 'member', object, object, undefined, field, op);
 }
 
@@ -573,6 +582,7 @@ function parseJoin(p: ParserState, entity: Expr): Expr | undefined {
     const nameToken = p.current;
     const field = p.expectWord('join field name');
     if (field === undefined) return undefined;
+    p.dropLabel();
     if (p.eat(':') === undefined) kids.push(node(p, 'ident', nameToken, NO_KIDS, field));
     else {
       const value = parseExpr(p);
@@ -651,13 +661,16 @@ function parseForExpr(p: ParserState): Expr | undefined {
 export function parseForBindings(p: ParserState): string[] | undefined {
   if (p.eat('(') === undefined) {
     const name = p.expectWord('loop variable');
-    return name === undefined ? undefined : [name];
+    if (name === undefined) return undefined;
+    p.dropLabel();
+    return [name];
   }
   // One name or more, separated by commas, as the reference reads them: `()` and a trailing comma are errors.
   const names: string[] = [];
   do {
     const name = p.expectWord('loop variable');
     if (name === undefined) return undefined;
+    p.dropLabel();
     names.push(name);
   } while (p.eat(',') !== undefined);
   return p.expect(')') === undefined ? undefined : names;
@@ -703,7 +716,9 @@ export function parseIndentedBlock(p: ParserState, baseCol: number, partial = tr
 export function parseLetExpr(p: ParserState): Expr | undefined {
   const first = p.advance();
   const name = p.expectWord('binding name');
-  if (name === undefined || p.expect('=') === undefined) return undefined;
+  if (name === undefined) return undefined;
+  p.dropLabel();
+  if (p.expect('=') === undefined) return undefined;
   const value = parseExpr(p);
   return value === undefined
     ? undefined

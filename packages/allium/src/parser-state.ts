@@ -2,6 +2,7 @@ import type { Ident } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import type { Lexer, Token } from './lexer.js';
 import type { LineIndex } from './line-index.js';
+import { startsUpper } from './walk.js';
 
 /**
  * The parser's cursor over the token list plus its diagnostics. A syntax error right after an error on the same
@@ -98,7 +99,7 @@ export class ParserState {
    * (see {@link nameCounts}). Everything dropped lies after the last {@link settle}, so those tokens still exist.
    * Besides what failed to parse, the words the reference does not read as uses are dropped where they are parsed:
    * enum values, annotation and invariant names, a `use` alias, a `deferred` path, a transitions graph, the name
-   * after `->`.
+   * after `->`, and capitalised labels and bindings ({@link dropLabel}).
    */
   drop(from: number): void {
     for (let i = Math.max(from - this.base, this.live); i < this.pos - this.base; i += 1) {
@@ -107,6 +108,17 @@ export class ParserState {
       this.dropped[i] = 1;
       if (token.kind === 'ident' || token.kind === 'keyword') this.lexer.uncount(token.text);
     }
+  }
+
+  /**
+   * Takes back the word just consumed when it is capitalised: a name that labels or binds something rather than
+   * naming a declaration (an item's name, a member, a named argument, an object literal's key, a join's field, a
+   * contract or field parameter; a `let`, loop, trigger, `facing` or `context` binding) is no use of a declaration
+   * named so, as in the reference, whose uses are the capitalised names of its tree outside those places
+   * (`Created(Order: o)` does not use `entity Order`; a later `Order` that reads the binding does).
+   */
+  dropLabel(): void {
+    if (startsUpper(this.previous().text)) this.drop(this.pos - 1);
   }
 
   /**

@@ -696,6 +696,43 @@ describe('malformed input read as the reference reads it (its answers for these 
     ]);
   });
 
+  it('a name that labels or binds is no use: named arguments, keys, join fields, parameters, bindings', () => {
+    // Each line names `Order` only where it labels or binds something, never as the entity; the reference reports
+    // `entity Order` unused for every one of them (probed one by one), and uses it once a later name reads it.
+    const unusedOrder = (rule: string): string[] =>
+      withCode(
+        v3(`entity Order {\n    n: Integer\n}\nentity Box {\n    items: List<Integer>\n}\n${rule}`),
+        'allium.entity.unused',
+      ).filter((line) => line.startsWith('2:'));
+    const inRule = (lines: string): string =>
+      `rule R {\n    when: Go(box)\n${lines}\n}\nrule S {\n    when: Next(box)\n    ensures: Done(box)\n}\n`;
+    const unused = ['2:8 warning allium.entity.unused'];
+    const labels = [
+      '    ensures: Placed(Order: box)',
+      '    requires: valid(f(Order: 1))',
+      '    ensures: Box{Order: box.items}',
+      '    ensures: Box{Order}',
+      '    ensures: x({Order: 1})',
+      '    let Order = 1\n    ensures: Done(box)',
+      '    ensures:\n        let Order = 1\n        Done(box)',
+      '    ensures: Done(box.items.any(Order => box.n > 1))',
+      '    ensures: Done(box.items.any((Order) => box.n > 1))',
+      '    for Order in box.items:\n        ensures: Done(box)',
+      '    ensures:\n        for (Order, k) in box.items:\n            Done(box)',
+    ];
+    for (const lines of labels) expect(unusedOrder(inRule(lines)), lines).toEqual(unused);
+    expect(unusedOrder('rule R {\n    when: Order: Box.created\n    ensures: Done(box)\n}\n')).toEqual(
+      unused,
+    );
+    expect(unusedOrder('surface S {\n    facing Order: Box\n    exposes: Box.items\n}\n')).toEqual(unused);
+    expect(unusedOrder('contract C {\n    serialize: (Order: Any) -> String\n}\n')).toEqual(unused);
+    expect(unusedOrder('value V {\n    total(Order): Integer\n}\n')).toEqual(unused);
+    // A name that reads the binding, or names the entity, is a use.
+    expect(unusedOrder(inRule('    let Order = 1\n    ensures: Done(Order)'))).toEqual([]);
+    expect(unusedOrder(inRule('    ensures: Done(box.items.any(Order => Order.n > 1))'))).toEqual([]);
+    expect(unusedOrder(inRule('    ensures: Placed(order: Order)'))).toEqual([]);
+  });
+
   it('a `when` qualifier needs a plain state name: without one, the field’s value is the whole expression', () => {
     const spec = [
       'entity Doc {',
