@@ -258,7 +258,11 @@ function splitWhenQualifier(p: ParserState, value: Expr): { value: Expr; when: W
       idents.push({ name: leaf.name, location: p.locationAt(leaf.start) });
     }
   });
-  return idents.length === 0 ? undefined : { value: inner, when: { field: field.name, states: idents } };
+  if (idents.length === 0) return undefined;
+  // The qualifier's names, the field's and every state's, are no uses (`when status = open | Order` does not use
+  // `entity Order`), as in the reference.
+  p.dropSpan(condition.start, condition.end);
+  return { value: inner, when: { field: field.name, states: idents } };
 }
 
 /** Calls `visit` on each leaf of an `a | b | c` chain. */

@@ -373,6 +373,8 @@ function parseName(p: ParserState, token: Token, qualify = true): Expr {
   p.advance();
   let name = token.text;
   if (qualify && p.symbol() === '/' && p.atWord(1) && qualifies(p.peek(1))) {
+    // The alias is no use of a declaration named so (`Order/Items` does not use `entity Order`).
+    p.dropLabel();
     p.advance();
     name += `/${p.advance().text}`;
   }

@@ -102,7 +102,12 @@ export class ParserState {
    * after `->`, and capitalised labels and bindings ({@link dropLabel}).
    */
   drop(from: number): void {
-    for (let i = Math.max(from - this.base, this.live); i < this.pos - this.base; i += 1) {
+    this.dropIndexes(from - this.base, this.pos - this.base);
+  }
+
+  /** Drops `tokens[from]` up to (not including) `tokens[to]`, those not released yet. */
+  private dropIndexes(from: number, to: number): void {
+    for (let i = Math.max(from, this.live); i < to; i += 1) {
       const token = this.tokens[i];
       if (this.dropped[i] === 1 || token === undefined) continue;
       this.dropped[i] = 1;
@@ -111,11 +116,24 @@ export class ParserState {
   }
 
   /**
+   * {@link drop} for the tokens that start in `[start, end)` of the source, all consumed since the last {@link settle}:
+   * for a construct the reference reads no uses from, recognised only once it is parsed (a field's `when` qualifier).
+   */
+  dropSpan(start: number, end: number): void {
+    let from = this.pos - this.base;
+    while (from > this.live && (this.tokens[from - 1] as Token).start >= start) from -= 1;
+    let to = from;
+    while (to < this.pos - this.base && (this.tokens[to] as Token).start < end) to += 1;
+    this.dropIndexes(from, to);
+  }
+
+  /**
    * Takes back the word just consumed when it is capitalised: a name that labels or binds something rather than
    * naming a declaration (an item's name, a member, a named argument, an object literal's key, a join's field, a
-   * contract or field parameter; a `let`, loop, trigger, `facing` or `context` binding) is no use of a declaration
-   * named so, as in the reference, whose uses are the capitalised names of its tree outside those places
-   * (`Created(Order: o)` does not use `entity Order`; a later `Order` that reads the binding does).
+   * contract or field parameter, an import alias before `/`; a `let`, loop, trigger, `facing` or `context` binding)
+   * is no use of a declaration named so, as in the reference, whose uses are the capitalised names of its tree
+   * outside those places (`Created(Order: o)` does not use `entity Order`; a later `Order` that reads the binding
+   * does).
    */
   dropLabel(): void {
     if (startsUpper(this.previous().text)) this.drop(this.pos - 1);

@@ -733,6 +733,35 @@ describe('malformed input read as the reference reads it (its answers for these 
     expect(unusedOrder(inRule('    ensures: Placed(order: Order)'))).toEqual([]);
   });
 
+  it('an alias before `/` and the names of a `when` qualifier are no uses; the qualifier’s need a plain state', () => {
+    // The reference's answers, probed one by one: `entity Order` is unused (`2:8`) where the line names it only as an
+    // alias or inside a field's `when` qualifier, and used where it is part of an expression.
+    const unusedOrder = (field: string): string[] =>
+      withCode(
+        v3(`entity Order {\n    n: Integer\n}\nentity Box {\n    status: open | closed\n    ${field}\n}\n`),
+        'allium.entity.unused',
+      ).filter((line) => line.startsWith('2:'));
+    const unused = ['2:8 warning allium.entity.unused'];
+    for (const field of [
+      'items: Order/Foo',
+      'total: Order/config.limit',
+      'vega: Decimal? when Order = closed',
+      'vega: Decimal? when status = open | Order',
+      'vega: Decimal? when status = (Order)',
+      'vega: Decimal? when status = closed | Order.d',
+      'vega: Decimal? when status = core/Order | closed',
+    ])
+      expect(unusedOrder(field), field).toEqual(unused);
+    // No plain state: no qualifier, and the names are those of an expression.
+    for (const field of [
+      'items: core/Order',
+      'vega: Decimal? when status = Order.x',
+      'vega: Decimal? when Order = done.d',
+      'vega: Decimal? when status != Order',
+    ])
+      expect(unusedOrder(field), field).toEqual([]);
+  });
+
   it('a `when` qualifier needs a plain state name: without one, the field’s value is the whole expression', () => {
     const spec = [
       'entity Doc {',
