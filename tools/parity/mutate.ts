@@ -101,7 +101,10 @@ const PUNCTUATION = [
 /**
  * The mutations drawn from: by default the sixteen the earlier passes used (so a seed gives the same copies as it did
  * then); `MUTATE_OPS=qualify,negate` (any list of names) draws from those instead. `qualify` turns a name into
- * `alias/name` (an alias the file declares, or `core`), `negate` puts a `-` before a name or number.
+ * `alias/name` (an alias the file declares, or `core`), `negate` puts a `-` before a name or number, `declname`
+ * replaces a name with one the file declares (an entity, value, enum, variant, actor, surface, rule or contract), so
+ * a declaration's name turns up where its uses are counted, or where they are not, and `reuse` with any other word
+ * of the file (a field, a status value, a trigger, a binding).
  */
 const DEFAULT_OPS = [
   'del',
@@ -141,6 +144,10 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
   const l = [...lines];
   const line = l[k] ?? '';
   const matches = (re: RegExp): RegExpMatchArray[] => [...line.matchAll(re)];
+  // Words outside the line's comment, for the mutations that mean to change what the spec says.
+  const comment = line.indexOf('--');
+  const code = (found: RegExpMatchArray[]): RegExpMatchArray[] =>
+    comment === -1 ? found : found.filter((m) => (m.index ?? 0) < comment);
   const op = pick(OPS);
   switch (op) {
     case 'del':
@@ -229,6 +236,28 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
       if (found.length === 0) break;
       const m = pick(found);
       l[k] = replaced(line, m, `-${m[0]}`);
+      break;
+    }
+    case 'declname': {
+      const words = code(matches(/(?<![\w/.])[A-Za-z_]\w*\b/g)).filter((w) => !KEYWORD_WORDS.has(w[0]));
+      const declared = [
+        ...lines
+          .join('\n')
+          .matchAll(
+            /^(?:external\s+)?(?:entity|value|enum|variant|actor|surface|rule|contract)\s+([A-Za-z_]\w*)/gm,
+          ),
+      ].map((m) => m[1] ?? 'X');
+      if (words.length === 0 || declared.length === 0) break;
+      l[k] = replaced(line, pick(words), pick(declared));
+      break;
+    }
+    case 'reuse': {
+      const words = code(matches(/(?<![\w/.])[A-Za-z_]\w*\b/g)).filter((w) => !KEYWORD_WORDS.has(w[0]));
+      const others = [...new Set(lines.join('\n').match(/\b[A-Za-z_]\w*\b/g) ?? [])].filter(
+        (w) => !KEYWORD_WORDS.has(w),
+      );
+      if (words.length === 0 || others.length === 0) break;
+      l[k] = replaced(line, pick(words), pick(others));
       break;
     }
     case 'dupblock': {
