@@ -1,5 +1,11 @@
 import type { Diagnostic } from './diagnostic.js';
-import { aliasList, ambiguousImports, type Imports, triggerReachability } from './imports.js';
+import {
+  aliasList,
+  ambiguousImports,
+  type Imports,
+  namesInTypeSlots,
+  triggerReachability,
+} from './imports.js';
 import { reachableTriggers, triggerRefs } from './triggers.js';
 import type { SpecIndex } from './spec-index.js';
 import { locationOf, startsUpper } from './walk.js';
@@ -19,14 +25,13 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
     if (name !== undefined) declared.set(name, (declared.get(name) ?? 0) + 1);
   }
   const diagnostics: Diagnostic[] = [];
-  let typeSlots: Map<string, number> | undefined;
   let bases: Set<string> | undefined;
   for (let b = 0; b < index.blocks.length; b += 1) {
     const block = index.blocks[b]!;
     const name = block.name.name;
     const uses = startsUpper(name)
       ? (index.spec.nameCounts.get(name) ?? 0) - (declared.get(name) ?? 0)
-      : ((typeSlots ??= namesInTypeSlots(index)).get(name) ?? 0);
+      : (namesInTypeSlots(index).get(name) ?? 0);
     if (uses > 0 || usedElsewhere(name)) continue;
     if (block.block === 'entity' || block.block === 'external entity') {
       // An entity a variant is based on is used, also when the base is a join `Base { … }`.
@@ -47,23 +52,6 @@ export function checkUnused(index: SpecIndex, usedElsewhere: (name: string) => b
     }
   }
   return diagnostics;
-}
-
-/**
- * How often each name is a variant's plain base (not a join) or a default's type. The reference reads only
- * capitalised names in expressions as uses of a declaration, but takes any name in those two places: so a declaration
- * whose name is not capitalised (`entity user`) is used only there, however often `user` appears in the file.
- */
-function namesInTypeSlots(index: SpecIndex): Map<string, number> {
-  const counts = new Map<string, number>();
-  const count = (name: string | undefined): void => {
-    if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
-  };
-  for (const declaration of index.spec.declarations) {
-    if (declaration.kind === 'variant' && !declaration.baseIsJoin) count(declaration.base?.name);
-    else if (declaration.kind === 'default') count(declaration.type?.name);
-  }
-  return counts;
 }
 
 /** The names variants are based on, plain or joins. */

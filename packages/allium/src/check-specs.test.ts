@@ -344,6 +344,27 @@ describe('individual checks', () => {
       ]);
     });
 
+    it('a name not capitalised is used by an importer only in a type slot, as in its own file', () => {
+      // The reference's answers for these pairs: `entity client` stays unused whatever the importer writes `client`
+      // in (a binding and its reads, a field type, an expression, `lib.client`), except a variant's base or a
+      // default's type.
+      const lib = parseSpec('-- allium: 3\nentity client {\n    n: Integer\n}\n', 'lib.allium');
+      const unusedIn = (body: string): string[] =>
+        checkSpecs([lib, parseSpec(`-- allium: 3\nuse "./lib.allium" as lib\n${body}\n`, 'app.allium')])
+          .filter((d) => d.location.file === 'lib.allium' && d.code === 'allium.entity.unused')
+          .map(at);
+      for (const body of [
+        'surface S {\n    facing client: Other\n    provides: Req(client)\n}',
+        'entity Box {\n    x: client\n}',
+        'rule R {\n    when: Go(b)\n    ensures: Foo(v: client)\n}',
+        'rule R {\n    when: Go(b)\n    ensures: lib.client.created(n: 1)\n}',
+        'variant V : client { m: Integer }',
+      ])
+        expect(unusedIn(body), body).toEqual(['2:8']);
+      expect(unusedIn('variant V : client')).toEqual([]);
+      expect(unusedIn('default client d = { n: 1 }')).toEqual([]);
+    });
+
     it('an importer’s qualified provides and alias/Entity.field reads count in the imported file', () => {
       const ticket = [
         '-- allium: 3',

@@ -76,8 +76,10 @@ export function resolveImports(index: SpecIndex, checkSet: CheckSet): Imports {
 export function usedByImporters(target: SpecIndex, importedBy: ImportedBy): (name: string) => boolean {
   const importers = importedBy.filter(({ importer, aliases }) => importer !== target && aliases.length > 0);
   if (importers.length === 0) return () => false;
+  // A name not capitalised is used only in a type slot, in an importer as in its own file (namesInTypeSlots).
   const usesBare = (importer: SpecIndex, name: string): boolean =>
-    !declaredNames(importer).has(name) && (importer.spec.nameCounts.get(name) ?? 0) > 0;
+    !declaredNames(importer).has(name) &&
+    ((startsUpper(name) ? importer.spec.nameCounts : namesInTypeSlots(importer)).get(name) ?? 0) > 0;
   let qualified: Set<string> | undefined;
   let bare: Set<string> | undefined;
   let looked = 0;
@@ -94,8 +96,10 @@ export function usedByImporters(target: SpecIndex, importedBy: ImportedBy): (nam
     looked += importers.length;
     if (looked <= everyName) return importers.some(({ importer }) => usesBare(importer, name));
     bare = new Set();
-    for (const { importer } of importers)
+    for (const { importer } of importers) {
       for (const used of importer.spec.nameCounts.keys()) if (usesBare(importer, used)) bare.add(used);
+      for (const used of namesInTypeSlots(importer).keys()) if (usesBare(importer, used)) bare.add(used);
+    }
     return bare.has(name);
   };
 }
@@ -125,6 +129,24 @@ export function importersOf(imports: ReadonlyMap<SpecIndex, Imports>): ReadonlyM
   }
   return byTarget;
 }
+
+/**
+ * How often each name is a variant's plain base (not a join) or a default's type. The reference reads only
+ * capitalised names in expressions as uses of a declaration, but takes any name in those two places: so a declaration
+ * whose name is not capitalised (`entity user`) is used only there, in its own file or by a file importing it, however
+ * often `user` appears in either.
+ */
+export const namesInTypeSlots = perSpec((index): ReadonlyMap<string, number> => {
+  const counts = new Map<string, number>();
+  const count = (name: string | undefined): void => {
+    if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
+  };
+  for (const declaration of index.spec.declarations) {
+    if (declaration.kind === 'variant' && !declaration.baseIsJoin) count(declaration.base?.name);
+    else if (declaration.kind === 'default') count(declaration.type?.name);
+  }
+  return counts;
+});
 
 /** The kinds of declaration another file can refer to by name (the reference's declared names). */
 const IMPORTABLE = new Set(['entity', 'external entity', 'value', 'enum', 'actor', 'contract']);
