@@ -103,8 +103,9 @@ const PUNCTUATION = [
  * then); `MUTATE_OPS=qualify,negate` (any list of names) draws from those instead. `qualify` turns a name into
  * `alias/name` (an alias the file declares, or `core`), `negate` puts a `-` before a name or number, `declname`
  * replaces a name with one the file declares (an entity, value, enum, variant, actor, surface, rule or contract), so
- * a declaration's name turns up where its uses are counted, or where they are not, and `reuse` with any other word
- * of the file (a field, a status value, a trigger, a binding).
+ * a declaration's name turns up where its uses are counted, or where they are not, `foreignname` with one any
+ * input file declares (given a folder's files, names from the files it imports), and `reuse` with any other word of
+ * the file (a field, a status value, a trigger, a binding).
  */
 const DEFAULT_OPS = [
   'del',
@@ -134,6 +135,10 @@ const BLOCK_START = /^(entity|rule|value|enum|surface|actor|contract|config|give
 
 const inputs = files.map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n') }));
 const pool = inputs.flatMap((input) => input.lines);
+const DECLARED =
+  /^(?:external\s+)?(?:entity|value|enum|variant|actor|surface|rule|contract)\s+([A-Za-z_]\w*)/gm;
+/** The names every input file declares (for `foreignname`). */
+const declaredAnywhere = [...new Set([...pool.join('\n').matchAll(DECLARED)].map((m) => m[1] ?? 'X'))];
 
 /** `text` with the match `m` replaced by `by`. */
 const replaced = (text: string, m: RegExpMatchArray, by: string): string =>
@@ -238,15 +243,13 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
       l[k] = replaced(line, m, `-${m[0]}`);
       break;
     }
-    case 'declname': {
+    case 'declname':
+    case 'foreignname': {
       const words = code(matches(/(?<![\w/.])[A-Za-z_]\w*\b/g)).filter((w) => !KEYWORD_WORDS.has(w[0]));
-      const declared = [
-        ...lines
-          .join('\n')
-          .matchAll(
-            /^(?:external\s+)?(?:entity|value|enum|variant|actor|surface|rule|contract)\s+([A-Za-z_]\w*)/gm,
-          ),
-      ].map((m) => m[1] ?? 'X');
+      const declared =
+        op === 'foreignname'
+          ? declaredAnywhere
+          : [...lines.join('\n').matchAll(DECLARED)].map((m) => m[1] ?? 'X');
       if (words.length === 0 || declared.length === 0) break;
       l[k] = replaced(line, pick(words), pick(declared));
       break;
