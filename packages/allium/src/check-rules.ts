@@ -101,7 +101,8 @@ export function checkInvalidTriggers(index: SpecIndex): Diagnostic[] {
  *   loop variables, lambda parameters of the same call; a declared name is not (a lower-case entity's, a `use`
  *   alias's, a rule's own);
  * - a `when: x: Entity` binding (an invalid trigger form) used by a top-level `requires`/`ensures` clause: reported
- *   once per rule, at the first such clause.
+ *   once per rule, for the first such binding that a clause uses, at the first clause using it (a rule whose first
+ *   `when: x: Entity` names a binding nothing uses reports the next one's).
  */
 export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -126,29 +127,26 @@ export function checkUndefinedBindings(index: SpecIndex): Diagnostic[] {
         }),
       );
     judgeItems(rule.items, bound, judge);
-    const entityBinding = rule.items.find(
-      (item) =>
-        item.kind === 'clause' &&
-        item.keyword === 'when' &&
-        item.value.kind === 'binding' &&
-        item.value.a?.kind === 'ident' &&
-        startsUpper(item.value.a.name ?? ''),
-    );
-    const name = entityBinding?.kind === 'clause' ? entityBinding.value.name : undefined;
-    if (name === undefined) continue;
-    const user = rule.items.find(
-      (item) =>
-        item.kind === 'clause' &&
-        (item.keyword === 'requires' || item.keyword === 'ensures') &&
-        containsName(item.value, name),
-    );
-    if (user?.kind === 'clause')
+    for (const item of rule.items) {
+      if (item.kind !== 'clause' || item.keyword !== 'when' || item.value.kind !== 'binding') continue;
+      const name = item.value.name;
+      if (name === undefined || item.value.a?.kind !== 'ident' || !startsUpper(item.value.a.name ?? ''))
+        continue;
+      const user = rule.items.find(
+        (other) =>
+          other.kind === 'clause' &&
+          (other.keyword === 'requires' || other.keyword === 'ensures') &&
+          containsName(other.value, name),
+      );
+      if (user?.kind !== 'clause') continue;
       diagnostics.push({
         code: 'allium.rule.undefinedBinding',
         severity: 'error',
         message: message(name),
         location: locationOf(index.spec, user),
       });
+      break;
+    }
   }
   return diagnostics;
 }

@@ -495,6 +495,18 @@ describe('undefined bindings where the reference judges them (its answers for th
       'allium.rule.undefinedBinding',
     );
     expect(found).toEqual(['7:5 error allium.rule.undefinedBinding']);
+    // Several (a broken item between them keeps each its own clause): the first that a clause uses, once, at the
+    // first clause using it; one that nothing uses is passed over. The reference's answers for these rules.
+    const first = (clauses: string): string[] =>
+      withCode(
+        v3(`rule A {\n    when: r: Reducer\nrule B {\n    when: s: Subscription\n${clauses}\n}\n`),
+        'allium.rule.undefinedBinding',
+      );
+    expect(first('    requires: s.x != 1\n    ensures: r.y = 1')).toEqual([
+      '7:5 error allium.rule.undefinedBinding',
+    ]);
+    expect(first('    requires: s.x != 1')).toEqual(['6:5 error allium.rule.undefinedBinding']);
+    expect(first('    requires: true')).toEqual([]);
   });
 
   it('a declared name binds nothing: a lower-case entity, a `use` alias, the rule’s own name; `_x` is judged', () => {
