@@ -99,6 +99,12 @@ describe('analyse findings', () => {
     ]);
     const calls = text.replace('when: ticket: Ticket.priority <= 0', 'when: Sweep(ticket)');
     expect(ofType(calls, 'conflict')).toEqual([]);
+    // A call of a qualified name is no call trigger to the reference, imported or not: the pair conflicts again.
+    for (const qualified of ['when: core/Sweep(ticket)', 'when: ops/Sweep(ticket)'])
+      expect(
+        ofType(`use "./core.allium" as core\n${calls.replace('when: Sweep(ticket)', qualified)}`, 'conflict'),
+        qualified,
+      ).toHaveLength(1);
   });
 
   it('conflict: only pairs that require a common state and both set a status, whatever lies between them', () => {

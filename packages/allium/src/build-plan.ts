@@ -12,7 +12,7 @@ import {
 } from './ast.js';
 import { isDerived } from './build-model.js';
 import type { Diagnostic } from './diagnostic.js';
-import { isDotMember } from './walk.js';
+import { isDotMember, isPlainIdent } from './walk.js';
 
 /** The 24 obligation categories of the reference `allium plan`. */
 export type ObligationCategory =
@@ -1022,10 +1022,6 @@ function isComparison(expr: Expr): boolean {
 }
 
 /** A bare identifier (an `alias/Name` is a qualified name, not an identifier, to the reference). */
-function isPlainIdent(expr: Expr): boolean {
-  return expr.kind === 'ident' && !(expr.name ?? '').includes('/');
-}
-
 /** The name an identifier or qualified name refers to (`alias/Name` → `Name`). */
 function identName(expr: Expr): string {
   const name = expr.name ?? '';

@@ -4,7 +4,7 @@ import { clausesOf, type NamedBlock, perSpec, type SpecIndex } from './spec-inde
 import { resolveBinding, ruleBindingTypes, statusEnums } from './status-lookup.js';
 import { ALONE, type CheckSetContext, triggerReachability } from './imports.js';
 import { ifBodies, type TriggerRef, triggerRefs } from './triggers.js';
-import { isDotMember, simpleMember } from './walk.js';
+import { isDotMember, isPlainIdent, simpleMember } from './walk.js';
 
 /** Entity status enums, entity-typed fields, declared transition edges and terminal states of one file. */
 interface EntityInfo {
@@ -430,7 +430,9 @@ export function conflictFindings(index: SpecIndex, context: CheckSetContext = AL
     };
     for (const clause of clausesOf(rule.items, 'when')) {
       const value = clause.value.kind === 'binding' ? clause.value.a : clause.value;
-      byCall = value?.kind === 'call' && value.a?.kind === 'ident';
+      // A call of a plain name: `core/Denies(claim)` is no such trigger to the reference, which then reports a
+      // conflict with a rule triggered by a plain call.
+      byCall = value?.kind === 'call' && isPlainIdent(value.a);
     }
     for (const clause of clausesOf(rule.items, 'requires')) visitRequires(clause.value);
     for (const clause of clausesOf(rule.items, 'ensures'))

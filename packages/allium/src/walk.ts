@@ -165,6 +165,11 @@ export function rootName(expr: Expr): string | undefined {
   return current?.kind === 'ident' ? current.name : undefined;
 }
 
+/** A name with no `alias/` qualifier (`Order`, not `core/Order`). */
+export function isPlainIdent(expr: Expr | undefined): boolean {
+  return expr?.kind === 'ident' && !(expr.name ?? '').includes('/');
+}
+
 /**
  * `a.b`, not `a?.b`: the reference's optional access is a node of another kind, which its shape checks (a status
  * assignment, `E.created(…)`, a trigger's member) never take.
