@@ -1,5 +1,8 @@
 import type { SourceLocation } from './diagnostic.js';
 
+/** The empty list every index starts {@link LineIndex.wide} with (never written: the first record replaces it). */
+const NONE = new Int32Array(0);
+
 /**
  * Where each line of a source text starts, to turn an offset into the 1-based line and column the lexer gives its
  * tokens: every `\n` ends a line (inside a string too), and columns count UTF-8 bytes, as the reference's do (its
@@ -8,9 +11,6 @@ import type { SourceLocation } from './diagnostic.js';
  * Expressions keep only their offsets (two fields fewer on each of the tens of thousands of nodes of a big spec); the
  * few that end up in a diagnostic are located here.
  */
-/** The empty list every index starts {@link LineIndex.wide} with (never written: the first record replaces it). */
-const NONE = new Int32Array(0);
-
 export class LineIndex {
   /**
    * The offset each line starts at: `starts[0]` is 0, line `n` starts at `starts[n - 1]`; {@link count} are set. It
