@@ -244,23 +244,18 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
       break;
     }
     case 'declname':
-    case 'foreignname': {
-      const words = code(matches(/(?<![\w/.])[A-Za-z_]\w*\b/g)).filter((w) => !KEYWORD_WORDS.has(w[0]));
-      const declared =
-        op === 'foreignname'
-          ? declaredAnywhere
-          : [...lines.join('\n').matchAll(DECLARED)].map((m) => m[1] ?? 'X');
-      if (words.length === 0 || declared.length === 0) break;
-      l[k] = replaced(line, pick(words), pick(declared));
-      break;
-    }
+    case 'foreignname':
     case 'reuse': {
       const words = code(matches(/(?<![\w/.])[A-Za-z_]\w*\b/g)).filter((w) => !KEYWORD_WORDS.has(w[0]));
-      const others = [...new Set(lines.join('\n').match(/\b[A-Za-z_]\w*\b/g) ?? [])].filter(
-        (w) => !KEYWORD_WORDS.has(w),
-      );
-      if (words.length === 0 || others.length === 0) break;
-      l[k] = replaced(line, pick(words), pick(others));
+      const text = lines.join('\n');
+      const by =
+        op === 'foreignname'
+          ? declaredAnywhere
+          : op === 'declname'
+            ? [...text.matchAll(DECLARED)].map((m) => m[1] ?? 'X')
+            : [...new Set(text.match(/\b[A-Za-z_]\w*\b/g) ?? [])].filter((w) => !KEYWORD_WORDS.has(w));
+      if (words.length === 0 || by.length === 0) break;
+      l[k] = replaced(line, pick(words), pick(by));
       break;
     }
     case 'dupblock': {
