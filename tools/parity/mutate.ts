@@ -125,6 +125,46 @@ const DEFAULT_OPS = [
   'colon',
   'dupblock',
 ];
+/** What `operator` and `literal` put in place of an operator or a literal. */
+const OPERATORS = [
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  'and',
+  'or',
+  'in',
+  'not in',
+  'implies',
+  '?.',
+  '??',
+  '=>',
+  '->',
+  '.',
+];
+const LITERALS = [
+  '"x"',
+  '""',
+  '0',
+  '-1',
+  '3.5',
+  '24.hours',
+  '7.days',
+  'true',
+  'false',
+  'null',
+  'now',
+  '{}',
+  '[]',
+  '{ 1, 2 }',
+  '"--"',
+];
 const OPS = process.env['MUTATE_OPS']?.split(',') ?? DEFAULT_OPS;
 const KEYWORD_WORDS = new Set(
   'entity external value enum rule surface actor contract given config invariant variant default deferred open question use as when requires ensures let for in if else where with not and or implies exists transitions_to becomes transitions terminal true false null this now'.split(
@@ -256,6 +296,16 @@ function mutate(lines: readonly string[]): { op: string; lines: string[] } {
             : [...new Set(text.match(/\b[A-Za-z_]\w*\b/g) ?? [])].filter((w) => !KEYWORD_WORDS.has(w));
       if (words.length === 0 || by.length === 0) break;
       l[k] = replaced(line, pick(words), pick(by));
+      break;
+    }
+    case 'operator': {
+      const found = code(matches(/!=|<=|>=|=>|->|\?\.|\?\?|[=<>+*/-]|\b(?:and|or|in|not|implies)\b/g));
+      if (found.length > 0) l[k] = replaced(line, pick(found), pick(OPERATORS));
+      break;
+    }
+    case 'literal': {
+      const found = code(matches(/"[^"]*"|\b\d+(?:\.\d+)?(?:\.\w+)?\b|\b(?:true|false|null|now)\b/g));
+      if (found.length > 0) l[k] = replaced(line, pick(found), pick(LITERALS));
       break;
     }
     case 'dupblock': {
