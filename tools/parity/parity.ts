@@ -7,10 +7,11 @@
  * `ALLIUM_REF` environment variable, else `allium` on PATH) and no --reference-dir, the reference is run on each
  * file from inside the folder; otherwise its stored
  * answers `<name>.<check|analyse|model|plan>.json` are read from --reference-dir (default: `<specs-dir>/../reference`).
- * Where the reference's `analyse` differs from ours, it is run again (up to REFERENCE_RETRIES times): its `deadlock`
- * findings' `cycle` is picked from a hash map, so one file can get several answers from it (docs/spec.md, known
- * differences). A file whose answers include ours counts as equal and is named after the table, with how many
- * distinct answers the reference gave. Prints the agreement table; exits 0 (it reports, it does not judge).
+ * Where the live reference's answer differs from ours, it is asked again (up to REFERENCE_RETRIES times): it picks some
+ * things from hash maps (an `analyse` `deadlock` finding's `cycle`, the order of a plan's obligations where a rule's
+ * status value belongs to several entities), so one file can get several answers from it (docs/spec.md, known
+ * differences). A file whose answers include ours counts as equal and is named after the table, with the command and
+ * how many distinct answers the reference gave. Prints the agreement table; exits 0 (it reports, it does not judge).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -87,22 +88,23 @@ function runReference(dir: string, file: string, command: Command): unknown {
   return parseJsonStream(out)[0];
 }
 
-/** How many more times a live `analyse` answer that differs from ours is asked for. */
+/** How many more times a live answer that differs from ours is asked for. */
 const REFERENCE_RETRIES = 24;
 
 /** The reference's answer: the first that equals ours, else the first, with how many distinct answers it gave. */
-function liveAnalyse(
+function liveAnswer(
   dir: string,
   file: string,
+  command: Command,
   ours: ImplementationOutput,
 ): { answer: unknown; answers: number } {
-  const first = runReference(dir, file, 'analyse');
-  if (equalAnalyse(first, ours)) return { answer: first, answers: 1 };
+  const first = runReference(dir, file, command);
+  if (sameAnswer(command, first, ours)) return { answer: first, answers: 1 };
   const seen = new Set([canonicalJson(first)]);
   for (let retry = 0; retry < REFERENCE_RETRIES; retry += 1) {
-    const again = runReference(dir, file, 'analyse');
+    const again = runReference(dir, file, command);
     seen.add(canonicalJson(again));
-    if (equalAnalyse(again, ours)) return { answer: again, answers: seen.size };
+    if (sameAnswer(command, again, ours)) return { answer: again, answers: seen.size };
   }
   return { answer: first, answers: seen.size };
 }
@@ -112,10 +114,10 @@ function storedReference(referenceDir: string, name: string, command: Command): 
   return existsSync(path) ? parseJsonStream(readFileSync(path, 'utf8'))[0] : undefined;
 }
 
-/** Whether a reference `analyse` report equals ours, as the table compares them (diagnostics and findings). */
-const equalAnalyse = (answer: unknown, ours: ImplementationOutput): boolean =>
-  canonicalJson(toOutput((command) => (command === 'analyse' ? answer : undefined)).analyse) ===
-  canonicalJson(ours.analyse);
+/** Whether a reference answer for one command equals ours, as the table compares them. */
+const sameAnswer = (command: Command, answer: unknown, ours: ImplementationOutput): boolean =>
+  canonicalJson(toOutput((asked) => (asked === command ? answer : undefined))[command]) ===
+  canonicalJson(ours[command]);
 
 function toOutput(get: (command: Command) => unknown): ImplementationOutput {
   const check = get('check') as { diagnostics: Diagnostic[] } | undefined;
@@ -158,10 +160,11 @@ function main(argv: readonly string[]): number {
     });
     const reference = toOutput((command) => {
       if (!live) return storedReference(referenceDir, name, command);
-      if (command !== 'analyse') return runReference(specsDir, file, command);
-      const { answer, answers } = liveAnalyse(specsDir, file, ours);
+      const { answer, answers } = liveAnswer(specsDir, file, command, ours);
       if (answers > 1)
-        unsettled.push(`${file} (${answers} answers${equalAnalyse(answer, ours) ? '' : ', none ours'})`);
+        unsettled.push(
+          `${command} ${file} (${answers} answers${sameAnswer(command, answer, ours) ? '' : ', none ours'})`,
+        );
       return answer;
     });
     return { file, ours, reference };
@@ -172,7 +175,7 @@ function main(argv: readonly string[]): number {
   process.stdout.write(formatParity(compareOutputs(files)));
   if (unsettled.length > 0)
     process.stdout.write(
-      `\nanalyse: the reference answered ${unsettled.length} file(s) differently from run to run (counted equal where one of its answers is ours):\n${unsettled.map((line) => `  ${line}\n`).join('')}`,
+      `\nthe reference gave more than one answer, run after run, for ${unsettled.length} command(s) on a file (counted equal where one of its answers is ours):\n${unsettled.map((line) => `  ${line}\n`).join('')}`,
     );
   return 0;
 }
