@@ -234,10 +234,62 @@ function spec(draw: Draws): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * With FOLDERS=1, a folder of 2–4 such specs instead of each spec: each file imports some of the others (`use
+ * "./f1.allium" as f1`, now and then a path that names no file) and names what they declare through the alias, as
+ * a field's type, a rule's trigger, a surface's offer and a creation, where the same names are declared locally too.
+ */
+function folder(draw: Draws, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const count = 2 + draw.below(3);
+  for (let i = 0; i < count; i += 1) {
+    const aliases = Array.from({ length: count }, (_, j) => j).filter((j) => j !== i && draw.random() < 0.6);
+    const uses = aliases.map((j) => `use "./${draw.random() < 0.1 ? 'missing' : `f${j}`}.allium" as f${j}`);
+    const text = spec(draw).split('\n');
+    const extra: string[] = [];
+    for (const j of aliases) {
+      const alias = `f${j}`;
+      const entity = draw.pick(ENTITIES);
+      const form = draw.below(4);
+      if (form === 0) extra.push(`entity Link${j} {`, `    target: ${alias}/${entity}`, '}', '');
+      else if (form === 1)
+        extra.push(
+          `rule From${j} {`,
+          `    when: ${alias}/${draw.pick(TRIGGERS)}(x)`,
+          '    ensures: x.flag = true',
+          '}',
+          '',
+        );
+      else if (form === 2)
+        extra.push(
+          `surface Offer${j} {`,
+          `    context e: ${alias}/${entity}`,
+          '    provides:',
+          `        ${alias}/${draw.pick(TRIGGERS)}(e)`,
+          '}',
+          '',
+        );
+      else
+        extra.push(
+          `rule Make${j} {`,
+          `    when: ${draw.pick(TRIGGERS)}(x)`,
+          `    ensures: ${alias}/${entity}.created(status: ${draw.pick(VALUES)})`,
+          '}',
+          '',
+        );
+    }
+    // The `use` lines go after the version marker.
+    writeFileSync(join(dir, `f${i}.allium`), [text[0], ...uses, ...text.slice(1), ...extra].join('\n'));
+  }
+}
+
 mkdirSync(out, { recursive: true });
 const total = Number(countText);
+const folders = process.env['FOLDERS'] === '1';
 for (let i = 0; i < total; i += 1) {
   const draw = seeded(Number(seedText) * 100_000 + i);
-  writeFileSync(join(out, `r${seedText}-${String(i).padStart(5, '0')}.allium`), spec(draw));
+  const name = `r${seedText}-${String(i).padStart(5, '0')}`;
+  if (folders) folder(draw, join(out, name));
+  else writeFileSync(join(out, `${name}.allium`), spec(draw));
 }
-console.log(`${total} random specs in ${out}`);
+console.log(`${total} random ${folders ? 'folders' : 'specs'} in ${out}`);
