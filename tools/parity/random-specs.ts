@@ -9,8 +9,8 @@
  * values, bindings typed only by a status value, transitions declared and not produced, rules fired by calls,
  * state changes, creations and time, conflicting rules, triggers no surface provides, `when` fields, names used and
  * unused, a name declared twice, a type nobody declares, a binding never bound, a config parameter not declared,
- * uniqueness invariants; half the rules walk a declared edge, some behind a guard no rule establishes. Over 300 of
- * them, `analyse` gives all six finding types. The same seed writes the same specs.
+ * uniqueness invariants; half the rules walk a declared edge, some behind a guard no rule establishes; and now and
+ * then the other declarations (moreConstructs). Over 300 of them, `analyse` gives all six finding types. The same seed writes the same specs.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -153,6 +153,86 @@ function ruleBlock(draw: Draws, name: string, entities: readonly Entity[]): stri
   return lines;
 }
 
+const VARIANTS = ['Express', 'Standard', 'Bulk'];
+
+/**
+ * The other declarations, each now and then: a sum type (a discriminator naming variants, some undeclared, some
+ * lowercase; variants, one extending an entity with no discriminator; creations of the base and of a variant), a
+ * `given` block, a default instance, a contract with signatures, a deferred spec, an open question and a named enum
+ * as a field's type compared with its values.
+ */
+function moreConstructs(draw: Draws, entities: readonly Entity[]): string[] {
+  const lines: string[] = [];
+  const base = draw.pick(entities);
+  const lower = base.name.toLowerCase();
+  if (draw.random() < 0.3) {
+    const named = some(draw, VARIANTS, 1 + draw.below(3));
+    const listed = draw.random() < 0.8 ? named : [...named, draw.pick(['Other', 'express', 'pending'])];
+    lines.push(
+      `entity ${base.name}Kind {`,
+      `    kind: ${listed.join(' | ')}`,
+      `    ${draw.pick(FIELDS)}: String`,
+      '}',
+      '',
+    );
+    for (const variant of named)
+      if (draw.random() < 0.85) {
+        const extended = draw.random() < 0.9 ? `${base.name}Kind` : base.name;
+        lines.push(`variant ${variant} : ${extended} {`, `    ${draw.pick(FIELDS)}: Integer`, '}', '');
+      }
+    const made = draw.random() < 0.6 ? draw.pick(named) : `${base.name}Kind`;
+    lines.push(
+      `rule Make${base.name}Kind {`,
+      `    when: ${draw.pick(TRIGGERS)}(x)`,
+      `    ensures: ${made}.created(${draw.pick(FIELDS)}: x)`,
+      '}',
+      '',
+    );
+  }
+  if (draw.random() < 0.3)
+    lines.push(
+      'given {',
+      `    ${draw.pick(['viewer', 'current', lower])}: ${draw.pick(entities).name}`,
+      '}',
+      '',
+    );
+  if (draw.random() < 0.2)
+    lines.push(`default ${base.name} sample = ${base.name}.created(status: ${draw.pick(base.values)})`, '');
+  if (draw.random() < 0.3) {
+    const parameter = `${draw.pick(['entry', 'Order', 'x'])}: ${draw.pick(entities).name}`;
+    lines.push(
+      `contract ${draw.pick(['Ledger', 'Mailer'])} {`,
+      `    record: (${parameter}) -> ${draw.pick(['String', 'Any', 'Receipt'])}`,
+      `    ping: () -> ${draw.pick(['Boolean', 'Timestamp'])}`,
+      '}',
+      '',
+    );
+  }
+  if (draw.random() < 0.2) lines.push(`deferred ${base.name}.${draw.pick(FIELDS)}`, '');
+  if (draw.random() < 0.2) lines.push('open question "Who approves a reopened one?"', '');
+  if (draw.random() < 0.3) {
+    const values = some(draw, VALUES, 3);
+    const grade = `${lower}grade`;
+    lines.push(`enum Level { ${values.join(' | ')} }`, '');
+    lines.push(
+      `entity ${base.name}Grade {`,
+      '    level: Level',
+      `    status: ${some(draw, VALUES, 2).join(' | ')}`,
+      '}',
+      '',
+    );
+    lines.push(
+      `rule Grade${draw.below(3)} {`,
+      `    when: ${draw.pick(TRIGGERS)}(${grade})`,
+      `    requires: ${grade}.level = ${draw.pick([...values, 'unknown'])}`,
+      `    ensures: ${grade}.status = ${draw.pick(VALUES)}`,
+      '}',
+      '',
+    );
+  }
+  return lines;
+}
+
 function spec(draw: Draws): string {
   const lines = [draw.random() < 0.95 ? '-- allium: 3' : draw.pick(['-- allium: 2', '-- allium: 1', '']), ''];
   const entities: Entity[] = some(draw, ENTITIES, 1 + draw.below(4)).map((name) => {
@@ -212,6 +292,7 @@ function spec(draw: Draws): string {
       '',
     );
   }
+  lines.push(...moreConstructs(draw, entities));
   if (draw.random() < 0.5)
     lines.push('actor Clerk {', '    identified_by: Account where status = active', '}', '');
   for (let i = 0, n = draw.below(3); i < n; i += 1) {
