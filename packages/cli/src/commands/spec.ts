@@ -1,11 +1,5 @@
 import { isAscii } from 'node:buffer';
-import {
-  readFile as readFileCallback,
-  readFileSync,
-  realpathSync,
-  Stats,
-  stat as statCallback,
-} from 'node:fs';
+import { readFile as readFileCallback, readFileSync, Stats, stat as statCallback } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { getSystemErrorMap, parseArgs, promisify } from 'node:util';
 import {
@@ -21,7 +15,7 @@ import {
   type UseLocator,
 } from '@allium-loop/allium';
 // The walker alone: the package's index would load the test runners, execa and zod (spec check's start-up).
-import { FOLLOWED_LINKS_LIMIT, systemPath, walkProject } from '@allium-loop/verify/walk-project';
+import { FOLLOWED_LINKS_LIMIT, realPath, systemPath, walkProject } from '@allium-loop/verify/walk-project';
 import type { CliIo } from '../cli-io.js';
 import type { Command } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
@@ -273,6 +267,7 @@ async function loadSources(
         ? await readFile(absolute).catch(() => undefined)
         : readBytes(absolute);
       const text = bytes === undefined ? undefined : decodeText(bytes);
+      // A file is keyed by its real path, as the reference keys its check set: however it is named, `use` paths find it.
       read =
         text !== undefined
           ? { text, key: realPath(absolute) ?? absolute }
@@ -325,18 +320,6 @@ function systemReason(error: unknown): string {
  */
 const isSpecName = (file: string): boolean =>
   file.endsWith('.allium') && !file.endsWith('/.allium') && file !== '.allium';
-
-/**
- * Which file or folder `absolute` is, as the reference keys its check set (`canonicalize`: symbolic links and `..`
- * resolved), so that however a file is named, `use` paths resolve to it; undefined when it names nothing.
- */
-function realPath(absolute: string): string | undefined {
-  try {
-    return realpathSync.native(absolute);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The bytes of `file`, or undefined when it cannot be read. */
 function readBytes(file: string): Buffer | undefined {

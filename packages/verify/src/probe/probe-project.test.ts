@@ -199,4 +199,32 @@ describe('walkProject with followLinks', () => {
     expect(capped.files.length).toBeLessThan(16);
     expect(capped.files.every((file) => file.endsWith('/end.txt'))).toBe(true);
   });
+
+  it('makes every file-system call synchronously: the walk is over before the event loop turns once', async () => {
+    // Each asynchronous call would be a hand-off to libuv's thread pool and back, which a busy machine makes wait:
+    // links fanning out to 10,000 folders took over 120 s in a busy CI run so. Speed-independent: counted in turns.
+    const root = await project(['level3/end.txt', 'level0/own/deeper/file.txt']);
+    for (let level = 0; level < 3; level += 1) {
+      await mkdir(join(root, `level${level}`), { recursive: true });
+      for (const name of ['x', 'y']) await symlink(`../level${level + 1}`, join(root, `level${level}`, name));
+    }
+    const turned = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    for (const order of ['sorted', 'directory'] as const) {
+      let over = false;
+      const walk = walkProject(join(root, 'level0'), { followLinks: true, order }).finally(() => {
+        over = true;
+      });
+      await turned();
+      expect(over).toBe(true);
+      expect((await walk).files).toHaveLength(9);
+    }
+    // The engine's own walks (no link followed) stay asynchronous: a run's other work goes on while a big tree is read.
+    let over = false;
+    const walk = walkProject(root).finally(() => {
+      over = true;
+    });
+    await turned();
+    expect(over).toBe(false);
+    expect((await walk).files).toEqual(['level0/own/deeper/file.txt', 'level3/end.txt']);
+  });
 });

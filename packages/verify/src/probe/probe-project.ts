@@ -1,11 +1,5 @@
 import type { Dirent } from 'node:fs';
-import {
-  opendirSync,
-  readdir as readdirCallback,
-  readdirSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { opendirSync, readdir as readdirCallback, readdirSync, realpathSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { classifyPath, SKIPPED_DIRECTORIES } from './classify-path.js';
@@ -108,8 +102,8 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
   // meanwhile) makes every file-system call synchronously. An asynchronous call is two hand-offs between threads
   // (libuv's pool and back), and on a machine busy with other work each hand-off waits for a time slice: links that
   // fan out cost some 30,000 calls, which took over 120 s in a busy CI run where the walk itself takes about 1 s.
-  const now = options.followLinks === true;
-  const list = options.order === 'directory' ? inDirectoryOrder : now ? inAnyOrderNow : inAnyOrder;
+  const followLinks = options.followLinks === true;
+  const list = options.order === 'directory' ? inDirectoryOrder : followLinks ? inAnyOrderNow : inAnyOrder;
   let truncated = false;
   let followed = 0;
   let linkLimitAt: string | undefined;
@@ -132,7 +126,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
       let isFile = entry.isFile();
       if (entry.isDirectory()) {
         if (!skip.has(entry.name)) await visit(path, join(real, entry.name));
-      } else if (options.followLinks === true && entry.isSymbolicLink()) {
+      } else if (followLinks && entry.isSymbolicLink()) {
         const directory = linkedDirectory(root, path);
         if (directory === undefined) isFile = true;
         else if (skip.has(entry.name) || inside.includes(directory)) continue;
@@ -152,7 +146,7 @@ export async function walkProject(root: string, options: WalkOptions = {}): Prom
     inside.pop();
   };
   // Only a followed link needs the real path of where the walk is: a directory listed (not a link) is its parent's.
-  await visit('', now ? realPathNow(root) : root);
+  await visit('', followLinks ? (realPath(root) ?? root) : root);
   if (options.order !== 'directory') files.sort();
   const walk = { files, unreadable: unreadable.sort(), truncated };
   return linkLimitAt === undefined ? walk : { ...walk, linkLimitAt };
@@ -166,15 +160,18 @@ function linkedDirectory(root: string, path: string): string | undefined {
   } catch {
     return undefined;
   }
-  return realPathNow(linked);
+  return realPath(linked) ?? linked;
 }
 
-/** `path`'s real path, or `path` itself when it has none that can be read. */
-function realPathNow(path: string): string {
+/**
+ * Which file or folder `path` is, symbolic links and `..` resolved (realpath(3), as the reference's `canonicalize`);
+ * undefined when it names nothing. Synchronous: see {@link walkProject}'s link-following walk.
+ */
+export function realPath(path: string): string | undefined {
   try {
     return realpathSync.native(path);
   } catch {
-    return path;
+    return undefined;
   }
 }
 
